@@ -1,0 +1,1 @@
+//! The dispatcher: one thread that owns all protocol state.

@@ -1,0 +1,23 @@
+//! # octet-host
+//!
+//! A synchronous, thread-per-extension host runtime for octet extensions: child
+//! processes that speak JSON-RPC 2.0, one JSON object per line, over stdin and stdout.
+//! No async runtime is involved anywhere.
+//!
+//! Each extension generation (one child process) gets a reader, a writer and a stderr
+//! thread; all generations talk to one dispatcher thread that owns every piece of
+//! protocol state. The embedder talks to the dispatcher through cloneable handles.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod dispatcher;
+pub mod limits;
+pub mod manifest;
+pub mod negotiation;
+pub mod sdk;
+pub mod services;
+pub mod supervisor;
+pub mod transport;
+pub mod validate;
+pub mod wire;

@@ -1,0 +1,182 @@
+//! Every protocol bound the host enforces, in one place.
+//!
+//! Each constant names the section of `wire-protocol-reference.txt` (or of
+//! `SUPPLEMENT.md`, "Default bounds") that sets it. Code elsewhere refers to these
+//! names, never to the bare numbers.
+
+use std::time::Duration;
+
+/// The host's own octet version, sent as `octet_version` in `initialize` (section 1.1)
+/// and checked against a manifest's `requires_octet` before any process starts.
+pub const OCTET_VERSION: &str = "0.8.0";
+
+// ---------------------------------------------------------------------------
+// Framing (Transport defaults; SUPPLEMENT "Default bounds").
+// ---------------------------------------------------------------------------
+
+/// Largest frame, one JSON object plus its terminating LF, in either direction:
+/// 1 MiB (SUPPLEMENT "Default bounds": frame).
+pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
+
+/// Largest request id string, in UTF-8 bytes (section 2, "Every extension-originated
+/// request ID"; section 2.2).
+pub const MAX_ID_STRING_BYTES: usize = 256;
+
+// ---------------------------------------------------------------------------
+// Requests, deadlines and cancellation (sections 1.6b, 1.8, 1.9; SUPPLEMENT).
+// ---------------------------------------------------------------------------
+
+/// Host requests admitted at once per generation unless negotiation lowers it
+/// (section 1.1 `limits.max_concurrent_requests`; SUPPLEMENT "Default bounds").
+pub const MAX_CONCURRENT_REQUESTS: u32 = 64;
+
+/// Frames that may wait in one generation's writer queue (SUPPLEMENT "Default bounds").
+pub const WRITER_QUEUE_FRAMES: usize = 128;
+
+/// Default deadline of an ordinary host request (SUPPLEMENT "Default bounds").
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Deadline of `menu/collect` before the generated fallback menu is used (section 1.6b).
+pub const MENU_COLLECT_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Deadline of a menu action a person started and watches (section 1.6b).
+pub const ATTENDED_MENU_ACTION_DEADLINE: Duration = Duration::from_secs(30 * 60);
+
+/// How long a cancelled request may take to settle before its generation is degraded
+/// and terminated (section 1.9).
+pub const CANCELLATION_GRACE: Duration = Duration::from_secs(2);
+
+/// Most cancelled ids remembered per generation as tombstones (SUPPLEMENT "Default bounds").
+pub const MAX_TOMBSTONES: usize = 512;
+
+/// How long a tombstone is remembered (SUPPLEMENT "Default bounds").
+pub const TOMBSTONE_TTL: Duration = Duration::from_secs(30);
+
+/// Extension-originated requests that may be outstanding at once (section 2).
+pub const MAX_OUTSTANDING_CHILD_REQUESTS: usize = 128;
+
+/// Distinct extension-originated request ids one generation may ever use (section 2).
+pub const MAX_CHILD_IDS_PER_GENERATION: usize = 65_536;
+
+// ---------------------------------------------------------------------------
+// Shutdown (section 1.8).
+// ---------------------------------------------------------------------------
+
+/// How long the host waits for the `shutdown` acknowledgement (section 1.8).
+pub const SHUTDOWN_ACK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long the host then waits for the child to exit (section 1.8).
+pub const SHUTDOWN_EXIT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Aggregate deadline for shutting every connection down in parallel (section 1.8).
+pub const SHUTDOWN_AGGREGATE_DEADLINE: Duration = Duration::from_secs(3);
+
+/// Cap on the whole extension shutdown during coordinated signal exits (section 1.8).
+pub const SIGNAL_SHUTDOWN_CAP: Duration = Duration::from_millis(1400);
+
+// ---------------------------------------------------------------------------
+// initialize (section 1.1).
+// ---------------------------------------------------------------------------
+
+/// Most command definitions an initialize response may contain (section 1.1).
+pub const MAX_COMMANDS: usize = 256;
+
+/// Most tools in a catalog, at initialize or after dynamic registration (sections 2.11, 2.12).
+pub const MAX_TOOLS: usize = 256;
+
+/// Most `prompt_guidelines` per tool with `tool_prompt_metadata_v1` (section 1.1, API 0.4).
+pub const MAX_PROMPT_GUIDELINES: usize = 16;
+
+/// Largest `prompt_snippet` or single guideline, in UTF-8 bytes (section 1.1, API 0.4).
+pub const MAX_PROMPT_METADATA_BYTES: usize = 1024;
+
+/// Largest extension name, in bytes (SUPPLEMENT "Manifest").
+pub const MAX_EXTENSION_NAME_BYTES: usize = 64;
+
+/// Largest tool, command, hook or renderer identifier, in bytes (section 2.23: tool names
+/// are at most 128 UTF-8 bytes).
+pub const MAX_CONTRIBUTION_NAME_BYTES: usize = 128;
+
+/// Largest secret name, in ASCII bytes (section 1.1, secrets).
+pub const MAX_SECRET_NAME_BYTES: usize = 64;
+
+/// Largest manifest read on the discovery path (Transport defaults; SUPPLEMENT).
+pub const MAX_MANIFEST_BYTES_DISCOVERY: u64 = 256 * 1024;
+
+/// Default bound of the low-level manifest loader (Transport defaults; SUPPLEMENT).
+pub const MAX_MANIFEST_BYTES_LOADER: u64 = 64 * 1024;
+
+// ---------------------------------------------------------------------------
+// Results (section 1.2).
+// ---------------------------------------------------------------------------
+
+/// Most content parts in an API 0.2 tool result (section 1.2).
+pub const MAX_CONTENT_PARTS: usize = 256;
+
+/// Largest encoded `structured_content` (section 1.2).
+pub const MAX_STRUCTURED_CONTENT_BYTES: usize = 256 * 1024;
+
+/// Largest encoded result `metadata` (section 1.2).
+pub const MAX_METADATA_BYTES: usize = 64 * 1024;
+
+/// Deepest nesting of structured content, metadata and output schemas (sections 1.1, 1.2).
+pub const MAX_JSON_DEPTH: usize = 32;
+
+/// Most JSON nodes in structured content or metadata (section 1.2).
+pub const MAX_JSON_NODES: usize = 16_384;
+
+/// Largest metadata object key, and largest output-schema property name (sections 1.1, 1.2).
+pub const MAX_JSON_KEY_BYTES: usize = 256;
+
+/// Aggregate bytes of media referenced by one tool result (section 1.2).
+pub const MAX_RESULT_MEDIA_BYTES: u64 = 64 * 1024 * 1024;
+
+// ---------------------------------------------------------------------------
+// Menus (section 1.6b, section 4 ExtensionMenu).
+// ---------------------------------------------------------------------------
+
+/// Most menu items across all levels (section 1.6b).
+pub const MAX_MENU_ITEMS: usize = 256;
+
+/// Deepest menu nesting, counting the top level as 1 (section 1.6b).
+pub const MAX_MENU_DEPTH: usize = 4;
+
+/// Largest encoded menu (section 4, ExtensionMenu).
+pub const MAX_MENU_BYTES: usize = 256 * 1024;
+
+// ---------------------------------------------------------------------------
+// Extension-to-host messages (section 2).
+// ---------------------------------------------------------------------------
+
+/// Largest `input/request` prompt, in UTF-8 bytes (section 2.7).
+pub const MAX_INPUT_PROMPT_BYTES: usize = 16 * 1024;
+
+/// Largest `input/request` answer, in UTF-8 bytes (section 2.7).
+pub const MAX_INPUT_ANSWER_BYTES: usize = 256 * 1024;
+
+/// Size of each chunk `$/progress` output is split into (section 2.6).
+pub const PROGRESS_OUTPUT_CHUNK_BYTES: usize = 8 * 1024;
+
+/// Largest lifecycle `reason`, in UTF-8 bytes (section 1.10).
+pub const MAX_LIFECYCLE_REASON_BYTES: usize = 4 * 1024;
+
+/// Deadline for delivering session and turn lifecycle notifications (section 1.10).
+pub const LIFECYCLE_SESSION_TURN_DEADLINE: Duration = Duration::from_millis(250);
+
+/// Largest JSON integer exactly representable in a double, the portable bound on
+/// counters, revisions and timestamps (section 2.5).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+// ---------------------------------------------------------------------------
+// stderr drain (section "Every request and response"; DESIGN "stderr drain").
+// ---------------------------------------------------------------------------
+
+/// Longest stderr line kept; the rest of the line is cut and counted (host policy).
+pub const MAX_STDERR_LINE_BYTES: usize = 4 * 1024;
+
+/// Most stderr lines kept in a generation's tail ring buffer (host policy).
+pub const STDERR_TAIL_LINES: usize = 64;
+
+/// Most stderr diagnostic events emitted per second per generation; the rest are
+/// counted and summarized (host policy).
+pub const STDERR_EVENTS_PER_SECOND: u32 = 20;

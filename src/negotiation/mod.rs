@@ -1,0 +1,2 @@
+//! `initialize`: building the request for each API version and validating the response
+//! (section 1.1).

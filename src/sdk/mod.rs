@@ -1,0 +1,1 @@
+//! The extension side: write an octet extension in Rust.

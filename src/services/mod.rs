@@ -1,0 +1,1 @@
+//! Host services and the traits an embedder implements to bind a frontend or broker.

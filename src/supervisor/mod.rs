@@ -1,0 +1,1 @@
+//! Lifecycle state machine, restart backoff, reload and shutdown sequencing (section 5).

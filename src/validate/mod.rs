@@ -1,0 +1,1 @@
+//! Validation of results an extension returns: content parts, bounds, menus.

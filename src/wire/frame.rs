@@ -1,0 +1,173 @@
+//! Splitting a byte stream into LF-terminated frames, with a bound on frame size.
+//!
+//! Frames end at LF (0x0A) only: CR, U+2028 and U+2029 are ordinary bytes here. A
+//! frame whose size, LF included, exceeds the limit is discarded up to the next LF and
+//! reported as [`Split::Oversized`]; the frames before and after it are delivered
+//! unchanged (issue 2, "Wire"). Memory use is bounded by the limit.
+
+/// One item produced by [`FrameSplitter::push`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Split<'a> {
+    /// A complete frame, without its LF.
+    Frame(&'a [u8]),
+    /// A frame that exceeded the limit and was discarded.
+    Oversized {
+        /// Its size including the LF.
+        bytes: usize,
+    },
+}
+
+/// Incremental LF frame splitter with a size bound.
+#[derive(Debug)]
+pub struct FrameSplitter {
+    /// Bytes of an incomplete frame carried over from earlier reads.
+    partial: Vec<u8>,
+    /// Largest frame accepted, LF included.
+    limit: usize,
+    /// While discarding an oversized frame: bytes dropped so far.
+    discarding: Option<usize>,
+}
+
+impl FrameSplitter {
+    /// A splitter accepting frames of at most `limit` bytes, LF included.
+    ///
+    /// # Panics
+    /// If `limit` is zero: no frame, not even an empty one, would fit.
+    pub fn new(limit: usize) -> FrameSplitter {
+        assert!(limit > 0, "a frame limit must leave room for the LF");
+        FrameSplitter {
+            partial: Vec::new(),
+            limit,
+            discarding: None,
+        }
+    }
+
+    /// The limit this splitter enforces, LF included.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Changes the limit; takes effect from the next frame boundary onwards.
+    pub fn set_limit(&mut self, limit: usize) {
+        assert!(limit > 0, "a frame limit must leave room for the LF");
+        self.limit = limit;
+    }
+
+    /// Feeds `data` and calls `sink` for every frame it completes, in order.
+    pub fn push(&mut self, mut data: &[u8], mut sink: impl FnMut(Split<'_>)) {
+        let max_content = self.limit - 1;
+        while !data.is_empty() {
+            let newline = data.iter().position(|&b| b == b'\n');
+            if let Some(dropped) = self.discarding {
+                match newline {
+                    Some(at) => {
+                        self.discarding = None;
+                        sink(Split::Oversized {
+                            bytes: dropped + at + 1,
+                        });
+                        data = &data[at + 1..];
+                    }
+                    None => {
+                        self.discarding = Some(dropped + data.len());
+                        return;
+                    }
+                }
+                continue;
+            }
+            match newline {
+                Some(at) => {
+                    let content = &data[..at];
+                    if self.partial.len() + content.len() > max_content {
+                        let bytes = self.partial.len() + at + 1;
+                        self.partial.clear();
+                        sink(Split::Oversized { bytes });
+                    } else if self.partial.is_empty() {
+                        sink(Split::Frame(content));
+                    } else {
+                        self.partial.extend_from_slice(content);
+                        sink(Split::Frame(&self.partial));
+                        self.partial.clear();
+                    }
+                    data = &data[at + 1..];
+                }
+                None => {
+                    if self.partial.len() + data.len() > max_content {
+                        self.discarding = Some(self.partial.len() + data.len());
+                        self.partial = Vec::new();
+                    } else {
+                        self.partial.extend_from_slice(data);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Ends the stream: returns how many bytes of an unterminated last frame were
+    /// dropped, if any. The splitter is then empty.
+    pub fn finish(&mut self) -> Option<usize> {
+        let pending = match self.discarding.take() {
+            Some(dropped) => dropped,
+            None => self.partial.len(),
+        };
+        self.partial = Vec::new();
+        (pending > 0).then_some(pending)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split_all(limit: usize, chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, usize>> {
+        let mut splitter = FrameSplitter::new(limit);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            splitter.push(chunk, |item| match item {
+                Split::Frame(f) => out.push(Ok(f.to_vec())),
+                Split::Oversized { bytes } => out.push(Err(bytes)),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn splits_on_lf_only() {
+        let out = split_all(64, &["a\r\nb\u{2028}c\n\n".as_bytes()]);
+        assert_eq!(
+            out,
+            vec![
+                Ok(b"a\r".to_vec()),
+                Ok("b\u{2028}c".as_bytes().to_vec()),
+                Ok(vec![])
+            ]
+        );
+    }
+
+    #[test]
+    fn joins_frames_across_reads() {
+        let out = split_all(64, &[b"{\"a\"", b":1}\n{", b"}\n"]);
+        assert_eq!(out, vec![Ok(b"{\"a\":1}".to_vec()), Ok(b"{}".to_vec())]);
+    }
+
+    #[test]
+    fn limit_counts_the_lf() {
+        // limit 4: "abc\n" fits, "abcd\n" does not.
+        let out = split_all(4, &[b"abc\nabcd\nxy\n"]);
+        assert_eq!(out, vec![Ok(b"abc".to_vec()), Err(5), Ok(b"xy".to_vec())]);
+    }
+
+    #[test]
+    fn oversized_frame_spanning_reads_is_discarded_and_resyncs() {
+        let out = split_all(8, &[b"ok\n12345", b"67890", b"abc\nnext\n"]);
+        assert_eq!(out, vec![Ok(b"ok".to_vec()), Err(14), Ok(b"next".to_vec())]);
+    }
+
+    #[test]
+    fn finish_reports_unterminated_tail() {
+        let mut s = FrameSplitter::new(16);
+        s.push(b"done\npart", |_| {});
+        assert_eq!(s.finish(), Some(4));
+        assert_eq!(s.finish(), None);
+    }
+}

@@ -1,0 +1,15 @@
+//! The wire: JSON-RPC 2.0 envelopes, request ids, error codes and LF framing.
+//!
+//! Everything here is pure data and codecs; no I/O.
+
+pub mod codes;
+pub mod frame;
+pub mod id;
+pub mod message;
+
+pub use frame::{FrameSplitter, Split};
+pub use id::{IdError, RequestId};
+pub use message::{
+    classify, decode, encode, encode_error, encode_notification, encode_request, encode_result,
+    EncodeError, FrameError, Message, Notification, Request, Response, ResponseError,
+};
