@@ -90,6 +90,33 @@ pub const MAX_PROMPT_GUIDELINES: usize = 16;
 /// Largest `prompt_snippet` or single guideline, in UTF-8 bytes (section 1.1, API 0.4).
 pub const MAX_PROMPT_METADATA_BYTES: usize = 1024;
 
+/// Largest `composition.inline_budget` of a tool definition, in estimated tokens
+/// (section 2.25, API 0.4 `tool_composition_v1`).
+pub const MAX_COMPOSITION_INLINE_BUDGET: u64 = 16_000;
+
+/// `protocol.limits.resource_refs_v1.max_records` advertised with `resource_refs_v1`
+/// (section 2.26).
+pub const RESOURCE_REFS_MAX_RECORDS: u32 = 256;
+
+/// `protocol.limits.resource_refs_v1.max_registrations_per_parent` advertised with
+/// `resource_refs_v1` (section 2.26).
+pub const RESOURCE_REFS_MAX_REGISTRATIONS_PER_PARENT: u32 = 32;
+
+/// Default bulk `object_bytes` limit with `bulk_objects_v1` (section 2.27).
+pub const BULK_OBJECT_BYTES: u64 = 268_435_456;
+
+/// Default bulk `owner_bytes` limit with `bulk_objects_v1` (section 2.27).
+pub const BULK_OWNER_BYTES: u64 = 536_870_912;
+
+/// Default bulk `write_tickets_per_generation` limit with `bulk_objects_v1` (section 2.27).
+pub const BULK_WRITE_TICKETS_PER_GENERATION: u64 = 8;
+
+/// Default bulk `read_leases_per_generation` limit with `bulk_objects_v1` (section 2.27).
+pub const BULK_READ_LEASES_PER_GENERATION: u64 = 32;
+
+/// Default bulk `blobs_per_owner` limit with `bulk_objects_v1` (section 2.27).
+pub const BULK_BLOBS_PER_OWNER: u64 = 256;
+
 /// Largest extension name, in bytes (SUPPLEMENT "Manifest").
 pub const MAX_EXTENSION_NAME_BYTES: usize = 64;
 
