@@ -1,1 +1,42 @@
-//! Validation of results an extension returns: content parts, bounds, menus.
+//! Validation of what an extension answers: the typed results of every host-to-extension
+//! method (sections 1.2 to 1.7), the extension-originated contributions that share their
+//! shapes (sections 2.1, 2.3, 2.4), and JSON bounds.
+//!
+//! Every function here is pure: it takes the raw `serde_json::Value` of one result (or
+//! params object) plus what the caller knows about that call, and returns a typed value or
+//! a [`ResultError`] naming the exact field, such as `content[3].mime_type`. Parsing is by
+//! hand rather than through serde derive so the errors can name the field and the rule.
+//!
+//! One rule holds for every optional member: `null` counts as absent.
+
+pub mod command;
+pub mod content;
+pub mod context;
+pub mod error;
+mod field;
+pub mod hook;
+pub mod json_bounds;
+pub mod menu;
+pub mod render;
+pub mod state;
+pub mod status;
+pub mod tool_result;
+
+pub use command::{command_output, notification, CommandOutput, Notification, NotificationLevel};
+pub use content::{ArtifactResolver, ContentPart, MediaKind, MediaPolicy, VerifiedArtifact};
+pub use context::{context_collect, context_contribution, ContextContribution, Placement};
+pub use error::{Expected, ResultError, ResultErrorKind};
+pub use hook::{
+    hook_output, hook_run_params, Disposition, HookName, HookOutput, HookPayload, SessionOperation,
+};
+pub use json_bounds::{check_bounds, encoded_len, measure, Bounds, BoundsError, JsonMeasure};
+pub use menu::{
+    fallback_menu, menu, menu_or_fallback, FallbackCommand, Menu, MenuItem, MenuStatus,
+};
+pub use render::{render_output, RenderOutput, RenderSegment};
+pub use state::GenericState;
+pub use status::{status_collect, status_contribution, StatusContribution};
+pub use tool_result::{
+    tool_output, OutputSchema, StructuredValidator, StructuredViolation, ToolOutput,
+    ToolResultContext,
+};

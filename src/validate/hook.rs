@@ -1,0 +1,495 @@
+//! `hook/run` (sections 1.4 and 1.4b): typed payloads for the request, and the validated
+//! hook envelope of the result.
+//!
+//! The result envelope: `disposition` is required (`{"action":"continue"}` or
+//! `{"action":"deny","reason"?:string}`); `context` and `notifications` are optional arrays,
+//! empty when absent; `session_operation` is optional and its absence means continue.
+//!
+//! Which answers count:
+//! - deny is honoured only for `before_prompt` and `before_tool_call`. Every other hook,
+//!   legacy or API 0.2, may answer deny, but the operation continues regardless
+//!   ([`HookOutput::effective_disposition`], [`HookOutput::denial_ignored`]).
+//! - `model_turn_start` and `model_turn_end` (API 0.4) are observations: deny, a non-empty
+//!   `context`, and the session operations `cancel` and `replace_compaction` are invalid.
+//! - No hook a manifest can declare performs the session operations `cancel` or
+//!   `replace_compaction`, so those are rejected for every hook; `continue` is accepted
+//!   everywhere, since it means the same as absence.
+
+use std::fmt;
+
+use serde_json::{json, Map, Value};
+
+use super::command::{notifications_member, Notification};
+use super::context::{context_member, ContextContribution};
+use super::error::{ResultError, ResultErrorKind};
+use super::field::{as_object, keyword, member, optional_string, required, Keyword, Path};
+
+/// A lifecycle hook a manifest can declare (SUPPLEMENT "Manifest", `[contributes].hooks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HookName {
+    /// Before a prompt is sent (legacy; may deny).
+    BeforePrompt,
+    /// After a successful, complete assistant response (legacy).
+    AfterResponse,
+    /// Before a tool call runs (legacy; may deny).
+    BeforeToolCall,
+    /// After a tool call settled (legacy).
+    AfterToolCall,
+    /// Retry advice for a provider failure (API 0.2).
+    ProviderRetry,
+    /// Before an entry is persisted (API 0.2).
+    BeforePersistence,
+    /// After a workspace mutation (API 0.2).
+    PostMutation,
+    /// At the start of one model turn (API 0.4, `session_entries`).
+    ModelTurnStart,
+    /// At the end of one model turn (API 0.4, `session_entries`).
+    ModelTurnEnd,
+}
+
+impl HookName {
+    /// Every hook, legacy first.
+    pub const ALL: [HookName; 9] = [
+        HookName::BeforePrompt,
+        HookName::AfterResponse,
+        HookName::BeforeToolCall,
+        HookName::AfterToolCall,
+        HookName::ProviderRetry,
+        HookName::BeforePersistence,
+        HookName::PostMutation,
+        HookName::ModelTurnStart,
+        HookName::ModelTurnEnd,
+    ];
+
+    /// The wire name, such as `"before_prompt"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookName::BeforePrompt => "before_prompt",
+            HookName::AfterResponse => "after_response",
+            HookName::BeforeToolCall => "before_tool_call",
+            HookName::AfterToolCall => "after_tool_call",
+            HookName::ProviderRetry => "provider_retry",
+            HookName::BeforePersistence => "before_persistence",
+            HookName::PostMutation => "post_mutation",
+            HookName::ModelTurnStart => "model_turn_start",
+            HookName::ModelTurnEnd => "model_turn_end",
+        }
+    }
+
+    /// Parses a wire name exactly.
+    pub fn parse(text: &str) -> Option<HookName> {
+        HookName::ALL.into_iter().find(|hook| hook.as_str() == text)
+    }
+
+    /// True for the hooks whose deny stops the intercepted operation.
+    pub fn honors_deny(self) -> bool {
+        matches!(self, HookName::BeforePrompt | HookName::BeforeToolCall)
+    }
+
+    /// True for the API 0.4 model-turn observations of section 1.4b.
+    pub fn is_model_turn(self) -> bool {
+        matches!(self, HookName::ModelTurnStart | HookName::ModelTurnEnd)
+    }
+}
+
+impl fmt::Display for HookName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A hook's decision about the intercepted operation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Disposition {
+    /// Proceed normally.
+    #[default]
+    Continue,
+    /// Deny the operation.
+    Deny {
+        /// Why, when the extension said.
+        reason: Option<String>,
+    },
+}
+
+/// The session operation a hook answers with. `continue` is the only one a declarable
+/// hook may return; `cancel` and `replace_compaction` are recognized and rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionOperation {
+    /// Proceed with the session operation.
+    Continue,
+}
+
+/// Wire names of `disposition.action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DispositionAction {
+    Continue,
+    Deny,
+}
+
+impl Keyword for DispositionAction {
+    const ALL: &'static [DispositionAction] =
+        &[DispositionAction::Continue, DispositionAction::Deny];
+    const NAMES: &'static [&'static str] = &["continue", "deny"];
+}
+
+/// Wire names of `session_operation.action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SessionAction {
+    Continue,
+    Cancel,
+    ReplaceCompaction,
+}
+
+impl Keyword for SessionAction {
+    const ALL: &'static [SessionAction] = &[
+        SessionAction::Continue,
+        SessionAction::Cancel,
+        SessionAction::ReplaceCompaction,
+    ];
+    const NAMES: &'static [&'static str] = &["continue", "cancel", "replace_compaction"];
+}
+
+/// A validated `hook/run` result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookOutput {
+    /// The hook this answers.
+    pub hook: HookName,
+    /// The disposition as the extension returned it.
+    pub disposition: Disposition,
+    /// Prompt context to add (always empty for model-turn hooks).
+    pub context: Vec<ContextContribution>,
+    /// Notifications to raise.
+    pub notifications: Vec<Notification>,
+    /// The session operation, when the result carried one.
+    pub session_operation: Option<SessionOperation>,
+}
+
+/// The disposition of every hook that does not honour deny.
+static CONTINUE: Disposition = Disposition::Continue;
+
+impl HookOutput {
+    /// The disposition the host acts on: the returned one for hooks that honour deny,
+    /// [`Disposition::Continue`] for every other hook.
+    pub fn effective_disposition(&self) -> &Disposition {
+        if self.hook.honors_deny() {
+            &self.disposition
+        } else {
+            &CONTINUE
+        }
+    }
+
+    /// True when the extension denied but the hook continues regardless, so the host can
+    /// report the ignored denial.
+    pub fn denial_ignored(&self) -> bool {
+        matches!(self.disposition, Disposition::Deny { .. }) && !self.hook.honors_deny()
+    }
+}
+
+/// Validates the `result` of one `hook/run` for `hook`.
+pub fn hook_output(result: &Value, hook: HookName) -> Result<HookOutput, ResultError> {
+    let root = Path::Root;
+    let object = as_object(result, &root)?;
+    let disposition = disposition(
+        required(object, "disposition", &root)?,
+        &root.key("disposition"),
+        hook,
+    )?;
+    let context = context_member(object, &root)?;
+    if hook.is_model_turn() && !context.is_empty() {
+        return Err(root
+            .key("context")
+            .error(ResultErrorKind::ContextNotAllowed { hook }));
+    }
+    let notifications = notifications_member(object, &root)?;
+    let session_operation = match member(object, "session_operation") {
+        Some(value) => Some(session_operation(
+            value,
+            &root.key("session_operation"),
+            hook,
+        )?),
+        None => None,
+    };
+    Ok(HookOutput {
+        hook,
+        disposition,
+        context,
+        notifications,
+        session_operation,
+    })
+}
+
+/// The `disposition` object at `path`.
+fn disposition(value: &Value, path: &Path, hook: HookName) -> Result<Disposition, ResultError> {
+    let object = as_object(value, path)?;
+    let action_path = path.key("action");
+    match keyword(required(object, "action", path)?, &action_path)? {
+        DispositionAction::Continue => Ok(Disposition::Continue),
+        DispositionAction::Deny if hook.is_model_turn() => {
+            Err(action_path.error(ResultErrorKind::DenyNotAllowed { hook }))
+        }
+        DispositionAction::Deny => Ok(Disposition::Deny {
+            reason: optional_string(object, "reason", path)?,
+        }),
+    }
+}
+
+/// The `session_operation` object at `path`.
+fn session_operation(
+    value: &Value,
+    path: &Path,
+    hook: HookName,
+) -> Result<SessionOperation, ResultError> {
+    let object = as_object(value, path)?;
+    let action_path = path.key("action");
+    let action: SessionAction = keyword(required(object, "action", path)?, &action_path)?;
+    let rejected = match action {
+        SessionAction::Continue => return Ok(SessionOperation::Continue),
+        SessionAction::Cancel => "cancel",
+        SessionAction::ReplaceCompaction => "replace_compaction",
+    };
+    Err(
+        action_path.error(ResultErrorKind::SessionOperationNotAllowed {
+            hook,
+            action: rejected,
+        }),
+    )
+}
+
+/// The `payload` of a `hook/run` request, typed per hook (sections 1.4 and 1.4b).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HookPayload {
+    /// `{"prompt": string}`.
+    BeforePrompt {
+        /// The user's current input text.
+        prompt: String,
+    },
+    /// `{"response": string}`.
+    AfterResponse {
+        /// The complete assistant response.
+        response: String,
+    },
+    /// `{"name": string, "arguments": {...}}`.
+    BeforeToolCall {
+        /// The tool's name.
+        name: String,
+        /// The call's arguments.
+        arguments: Value,
+    },
+    /// `{"name": string, "arguments": {...}, "output": string, "is_error": bool}`.
+    AfterToolCall {
+        /// The tool's name.
+        name: String,
+        /// The call's arguments.
+        arguments: Value,
+        /// The tool's text output.
+        output: String,
+        /// True when the call failed.
+        is_error: bool,
+    },
+    /// `{"kind":"model_turn_start","run_id","turn_index","timestamp_ms"}`.
+    ModelTurnStart {
+        /// `run:<initiating durable user entry id>`.
+        run_id: String,
+        /// Zero-based iteration within the run.
+        turn_index: u64,
+        /// Host wall-clock Unix milliseconds at the boundary.
+        timestamp_ms: u64,
+    },
+    /// `{"kind":"model_turn_end",...,"assistant_entry","tool_result_entries"}`.
+    ModelTurnEnd {
+        /// `run:<initiating durable user entry id>`.
+        run_id: String,
+        /// Zero-based iteration within the run.
+        turn_index: u64,
+        /// Host wall-clock Unix milliseconds at the boundary.
+        timestamp_ms: u64,
+        /// The committed native assistant entry.
+        assistant_entry: Value,
+        /// Its paired tool-result entries, in durable commit order.
+        tool_result_entries: Vec<Value>,
+    },
+    /// A payload this module does not type (the API 0.2 hooks `provider_retry`,
+    /// `before_persistence` and `post_mutation`), sent as it is.
+    Other {
+        /// The hook it is for.
+        hook: HookName,
+        /// The payload.
+        payload: Value,
+    },
+}
+
+impl HookPayload {
+    /// The hook this payload is sent to.
+    pub fn hook(&self) -> HookName {
+        match self {
+            HookPayload::BeforePrompt { .. } => HookName::BeforePrompt,
+            HookPayload::AfterResponse { .. } => HookName::AfterResponse,
+            HookPayload::BeforeToolCall { .. } => HookName::BeforeToolCall,
+            HookPayload::AfterToolCall { .. } => HookName::AfterToolCall,
+            HookPayload::ModelTurnStart { .. } => HookName::ModelTurnStart,
+            HookPayload::ModelTurnEnd { .. } => HookName::ModelTurnEnd,
+            HookPayload::Other { hook, .. } => *hook,
+        }
+    }
+
+    /// The payload as sent in `params.payload`.
+    pub fn to_value(&self) -> Value {
+        match self {
+            HookPayload::BeforePrompt { prompt } => json!({ "prompt": prompt }),
+            HookPayload::AfterResponse { response } => json!({ "response": response }),
+            HookPayload::BeforeToolCall { name, arguments } => {
+                json!({ "name": name, "arguments": arguments })
+            }
+            HookPayload::AfterToolCall {
+                name,
+                arguments,
+                output,
+                is_error,
+            } => json!({
+                "name": name,
+                "arguments": arguments,
+                "output": output,
+                "is_error": is_error,
+            }),
+            HookPayload::ModelTurnStart {
+                run_id,
+                turn_index,
+                timestamp_ms,
+            } => json!({
+                "kind": "model_turn_start",
+                "run_id": run_id,
+                "turn_index": turn_index,
+                "timestamp_ms": timestamp_ms,
+            }),
+            HookPayload::ModelTurnEnd {
+                run_id,
+                turn_index,
+                timestamp_ms,
+                assistant_entry,
+                tool_result_entries,
+            } => json!({
+                "kind": "model_turn_end",
+                "run_id": run_id,
+                "turn_index": turn_index,
+                "timestamp_ms": timestamp_ms,
+                "assistant_entry": assistant_entry,
+                "tool_result_entries": tool_result_entries,
+            }),
+            HookPayload::Other { payload, .. } => payload.clone(),
+        }
+    }
+}
+
+/// The `params` of a `hook/run` request: `{"hook", "payload", "context"}`. Callers add
+/// further members (such as the private `session_leaf` grant of section 1.4b) to the
+/// returned object.
+pub fn hook_run_params(payload: &HookPayload, context: Value) -> Value {
+    let mut params = Map::new();
+    params.insert("hook".into(), Value::from(payload.hook().as_str()));
+    params.insert("payload".into(), payload.to_value());
+    params.insert("context".into(), context);
+    Value::Object(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::context::Placement;
+
+    #[test]
+    fn reference_example_hook_run_result() {
+        let result = json!({
+            "disposition": { "action": "continue" },
+            "context": [
+                {
+                    "label": "local-model-workflow",
+                    "content": "Local-model workflow is active...",
+                    "placement": "system_suffix"
+                }
+            ],
+            "notifications": []
+        });
+        let output = hook_output(&result, HookName::BeforePrompt).unwrap();
+        assert_eq!(
+            output,
+            HookOutput {
+                hook: HookName::BeforePrompt,
+                disposition: Disposition::Continue,
+                context: vec![ContextContribution {
+                    label: "local-model-workflow".into(),
+                    content: "Local-model workflow is active...".into(),
+                    placement: Placement::SystemSuffix,
+                }],
+                notifications: Vec::new(),
+                session_operation: None,
+            }
+        );
+    }
+
+    #[test]
+    fn reference_example_model_turn_result() {
+        let result = json!({"disposition":{"action":"continue"},"notifications":[],"session_operation":{"action":"continue"}});
+        for hook in [HookName::ModelTurnStart, HookName::ModelTurnEnd] {
+            let output = hook_output(&result, hook).unwrap();
+            assert_eq!(output.disposition, Disposition::Continue);
+            assert_eq!(output.session_operation, Some(SessionOperation::Continue));
+            assert!(output.context.is_empty());
+        }
+    }
+
+    #[test]
+    fn reference_example_request_params() {
+        let params = hook_run_params(
+            &HookPayload::BeforePrompt {
+                prompt: "the user's current input text...".into(),
+            },
+            json!({"workspace": "/home/user/project", "execution_scope": null, "host": {}}),
+        );
+        assert_eq!(
+            params,
+            json!({
+                "hook": "before_prompt",
+                "payload": { "prompt": "the user's current input text..." },
+                "context": {
+                    "workspace": "/home/user/project",
+                    "execution_scope": null,
+                    "host": {}
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn reference_example_model_turn_payloads() {
+        let start = HookPayload::ModelTurnStart {
+            run_id: "run:001".into(),
+            turn_index: 0,
+            timestamp_ms: 1791129600000,
+        };
+        assert_eq!(
+            start.to_value(),
+            json!({"kind":"model_turn_start","run_id":"run:001","turn_index":0,"timestamp_ms":1791129600000u64})
+        );
+        let entry = json!({"id":"002","parent":"001","timestamp_unix_ms":1791129600110u64,"value":{"type":"message","Assistant":{"content":[{"Text":"Done."}],"model":"local-model","protocol":"open_ai_chat"}}});
+        let end = HookPayload::ModelTurnEnd {
+            run_id: "run:001".into(),
+            turn_index: 0,
+            timestamp_ms: 1791129600123,
+            assistant_entry: entry.clone(),
+            tool_result_entries: Vec::new(),
+        };
+        assert_eq!(
+            end.to_value(),
+            json!({"kind":"model_turn_end","run_id":"run:001","turn_index":0,"timestamp_ms":1791129600123u64,"assistant_entry":entry,"tool_result_entries":[]})
+        );
+        assert_eq!(end.hook(), HookName::ModelTurnEnd);
+    }
+
+    #[test]
+    fn hook_names_round_trip() {
+        for hook in HookName::ALL {
+            assert_eq!(HookName::parse(hook.as_str()), Some(hook));
+        }
+        assert_eq!(HookName::parse("session_start"), None);
+    }
+}
