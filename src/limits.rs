@@ -195,6 +195,19 @@ pub const LIFECYCLE_SESSION_TURN_DEADLINE: Duration = Duration::from_millis(250)
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 // ---------------------------------------------------------------------------
+// Canonical wire (SUPPLEMENT "API 0.3 (canonical wire)").
+// ---------------------------------------------------------------------------
+
+/// Deepest nesting of arrays and objects in an `octet-canonical-json-v1` frame, counting
+/// the outermost array or object as 1 (SUPPLEMENT "API 0.3 (canonical wire)": depth at
+/// most 32).
+pub const CANONICAL_MAX_DEPTH: usize = 32;
+
+/// Largest magnitude of an integer in an `octet-canonical-json-v1` frame: integers lie
+/// within +-(2^53-1) (SUPPLEMENT "API 0.3 (canonical wire)").
+pub const CANONICAL_MAX_INTEGER: u64 = MAX_SAFE_INTEGER;
+
+// ---------------------------------------------------------------------------
 // stderr drain (section "Every request and response"; DESIGN "stderr drain").
 // ---------------------------------------------------------------------------
 
