@@ -79,6 +79,10 @@ const READ_CHUNK_BYTES: usize = 64 * 1024;
 /// waits too (SDK policy).
 const LIFECYCLE_QUEUE: usize = 64;
 
+/// How long the runtime waits, when it stops, for the handlers still running (now
+/// cancelled) to answer (SDK policy).
+const SETTLE_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// How long the runtime waits, when it stops, for the writer to deliver the frames
 /// already queued (SDK policy; below the host's 2 s exit wait, section 1.8).
 const FINAL_FLUSH_TIMEOUT: Duration = Duration::from_secs(1);

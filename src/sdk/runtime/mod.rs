@@ -28,7 +28,7 @@ use super::context::Context;
 use super::error::RunError;
 use super::extension::Extension;
 use super::request::LifecycleEvent;
-use super::{FINAL_FLUSH_TIMEOUT, LIFECYCLE_QUEUE, READ_CHUNK_BYTES};
+use super::{FINAL_FLUSH_TIMEOUT, LIFECYCLE_QUEUE, READ_CHUNK_BYTES, SETTLE_TIMEOUT};
 use crate::limits::MAX_FRAME_BYTES;
 use crate::manifest::ApiVersion;
 use crate::wire::{
@@ -51,7 +51,7 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
         ready: None,
     };
     let outcome = connection.read_loop(&mut input);
-    shared.close();
+    shared.close(SETTLE_TIMEOUT);
     drop(connection);
     if !writer_done.wait(FINAL_FLUSH_TIMEOUT) {
         diagnostic(format_args!(
@@ -205,11 +205,7 @@ impl Connection {
             } else {
                 dispatch::execute(&ext, method, params, &cx)
             };
-            shared.settle_active(&active);
-            match outcome {
-                Ok(result) => shared.send_result(&active.id, &result),
-                Err(error) => shared.send_error(&active.id, &error.to_response_error()),
-            }
+            shared.answer_active(&active, outcome.map_err(|e| e.to_response_error()));
         }));
         Flow::Continue
     }

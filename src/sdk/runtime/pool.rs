@@ -83,3 +83,53 @@ fn worker(rx: Receiver<Job>, counts: Arc<Mutex<Counts>>) {
         job();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::Duration;
+
+    fn run_jobs(limit: u32, jobs: u32) -> (u32, Vec<u32>) {
+        let pool = Pool::new(limit);
+        let running = Arc::new(AtomicU32::new(0));
+        let peak = Arc::new(AtomicU32::new(0));
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (done_tx, done_rx) = unbounded();
+        for job in 0..jobs {
+            let (running, peak, order, done_tx) = (
+                Arc::clone(&running),
+                Arc::clone(&peak),
+                Arc::clone(&order),
+                done_tx.clone(),
+            );
+            pool.submit(Box::new(move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                order.lock().push(job);
+                std::thread::sleep(Duration::from_millis(5));
+                running.fetch_sub(1, Ordering::SeqCst);
+                done_tx.send(()).unwrap();
+            }));
+        }
+        for _ in 0..jobs {
+            done_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+        }
+        let order = order.lock().clone();
+        (peak.load(Ordering::SeqCst), order)
+    }
+
+    #[test]
+    fn never_runs_more_than_the_limit() {
+        let (peak, order) = run_jobs(3, 20);
+        assert!((1..=3).contains(&peak), "peak {peak}");
+        assert_eq!(order.len(), 20);
+    }
+
+    #[test]
+    fn a_limit_of_one_runs_in_arrival_order() {
+        let (peak, order) = run_jobs(1, 10);
+        assert_eq!(peak, 1);
+        assert_eq!(order, (0..10).collect::<Vec<_>>());
+    }
+}

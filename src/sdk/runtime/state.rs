@@ -4,9 +4,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, Sender};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -90,6 +91,10 @@ struct PendingChildren {
 pub(crate) struct Shared {
     writer: WriterHandle,
     active: Mutex<HashMap<RequestId, Arc<ActiveRequest>>>,
+    /// Requests handed to workers whose response is not queued yet.
+    unanswered: Mutex<usize>,
+    /// Signalled whenever `unanswered` drops.
+    answered: Condvar,
     pending: Mutex<PendingChildren>,
 }
 
@@ -98,6 +103,8 @@ impl Shared {
         Shared {
             writer,
             active: Mutex::new(HashMap::new()),
+            unanswered: Mutex::new(0),
+            answered: Condvar::new(),
             pending: Mutex::new(PendingChildren::default()),
         }
     }
@@ -146,13 +153,26 @@ impl Shared {
             return false;
         }
         active.insert(request.id.clone(), request);
+        *self.unanswered.lock() += 1;
         true
     }
 
-    /// Forgets a host request before its response is queued.
-    pub(crate) fn settle_active(&self, request: &ActiveRequest) {
+    /// Answers an active host request: it is forgotten first (a late
+    /// `$/cancelRequest` finds nothing; the host may reuse the id once answered), then
+    /// the response is queued.
+    pub(crate) fn answer_active(
+        &self,
+        request: &ActiveRequest,
+        outcome: Result<Value, ResponseError>,
+    ) {
         request.settled.store(true, Ordering::Release);
         self.active.lock().remove(&request.id);
+        match outcome {
+            Ok(result) => self.send_result(&request.id, &result),
+            Err(error) => self.send_error(&request.id, &error),
+        }
+        *self.unanswered.lock() -= 1;
+        self.answered.notify_all();
     }
 
     /// `$/cancelRequest`: cancels an active host request or a pending child request.
@@ -215,8 +235,9 @@ impl Shared {
     }
 
     /// Ends the connection: fails every pending child request, cancels every active
-    /// host request and lets the writer finish the frames already queued.
-    pub(crate) fn close(&self) {
+    /// host request, gives their handlers up to `settle` to answer, and lets the
+    /// writer finish the frames queued by then.
+    pub(crate) fn close(&self, settle: Duration) {
         {
             let mut pending = self.pending.lock();
             pending.closed = true;
@@ -227,6 +248,18 @@ impl Shared {
         for request in self.active.lock().values() {
             request.token.cancel();
         }
+        let deadline = Instant::now() + settle;
+        let mut unanswered = self.unanswered.lock();
+        while *unanswered > 0 {
+            if self
+                .answered
+                .wait_until(&mut unanswered, deadline)
+                .timed_out()
+            {
+                break;
+            }
+        }
+        drop(unanswered);
         self.writer.finish();
     }
 }
