@@ -313,12 +313,14 @@ impl Context {
             });
         }
         if prompt.trim().is_empty() {
-            return Err(ChildRequestError::Bound(
+            return Err(ChildRequestError::Invalid(
                 "an input prompt needs non-whitespace text",
             ));
         }
         if prompt.len() > MAX_INPUT_PROMPT_BYTES {
-            return Err(ChildRequestError::Bound("input prompts are at most 16 KiB"));
+            return Err(ChildRequestError::Invalid(
+                "input prompts are at most 16 KiB",
+            ));
         }
         let mut params = Map::new();
         params.insert("prompt".into(), json!(prompt));
@@ -371,12 +373,15 @@ impl Context {
                 .ok_or(ChildRequestError::NoParent)?;
             params.insert("parent_request_id".into(), json!(parent));
         }
+        if self.is_cancelled() {
+            return Err(ChildRequestError::Cancelled);
+        }
         let (id, answer) = self.shared.begin_child()?;
         let frame = match wire::encode_request(&id, method, Some(&params), MAX_FRAME_BYTES) {
             Ok(frame) => frame,
             Err(_) => {
                 self.shared.abandon_child(&id);
-                return Err(ChildRequestError::Bound(
+                return Err(ChildRequestError::Invalid(
                     "the request exceeds the 1 MiB frame",
                 ));
             }

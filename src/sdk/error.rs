@@ -142,9 +142,9 @@ pub enum ChildRequestError {
         /// The selected API version.
         api_version: ApiVersion,
     },
-    /// The request would break a protocol bound before being sent (prompt size,
-    /// outstanding requests, ids per generation, frame size).
-    Bound(&'static str),
+    /// The request would break a protocol rule or bound (blank or oversized prompt,
+    /// outstanding requests, ids per generation, frame size), so it was not sent.
+    Invalid(&'static str),
 }
 
 impl fmt::Display for ChildRequestError {
@@ -163,7 +163,7 @@ impl fmt::Display for ChildRequestError {
                 method,
                 api_version,
             } => write!(f, "{method} is not available on API {api_version}"),
-            ChildRequestError::Bound(what) => write!(f, "protocol bound exceeded: {what}"),
+            ChildRequestError::Invalid(what) => write!(f, "protocol bound exceeded: {what}"),
         }
     }
 }

@@ -9,9 +9,10 @@ use serde_json::{Map, Value};
 
 use super::context::Context;
 use super::error::{HandlerError, RunError};
+use super::menu::Menu;
 use super::output::{
-    CommandOutput, ContextContribution, HookOutput, Menu, RenderOutput, StatusContribution,
-    Surface, ToolOutput,
+    CommandOutput, ContextContribution, HookOutput, RenderOutput, StatusContribution, Surface,
+    ToolOutput,
 };
 use super::request::{LifecycleEvent, RenderRequest};
 use super::runtime;

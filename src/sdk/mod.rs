@@ -50,6 +50,7 @@ mod context;
 mod error;
 pub mod examples;
 mod extension;
+mod menu;
 mod output;
 mod request;
 mod runtime;
@@ -60,10 +61,11 @@ pub use extension::{
     Command, Extension, Tool, API_VERSION_ENV, FEATURE_LIFECYCLE_EVENTS, FEATURE_REQUEST_PROGRESS,
     FEATURE_TOOL_PROMPT_METADATA,
 };
+pub use menu::{Menu, MenuItem, MenuItemKind, MenuStatus, State};
 pub use output::{
     CommandOutput, ContentPart, ContextContribution, Disposition, ExtensionNotification,
-    HookOutput, Menu, MenuItem, MenuItemKind, MenuStatus, NotificationLevel, Placement,
-    RenderOutput, RenderSegment, State, StatusContribution, Surface, ToolOutput,
+    HookOutput, NotificationLevel, Placement, RenderOutput, RenderSegment, StatusContribution,
+    Surface, ToolOutput,
 };
 pub use request::{LifecycleEvent, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
 

@@ -51,9 +51,9 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
         ready: None,
     };
     let outcome = connection.read_loop(&mut input);
-    shared.close(SETTLE_TIMEOUT);
+    let flush_deadline = shared.close(SETTLE_TIMEOUT, FINAL_FLUSH_TIMEOUT);
     drop(connection);
-    if !writer_done.wait(FINAL_FLUSH_TIMEOUT) {
+    if !writer_done.wait(flush_deadline) {
         diagnostic(format_args!(
             "stdout is not drained; exiting without the last frames"
         ));

@@ -196,10 +196,10 @@ impl Shared {
             return Err(ChildRequestError::Closed);
         }
         if pending.waiters.len() >= MAX_OUTSTANDING_CHILD_REQUESTS {
-            return Err(ChildRequestError::Bound("128 outstanding child requests"));
+            return Err(ChildRequestError::Invalid("128 outstanding child requests"));
         }
         if pending.issued >= MAX_CHILD_IDS_PER_GENERATION as u64 {
-            return Err(ChildRequestError::Bound(
+            return Err(ChildRequestError::Invalid(
                 "65,536 child request ids per generation",
             ));
         }
@@ -235,9 +235,9 @@ impl Shared {
     }
 
     /// Ends the connection: fails every pending child request, cancels every active
-    /// host request, gives their handlers up to `settle` to answer, and lets the
-    /// writer finish the frames queued by then.
-    pub(crate) fn close(&self, settle: Duration) {
+    /// host request, gives their handlers up to `settle` to answer, and asks the writer
+    /// to finish the frames queued by then within `flush`. Returns the flush deadline.
+    pub(crate) fn close(&self, settle: Duration, flush: Duration) -> Instant {
         {
             let mut pending = self.pending.lock();
             pending.closed = true;
@@ -260,7 +260,9 @@ impl Shared {
             }
         }
         drop(unanswered);
-        self.writer.finish();
+        let flush_deadline = Instant::now() + flush;
+        self.writer.finish(flush_deadline);
+        flush_deadline
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::thread;
-use std::time::Duration;
+use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
@@ -33,9 +33,10 @@ impl WriterHandle {
         self.tx.send(WriterMessage::Frame(frame)).is_ok()
     }
 
-    /// Asks the writer to stop after the frames queued so far.
-    pub(crate) fn finish(&self) {
-        let _ = self.tx.send(WriterMessage::Finish);
+    /// Asks the writer to stop after the frames queued so far, waiting for room in the
+    /// queue until `deadline` at most.
+    pub(crate) fn finish(&self, deadline: Instant) {
+        let _ = self.tx.send_deadline(WriterMessage::Finish, deadline);
     }
 }
 
@@ -45,11 +46,11 @@ pub(crate) struct WriterDone {
 }
 
 impl WriterDone {
-    /// Waits until the writer stopped, at most `timeout`; false on timeout (the host
-    /// is not reading our stdout).
-    pub(crate) fn wait(&self, timeout: Duration) -> bool {
+    /// Waits until the writer stopped, at most until `deadline`; false on timeout (the
+    /// host is not reading our stdout).
+    pub(crate) fn wait(&self, deadline: Instant) -> bool {
         !matches!(
-            self.rx.recv_timeout(timeout),
+            self.rx.recv_deadline(deadline),
             Err(RecvTimeoutError::Timeout)
         )
     }
