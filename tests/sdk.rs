@@ -277,10 +277,10 @@ fn unknown_methods_and_bad_params_are_refused() {
 #[test]
 fn api_0_4_answers_concurrent_calls_out_of_order() {
     let (mut ext, _) = Ext::start("test-extension", "0.4");
-    ext.call(2, "sleep", json!({"ms": 500}));
+    ext.call(2, "sleep", json!({"ms": 2000}));
     ext.call(3, "echo", json!({"fast": true}));
     assert_eq!(text_of(&ext.result(3)), "{\"fast\":true}");
-    assert_eq!(text_of(&ext.result(2)), "slept 500 ms");
+    assert_eq!(text_of(&ext.result(2)), "slept 2000 ms");
     // The same ordering without any timing assumption: the sleep cannot finish before
     // it is cancelled, so the echo must be answered while it runs.
     ext.call(4, "sleep", json!({"ms": 600_000}));
@@ -396,6 +396,13 @@ fn child_request_ids_are_unique_and_input_round_trips() {
     assert_ne!(first["id"], second["id"]);
     ext.send(&json!({"jsonrpc": "2.0", "id": second["id"], "result": {"value": null}}));
     assert_eq!(text_of(&ext.result(3)), "answer=null");
+}
+
+#[test]
+fn input_does_not_exist_on_api_0_1() {
+    let (mut ext, _) = Ext::start("test-extension", "0.1");
+    ext.call(2, "ask", json!({"prompt": "Name?"}));
+    assert_eq!(ext.error_code(2), -32603);
 }
 
 #[test]

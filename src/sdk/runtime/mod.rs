@@ -332,3 +332,64 @@ impl Connection {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdk::{Extension, ToolOutput};
+    use parking_lot::Mutex;
+    use std::io::Cursor;
+
+    /// An output the test can read after `serve` returns.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn serve_answers_until_shutdown_and_ignores_what_follows() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"api_version":"0.1"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"shutdown","params":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tool/call","params":{"name":"t"}}"#,
+            "\n",
+        );
+        let output = Captured::default();
+        let ext = Extension::new().api_version(ApiVersion::V0_1).tool(
+            "t",
+            "d",
+            json!({"type": "object"}),
+            |_: Value, _: &Context| Ok(ToolOutput::text("x")),
+        );
+        ext.serve(Cursor::new(input), output.clone()).unwrap();
+        let text = String::from_utf8(output.0.lock().clone()).unwrap();
+        let frames: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(frames.len(), 2, "{text}");
+        assert_eq!(frames[0]["result"]["api_version"], "0.1");
+        assert_eq!(frames[0]["result"]["tools"][0]["name"], "t");
+        assert_eq!(frames[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    }
+
+    #[test]
+    fn api_0_3_is_refused_before_reading() {
+        let ext = Extension::new().api_version(ApiVersion::V0_3);
+        let outcome = ext.serve(Cursor::new(Vec::new()), std::io::sink());
+        assert!(matches!(
+            outcome,
+            Err(RunError::UnsupportedApiVersion(ApiVersion::V0_3))
+        ));
+    }
+}
