@@ -88,6 +88,16 @@ pub struct Context {
     raw: Arc<Value>,
 }
 
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.request_id())
+            .field("api_version", &self.session.api_version)
+            .field("raw_context", &self.raw)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Context {
     pub(crate) fn new(
         shared: Arc<Shared>,

@@ -213,6 +213,27 @@ pub struct Extension {
     pub(crate) max_concurrent_requests: u32,
 }
 
+impl std::fmt::Debug for Extension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extension")
+            .field("api_version", &self.api_version)
+            .field("tools", &self.tools().map(|t| &t.name).collect::<Vec<_>>())
+            .field(
+                "commands",
+                &self.commands().map(|c| &c.name).collect::<Vec<_>>(),
+            )
+            .field("hooks", &self.hook_names().collect::<Vec<_>>())
+            .field("renderers", &self.renderer_names().collect::<Vec<_>>())
+            .field("context", &self.has_context())
+            .field("status", &self.has_status())
+            .field("menu", &self.has_menu())
+            .field("lifecycle", &self.lifecycle.as_ref().map(|l| &l.events))
+            .field("features", &self.features)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .finish()
+    }
+}
+
 impl Default for Extension {
     fn default() -> Extension {
         Extension::new()
