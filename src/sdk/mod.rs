@@ -1,1 +1,90 @@
-//! The extension side: write an octet extension in Rust.
+//! The extension side: write an octet extension in Rust in a few lines.
+//!
+//! An [`Extension`] is built by registering handlers, then [`Extension::run`] speaks the
+//! protocol on stdin and stdout until the host sends `shutdown` or closes stdin:
+//!
+//! ```no_run
+//! use octet_host::sdk::{CommandOutput, Context, Extension, HookOutput, ToolOutput};
+//! use serde_json::{json, Value};
+//!
+//! #[derive(serde::Deserialize)]
+//! struct HelloArgs {
+//!     name: String,
+//! }
+//!
+//! fn main() {
+//!     Extension::new()
+//!         .tool(
+//!             "hello_world",
+//!             "Greet someone",
+//!             json!({"type": "object", "properties": {"name": {"type": "string"}},
+//!                    "required": ["name"]}),
+//!             |args: HelloArgs, _cx: &Context| {
+//!                 Ok(ToolOutput::text(format!("Hello, {}!", args.name)))
+//!             },
+//!         )
+//!         .command("hello", "Show a greeting", Some("/hello [name]"), |_args, _cx| {
+//!             Ok(CommandOutput::text("hi"))
+//!         })
+//!         .hook("before_prompt", |_payload: Value, _cx| Ok(HookOutput::continue_()))
+//!         .run()
+//!         .unwrap();
+//! }
+//! ```
+//!
+//! The API version comes from `OCTET_EXTENSION_API_VERSION` (the host sets it from the
+//! manifest) or [`Extension::api_version`]. API 0.1 answers `initialize` without
+//! `protocol` and sends tool results as one string; API 0.2 and 0.4 negotiate features
+//! and send content parts. API 0.3, a distinct canonical wire, is refused for now.
+//!
+//! One writer thread owns stdout, so frames never interleave. Requests run on worker
+//! threads: one at a time on API 0.1, up to the negotiated `max_concurrent_requests` on
+//! API 0.2/0.4. A handler that panics is answered -32603 and the process lives on.
+//! Handlers reach the host through their [`Context`]: cancellation, `$/progress`,
+//! notifications, contributions, and blocking `confirmation/request` and
+//! `input/request` round trips.
+
+use std::time::Duration;
+
+mod context;
+mod error;
+pub mod examples;
+mod extension;
+mod menu;
+mod output;
+mod request;
+mod runtime;
+
+pub use context::{CancellationToken, Context};
+pub use error::{ChildRequestError, HandlerError, RunError};
+pub use extension::{
+    Command, Extension, Tool, API_VERSION_ENV, FEATURE_LIFECYCLE_EVENTS, FEATURE_REQUEST_PROGRESS,
+    FEATURE_TOOL_PROMPT_METADATA,
+};
+pub use menu::{Menu, MenuItem, MenuItemKind, MenuStatus, State};
+pub use output::{
+    CommandOutput, ContentPart, ContextContribution, Disposition, ExtensionNotification,
+    HookOutput, NotificationLevel, Placement, RenderOutput, RenderSegment, StatusContribution,
+    Surface, ToolOutput,
+};
+pub use request::{LifecycleEvent, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
+
+/// Host requests an extension handles at once on API 0.2/0.4 unless
+/// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it
+/// (SDK policy).
+pub const DEFAULT_MAX_CONCURRENT_REQUESTS: u32 = 16;
+
+/// Bytes read from stdin at a time (SDK policy).
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+
+/// Lifecycle notifications that may wait for the lifecycle handler before the reader
+/// waits too (SDK policy).
+const LIFECYCLE_QUEUE: usize = 64;
+
+/// How long the runtime waits, when it stops, for the handlers still running (now
+/// cancelled) to answer (SDK policy).
+const SETTLE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// How long the runtime waits, when it stops, for the writer to deliver the frames
+/// already queued (SDK policy; below the host's 2 s exit wait, section 1.8).
+const FINAL_FLUSH_TIMEOUT: Duration = Duration::from_secs(1);

@@ -1,0 +1,464 @@
+//! What a handler can see and do while it runs: its request, cancellation, progress,
+//! notifications, contributions and blocking round trips to the host.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use crossbeam_channel::{bounded, never, select, Receiver, RecvTimeoutError, Sender};
+use parking_lot::Mutex;
+use serde_json::{json, Map, Value};
+
+use super::error::{ChildRequestError, HandlerError};
+use super::extension::FEATURE_REQUEST_PROGRESS;
+use super::output::{
+    ContextContribution, ExtensionNotification, NotificationLevel, StatusContribution,
+};
+use super::request::{OutputStream, ResourceOwner};
+use super::runtime::state::{ActiveRequest, Session, Shared};
+use crate::limits::{MAX_FRAME_BYTES, MAX_INPUT_PROMPT_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES};
+use crate::manifest::ApiVersion;
+use crate::wire::{self, RequestId};
+
+/// A cooperative cancellation signal for one host request (section 1.9).
+///
+/// It is set by `$/cancelRequest` for the request's id (API 0.2/0.4) and when the
+/// connection ends. Clones share the signal.
+#[derive(Clone, Debug)]
+pub struct CancellationToken {
+    inner: Arc<TokenInner>,
+}
+
+#[derive(Debug)]
+struct TokenInner {
+    cancelled: AtomicBool,
+    /// Dropped on cancellation, which disconnects `signal` and wakes every waiter.
+    trigger: Mutex<Option<Sender<()>>>,
+    signal: Receiver<()>,
+}
+
+impl CancellationToken {
+    pub(crate) fn new() -> CancellationToken {
+        let (trigger, signal) = bounded(0);
+        CancellationToken {
+            inner: Arc::new(TokenInner {
+                cancelled: AtomicBool::new(false),
+                trigger: Mutex::new(Some(trigger)),
+                signal,
+            }),
+        }
+    }
+
+    /// Whether cancellation was requested.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Sleeps until cancellation or `timeout`; true when cancelled.
+    pub fn wait_timeout(&self, timeout: Duration) -> bool {
+        if self.is_cancelled() {
+            return true;
+        }
+        match self.inner.signal.recv_timeout(timeout) {
+            Err(RecvTimeoutError::Timeout) => self.is_cancelled(),
+            _ => true,
+        }
+    }
+
+    /// A receiver that becomes ready (disconnected) on cancellation, for use in
+    /// `crossbeam_channel::select!`. It never carries a message.
+    pub fn receiver(&self) -> &Receiver<()> {
+        &self.inner.signal
+    }
+
+    pub(crate) fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::Release);
+        self.inner.trigger.lock().take();
+    }
+}
+
+/// The handler's view of its request and of the connection. Cheap to clone; a clone
+/// may be kept by a background thread (progress stops once the request settled).
+#[derive(Clone)]
+pub struct Context {
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+    request: Option<Arc<ActiveRequest>>,
+    raw: Arc<Value>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.request_id())
+            .field("api_version", &self.session.api_version)
+            .field("raw_context", &self.raw)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        session: Arc<Session>,
+        request: Option<Arc<ActiveRequest>>,
+        raw: Value,
+    ) -> Context {
+        Context {
+            shared,
+            session,
+            request,
+            raw: Arc::new(raw),
+        }
+    }
+
+    /// The id of the host request being handled; `None` in lifecycle handlers.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.request.as_ref().map(|r| &r.id)
+    }
+
+    /// The API version spoken.
+    pub fn api_version(&self) -> ApiVersion {
+        self.session.api_version
+    }
+
+    /// Whether `feature` was negotiated (always false on API 0.1).
+    pub fn has_feature(&self, feature: &str) -> bool {
+        self.session.has_feature(feature)
+    }
+
+    /// The negotiated features, sorted.
+    pub fn features(&self) -> impl Iterator<Item = &str> {
+        self.session.features.iter().map(String::as_str)
+    }
+
+    /// The request's raw `context` params member (`workspace`, `execution_scope`,
+    /// `resource_owner`, `host`), or `null` when it has none.
+    pub fn raw_context(&self) -> &Value {
+        &self.raw
+    }
+
+    /// The workspace: the request context's, else the one `initialize` named.
+    pub fn workspace(&self) -> Option<&str> {
+        self.raw
+            .get("workspace")
+            .and_then(Value::as_str)
+            .or(self.session.workspace.as_deref())
+    }
+
+    /// The request's resource owner (API 0.2/0.4 model-tool, hook and command
+    /// contexts), when present and well formed.
+    pub fn resource_owner(&self) -> Option<ResourceOwner> {
+        let owner = self.raw.get("resource_owner")?;
+        serde_json::from_value(owner.clone()).ok()
+    }
+
+    /// The request context's `host` member (session, model, skills).
+    pub fn host(&self) -> Option<&Value> {
+        self.raw.get("host")
+    }
+
+    /// Whether this request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.request
+            .as_ref()
+            .is_some_and(|r| r.token.is_cancelled())
+    }
+
+    /// The request's cancellation token (a token that never fires in lifecycle
+    /// handlers).
+    pub fn cancelled(&self) -> CancellationToken {
+        match &self.request {
+            Some(r) => r.token.clone(),
+            None => CancellationToken::new(),
+        }
+    }
+
+    /// Sleeps for `duration`, waking early with `Err(HandlerError::cancelled())` when
+    /// the request is cancelled.
+    pub fn sleep(&self, duration: Duration) -> Result<(), HandlerError> {
+        match &self.request {
+            Some(r) if r.token.wait_timeout(duration) => Err(HandlerError::cancelled()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Sends a `$/progress` status event (section 2.6). Returns false, sending
+    /// nothing, unless `request_progress` was negotiated and the request is active.
+    pub fn progress_status(
+        &self,
+        message: impl Into<String>,
+        current: Option<u64>,
+        total: Option<u64>,
+        unit: Option<&str>,
+    ) -> bool {
+        let mut event = Map::new();
+        event.insert("type".into(), json!("status"));
+        event.insert("message".into(), Value::String(message.into()));
+        if let Some(current) = current {
+            event.insert("current".into(), json!(current));
+        }
+        if let Some(total) = total {
+            event.insert("total".into(), json!(total));
+        }
+        if let Some(unit) = unit {
+            event.insert("unit".into(), json!(unit));
+        }
+        self.progress_event(Value::Object(event))
+    }
+
+    /// Sends `$/progress` output events (section 2.6): UTF-8 data as `utf8`, anything
+    /// else as `base64`, split into chunks of at most 8 KiB of data each. Returns false
+    /// when nothing could be sent (see [`Context::progress_status`]).
+    pub fn progress_output(&self, stream: OutputStream, data: &[u8]) -> bool {
+        let chunks: Vec<(&'static str, String)> = match std::str::from_utf8(data) {
+            Ok(text) => utf8_chunks(text, PROGRESS_OUTPUT_CHUNK_BYTES)
+                .into_iter()
+                .map(|c| ("utf8", c.to_owned()))
+                .collect(),
+            Err(_) => data
+                .chunks(PROGRESS_OUTPUT_CHUNK_BYTES)
+                .map(|c| {
+                    (
+                        "base64",
+                        base64::engine::general_purpose::STANDARD.encode(c),
+                    )
+                })
+                .collect(),
+        };
+        let mut sent = false;
+        for (encoding, data) in chunks {
+            let event = json!({
+                "type": "output",
+                "stream": stream,
+                "encoding": encoding,
+                "data": data,
+            });
+            if !self.progress_event(event) {
+                return sent;
+            }
+            sent = true;
+        }
+        sent
+    }
+
+    /// Sends any `$/progress` event object (for example `decoration` or
+    /// `partial_result` when their features were negotiated), with the next sequence
+    /// number. Returns false when nothing was sent.
+    pub fn progress_event(&self, event: Value) -> bool {
+        if !self.session.has_feature(FEATURE_REQUEST_PROGRESS) {
+            return false;
+        }
+        let Some(request) = &self.request else {
+            return false;
+        };
+        if request.is_settled() {
+            return false;
+        }
+        let params = json!({
+            "request_id": request.id,
+            "sequence": request.next_sequence(),
+            "event": event,
+        });
+        self.shared.send_notification("$/progress", &params)
+    }
+
+    /// Sends a user-visible `notification` (section 2.1); false when it could not be
+    /// queued.
+    pub fn notify(
+        &self,
+        level: NotificationLevel,
+        title: impl Into<String>,
+        message: impl Into<String>,
+    ) -> bool {
+        let notification = ExtensionNotification::new(level, title, message);
+        self.shared.send_notification("notification", &notification)
+    }
+
+    /// Pushes unsolicited prompt context (`context/contribution`, section 2.3).
+    pub fn context_contribution(&self, contribution: &ContextContribution) -> bool {
+        self.shared
+            .send_notification("context/contribution", contribution)
+    }
+
+    /// Pushes an unsolicited status contribution (`status/contribution`, section 2.4).
+    pub fn status_contribution(&self, contribution: &StatusContribution) -> bool {
+        self.shared
+            .send_notification("status/contribution", contribution)
+    }
+
+    /// Asks the person a yes/no question (`confirmation/request`, section 2.2) and
+    /// blocks until the host answers.
+    pub fn confirm(
+        &self,
+        prompt: &str,
+        detail: Option<&str>,
+        destructive: bool,
+        default: bool,
+    ) -> Result<bool, ChildRequestError> {
+        let mut params = Map::new();
+        params.insert("prompt".into(), json!(prompt));
+        if let Some(detail) = detail {
+            params.insert("detail".into(), json!(detail));
+        }
+        params.insert("destructive".into(), json!(destructive));
+        params.insert("default".into(), json!(default));
+        let answer = self.request("confirmation/request", params)?;
+        answer
+            .get("confirmed")
+            .and_then(Value::as_bool)
+            .ok_or(ChildRequestError::MalformedAnswer {
+                method: "confirmation/request",
+            })
+    }
+
+    /// Asks for text (`input/request`, section 2.7, API 0.2/0.4) and blocks until the
+    /// host answers; `Ok(None)` when the frontend cancelled or could not answer.
+    pub fn input(&self, prompt: &str, secret: bool) -> Result<Option<String>, ChildRequestError> {
+        if !self.session.api_version.is_feature_negotiated() {
+            return Err(ChildRequestError::Unsupported {
+                method: "input/request",
+                api_version: self.session.api_version,
+            });
+        }
+        if prompt.trim().is_empty() {
+            return Err(ChildRequestError::Invalid(
+                "an input prompt needs non-whitespace text",
+            ));
+        }
+        if prompt.len() > MAX_INPUT_PROMPT_BYTES {
+            return Err(ChildRequestError::Invalid(
+                "input prompts are at most 16 KiB",
+            ));
+        }
+        let mut params = Map::new();
+        params.insert("prompt".into(), json!(prompt));
+        params.insert("secret".into(), json!(secret));
+        let answer = self.request("input/request", params)?;
+        match answer.get("value") {
+            Some(Value::String(value)) => Ok(Some(value.clone())),
+            Some(Value::Null) => Ok(None),
+            _ => Err(ChildRequestError::MalformedAnswer {
+                method: "input/request",
+            }),
+        }
+    }
+
+    /// Sends an operation-scoped extension-originated request (such as
+    /// `artifact/publish` or `policy/evaluate`) and blocks until the host answers it,
+    /// the handler's request is cancelled, or the connection ends. On API 0.2/0.4,
+    /// `parent_request_id` is set to this request's numeric id (section 2); on API 0.1
+    /// it is omitted.
+    pub fn request(
+        &self,
+        method: &'static str,
+        params: Map<String, Value>,
+    ) -> Result<Value, ChildRequestError> {
+        self.round_trip(method, params, true)
+    }
+
+    /// Like [`Context::request`] but never adds `parent_request_id`, for process-scoped
+    /// methods such as `tools/register` (section 2.11).
+    pub fn request_detached(
+        &self,
+        method: &'static str,
+        params: Map<String, Value>,
+    ) -> Result<Value, ChildRequestError> {
+        self.round_trip(method, params, false)
+    }
+
+    fn round_trip(
+        &self,
+        method: &'static str,
+        mut params: Map<String, Value>,
+        with_parent: bool,
+    ) -> Result<Value, ChildRequestError> {
+        if with_parent && self.session.api_version.is_feature_negotiated() {
+            let parent = self
+                .request
+                .as_ref()
+                .filter(|r| !r.is_settled())
+                .and_then(|r| r.id.as_u64())
+                .ok_or(ChildRequestError::NoParent)?;
+            params.insert("parent_request_id".into(), json!(parent));
+        }
+        if self.is_cancelled() {
+            return Err(ChildRequestError::Cancelled);
+        }
+        let (id, answer) = self.shared.begin_child()?;
+        let frame = match wire::encode_request(&id, method, Some(&params), MAX_FRAME_BYTES) {
+            Ok(frame) => frame,
+            Err(_) => {
+                self.shared.abandon_child(&id);
+                return Err(ChildRequestError::Invalid(
+                    "the request exceeds the 1 MiB frame",
+                ));
+            }
+        };
+        if !self.shared.send_frame(frame) {
+            self.shared.abandon_child(&id);
+            return Err(ChildRequestError::Closed);
+        }
+        let never_cancelled = never();
+        let cancelled = match &self.request {
+            Some(r) => r.token.receiver(),
+            None => &never_cancelled,
+        };
+        select! {
+            recv(answer) -> outcome => outcome.unwrap_or(Err(ChildRequestError::Closed)),
+            recv(cancelled) -> _ => {
+                if let Ok(outcome) = answer.try_recv() {
+                    return outcome;
+                }
+                self.shared.abandon_child(&id);
+                Err(ChildRequestError::Cancelled)
+            }
+        }
+    }
+}
+
+/// Splits `text` into pieces of at most `max` bytes at character boundaries.
+fn utf8_chunks(text: &str, max: usize) -> Vec<&str> {
+    let mut chunks = Vec::new();
+    let mut rest = text;
+    while rest.len() > max {
+        let mut end = max;
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        chunks.push(&rest[..end]);
+        rest = &rest[end..];
+    }
+    if !rest.is_empty() || chunks.is_empty() {
+        chunks.push(rest);
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_chunks_respect_boundaries_and_size() {
+        let text = "é".repeat(10); // 20 bytes
+        let chunks = utf8_chunks(&text, 5);
+        assert!(chunks.iter().all(|c| c.len() <= 5));
+        assert_eq!(chunks.concat(), text);
+        assert_eq!(chunks.len(), 5);
+        assert_eq!(utf8_chunks("", 8), vec![""]);
+    }
+
+    #[test]
+    fn token_wakes_waiters_on_cancel() {
+        let token = CancellationToken::new();
+        assert!(!token.wait_timeout(Duration::from_millis(1)));
+        let clone = token.clone();
+        let waiter = std::thread::spawn(move || clone.wait_timeout(Duration::from_secs(60)));
+        token.cancel();
+        assert!(waiter.join().unwrap());
+        assert!(token.is_cancelled());
+        assert!(token.receiver().recv().is_err());
+    }
+}

@@ -1,0 +1,273 @@
+//! State shared by the reader, the workers and every [`Context`](crate::sdk::Context):
+//! the writer handle, the active host requests and the pending child requests.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+use parking_lot::{Condvar, Mutex};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::writer::WriterHandle;
+use crate::limits::{
+    MAX_CHILD_IDS_PER_GENERATION, MAX_FRAME_BYTES, MAX_OUTSTANDING_CHILD_REQUESTS,
+};
+use crate::manifest::ApiVersion;
+use crate::sdk::context::CancellationToken;
+use crate::sdk::error::ChildRequestError;
+use crate::wire::{self, codes, RequestId, Response, ResponseError};
+
+/// What initialization settled; fixed for the rest of the process.
+#[derive(Debug)]
+pub(crate) struct Session {
+    /// The API version spoken.
+    pub(crate) api_version: ApiVersion,
+    /// The negotiated features (empty on API 0.1).
+    pub(crate) features: BTreeSet<String>,
+    /// Host requests handled at once (1 on API 0.1).
+    pub(crate) max_concurrent_requests: u32,
+    /// The `workspace` member of `initialize`.
+    pub(crate) workspace: Option<String>,
+    /// Lifecycle methods delivered to the lifecycle handler (empty: none).
+    pub(crate) lifecycle_events: Vec<String>,
+}
+
+impl Session {
+    pub(crate) fn has_feature(&self, name: &str) -> bool {
+        self.features.contains(name)
+    }
+}
+
+/// A host request being handled.
+#[derive(Debug)]
+pub(crate) struct ActiveRequest {
+    /// The host's id.
+    pub(crate) id: RequestId,
+    /// Set by `$/cancelRequest` for this id, or when the connection closes.
+    pub(crate) token: CancellationToken,
+    /// The last `$/progress` sequence number used.
+    sequence: AtomicU64,
+    /// Set once the response is queued: no more progress for this request.
+    settled: AtomicBool,
+}
+
+impl ActiveRequest {
+    pub(crate) fn new(id: RequestId) -> ActiveRequest {
+        ActiveRequest {
+            id,
+            token: CancellationToken::new(),
+            sequence: AtomicU64::new(0),
+            settled: AtomicBool::new(false),
+        }
+    }
+
+    /// The next strictly increasing progress sequence number, starting at 1.
+    pub(crate) fn next_sequence(&self) -> u64 {
+        self.sequence.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    pub(crate) fn is_settled(&self) -> bool {
+        self.settled.load(Ordering::Acquire)
+    }
+}
+
+/// The answer a waiting handler receives for its child request.
+pub(crate) type ChildOutcome = Result<Value, ChildRequestError>;
+
+#[derive(Default)]
+struct PendingChildren {
+    /// Outstanding child requests by id.
+    waiters: HashMap<RequestId, Sender<ChildOutcome>>,
+    /// Child ids issued so far.
+    issued: u64,
+    /// The connection ended: no new child requests.
+    closed: bool,
+}
+
+/// The shared state of one connection.
+pub(crate) struct Shared {
+    writer: WriterHandle,
+    active: Mutex<HashMap<RequestId, Arc<ActiveRequest>>>,
+    /// Requests handed to workers whose response is not queued yet.
+    unanswered: Mutex<usize>,
+    /// Signalled whenever `unanswered` drops.
+    answered: Condvar,
+    pending: Mutex<PendingChildren>,
+}
+
+impl Shared {
+    pub(crate) fn new(writer: WriterHandle) -> Shared {
+        Shared {
+            writer,
+            active: Mutex::new(HashMap::new()),
+            unanswered: Mutex::new(0),
+            answered: Condvar::new(),
+            pending: Mutex::new(PendingChildren::default()),
+        }
+    }
+
+    /// Answers `id` with `result`; a result too large for one frame becomes -32603.
+    pub(crate) fn send_result(&self, id: &RequestId, result: &Value) {
+        match wire::encode_result(id, result, MAX_FRAME_BYTES) {
+            Ok(frame) => {
+                self.writer.send(frame);
+            }
+            Err(e) => {
+                let error = ResponseError::new(
+                    codes::INTERNAL_ERROR,
+                    format!("the result cannot be sent: {e}"),
+                );
+                self.send_error(id, &error);
+            }
+        }
+    }
+
+    /// Answers `id` with an error.
+    pub(crate) fn send_error(&self, id: &RequestId, error: &ResponseError) {
+        match wire::encode_error(id, error, MAX_FRAME_BYTES) {
+            Ok(frame) => {
+                self.writer.send(frame);
+            }
+            Err(e) => diagnostic(format_args!("cannot send the error for request {id}: {e}")),
+        }
+    }
+
+    /// Sends a notification; false when it does not fit a frame or the writer is gone.
+    pub(crate) fn send_notification<P: Serialize>(&self, method: &str, params: &P) -> bool {
+        match wire::encode_notification(method, Some(params), MAX_FRAME_BYTES) {
+            Ok(frame) => self.writer.send(frame),
+            Err(e) => {
+                diagnostic(format_args!("dropping {method} notification: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Records a host request as active; false if its id is already active.
+    pub(crate) fn register_active(&self, request: Arc<ActiveRequest>) -> bool {
+        let mut active = self.active.lock();
+        if active.contains_key(&request.id) {
+            return false;
+        }
+        active.insert(request.id.clone(), request);
+        *self.unanswered.lock() += 1;
+        true
+    }
+
+    /// Answers an active host request: it is forgotten first (a late
+    /// `$/cancelRequest` finds nothing; the host may reuse the id once answered), then
+    /// the response is queued.
+    pub(crate) fn answer_active(
+        &self,
+        request: &ActiveRequest,
+        outcome: Result<Value, ResponseError>,
+    ) {
+        request.settled.store(true, Ordering::Release);
+        self.active.lock().remove(&request.id);
+        match outcome {
+            Ok(result) => self.send_result(&request.id, &result),
+            Err(error) => self.send_error(&request.id, &error),
+        }
+        *self.unanswered.lock() -= 1;
+        self.answered.notify_all();
+    }
+
+    /// `$/cancelRequest`: cancels an active host request or a pending child request.
+    pub(crate) fn cancel(&self, id: &RequestId) {
+        if let Some(request) = self.active.lock().get(id) {
+            request.token.cancel();
+            return;
+        }
+        if let Some(waiter) = self.pending.lock().waiters.remove(id) {
+            // The waiter may have given up already; nothing else to do then.
+            let _ = waiter.send(Err(ChildRequestError::Cancelled));
+        }
+    }
+
+    /// Reserves an id for a child request and a channel for its answer.
+    pub(crate) fn begin_child(
+        &self,
+    ) -> Result<(RequestId, Receiver<ChildOutcome>), ChildRequestError> {
+        let mut pending = self.pending.lock();
+        if pending.closed {
+            return Err(ChildRequestError::Closed);
+        }
+        if pending.waiters.len() >= MAX_OUTSTANDING_CHILD_REQUESTS {
+            return Err(ChildRequestError::Invalid("128 outstanding child requests"));
+        }
+        if pending.issued >= MAX_CHILD_IDS_PER_GENERATION as u64 {
+            return Err(ChildRequestError::Invalid(
+                "65,536 child request ids per generation",
+            ));
+        }
+        pending.issued += 1;
+        let id = RequestId::String(format!("sdk-{}", pending.issued));
+        let (tx, rx) = bounded(1);
+        pending.waiters.insert(id.clone(), tx);
+        Ok((id, rx))
+    }
+
+    /// Forgets a child request whose waiter gave up.
+    pub(crate) fn abandon_child(&self, id: &RequestId) {
+        self.pending.lock().waiters.remove(id);
+    }
+
+    /// Queues a complete frame for the writer; false when the writer is gone.
+    pub(crate) fn send_frame(&self, frame: Vec<u8>) -> bool {
+        self.writer.send(frame)
+    }
+
+    /// Routes the host's answer to the handler waiting for it.
+    pub(crate) fn resolve_child(&self, response: Response) {
+        let waiter = self.pending.lock().waiters.remove(&response.id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(response.outcome.map_err(ChildRequestError::Host));
+            }
+            None => diagnostic(format_args!(
+                "ignoring a response to unknown request id {}",
+                response.id
+            )),
+        }
+    }
+
+    /// Ends the connection: fails every pending child request, cancels every active
+    /// host request, gives their handlers up to `settle` to answer, and asks the writer
+    /// to finish the frames queued by then within `flush`. Returns the flush deadline.
+    pub(crate) fn close(&self, settle: Duration, flush: Duration) -> Instant {
+        {
+            let mut pending = self.pending.lock();
+            pending.closed = true;
+            for (_, waiter) in pending.waiters.drain() {
+                let _ = waiter.send(Err(ChildRequestError::Closed));
+            }
+        }
+        for request in self.active.lock().values() {
+            request.token.cancel();
+        }
+        let deadline = Instant::now() + settle;
+        let mut unanswered = self.unanswered.lock();
+        while *unanswered > 0 {
+            if self
+                .answered
+                .wait_until(&mut unanswered, deadline)
+                .timed_out()
+            {
+                break;
+            }
+        }
+        drop(unanswered);
+        let flush_deadline = Instant::now() + flush;
+        self.writer.finish(flush_deadline);
+        flush_deadline
+    }
+}
+
+/// Writes one diagnostic line to stderr, which the host drains (section "Every request
+/// and response").
+pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
+    eprintln!("octet sdk: {message}");
+}

@@ -1,0 +1,89 @@
+//! The one writer thread that owns the extension's stdout (section "Transport
+//! defaults": the SDK gives one writer sole ownership of extension stdout).
+//!
+//! Frames arrive complete over a bounded channel and are written whole, in order, so
+//! they never interleave; the output is flushed whenever the queue runs empty, so no
+//! frame waits in a buffer while the writer is idle.
+
+use std::io::{self, BufWriter, Write};
+use std::thread;
+use std::time::Instant;
+
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
+
+use super::state::diagnostic;
+use crate::limits::WRITER_QUEUE_FRAMES;
+
+enum WriterMessage {
+    /// One complete frame, LF included.
+    Frame(Vec<u8>),
+    /// Write what came before, flush and stop.
+    Finish,
+}
+
+/// The sending side of the writer thread.
+#[derive(Clone)]
+pub(crate) struct WriterHandle {
+    tx: Sender<WriterMessage>,
+}
+
+impl WriterHandle {
+    /// Queues a frame; blocks while the queue is full; false once the writer stopped.
+    pub(crate) fn send(&self, frame: Vec<u8>) -> bool {
+        self.tx.send(WriterMessage::Frame(frame)).is_ok()
+    }
+
+    /// Asks the writer to stop after the frames queued so far, waiting for room in the
+    /// queue until `deadline` at most.
+    pub(crate) fn finish(&self, deadline: Instant) {
+        let _ = self.tx.send_deadline(WriterMessage::Finish, deadline);
+    }
+}
+
+/// Tells when the writer thread has stopped.
+pub(crate) struct WriterDone {
+    rx: Receiver<()>,
+}
+
+impl WriterDone {
+    /// Waits until the writer stopped, at most until `deadline`; false on timeout (the
+    /// host is not reading our stdout).
+    pub(crate) fn wait(&self, deadline: Instant) -> bool {
+        !matches!(
+            self.rx.recv_deadline(deadline),
+            Err(RecvTimeoutError::Timeout)
+        )
+    }
+}
+
+/// Starts the writer thread on `output`.
+pub(crate) fn spawn<W: Write + Send + 'static>(output: W) -> (WriterHandle, WriterDone) {
+    let (tx, rx) = bounded(WRITER_QUEUE_FRAMES);
+    let (done_tx, done_rx) = bounded::<()>(1);
+    thread::Builder::new()
+        .name("octet-sdk-writer".into())
+        .spawn(move || {
+            if let Err(e) = write_loop(output, &rx) {
+                diagnostic(format_args!("stdout failed, no more frames are sent: {e}"));
+            }
+            drop(done_tx);
+        })
+        .expect("spawning the writer thread");
+    (WriterHandle { tx }, WriterDone { rx: done_rx })
+}
+
+fn write_loop<W: Write>(output: W, rx: &Receiver<WriterMessage>) -> io::Result<()> {
+    let mut out = BufWriter::new(output);
+    while let Ok(message) = rx.recv() {
+        match message {
+            WriterMessage::Frame(frame) => {
+                out.write_all(&frame)?;
+                if rx.is_empty() {
+                    out.flush()?;
+                }
+            }
+            WriterMessage::Finish => break,
+        }
+    }
+    out.flush()
+}
