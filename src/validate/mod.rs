@@ -1,1 +1,2 @@
 //! Validation of results an extension returns: content parts, bounds, menus.
+pub mod schema;
