@@ -18,6 +18,7 @@ pub mod hook;
 pub mod json_bounds;
 pub mod menu;
 pub mod render;
+pub mod schema;
 pub mod state;
 pub mod status;
 pub mod tool_result;
