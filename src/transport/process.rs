@@ -1,7 +1,7 @@
 //! Process-group control for extension children.
 //!
 //! Every child is spawned as the leader of a new process group whose id equals its pid
-//! (see [`super::spawn`]). Whatever the child starts inherits that group unless it
+//! (see [`super::spawn::spawn`]). Whatever the child starts inherits that group unless it
 //! moves itself out (`setsid`, `setpgid`), so signalling the group reaches the child and
 //! the descendants it left behind.
 //!
