@@ -185,7 +185,7 @@ fn framed_cases_through_a_real_child_and_the_reader() {
         }
     }
     io.stop();
-    io.join().expect("no I/O thread panicked");
+    io.join_checked().expect("no I/O thread panicked");
     assert!(process.finish().expect("finish").success());
 
     assert_eq!(

@@ -106,9 +106,16 @@ impl GenerationIo {
 
     /// Waits for all three threads to end. Returns promptly after
     /// [`GenerationIo::stop`]; without a stop it waits until the child closes stdout
-    /// and stderr and the writer was closed or failed. A panic in a thread is returned
-    /// (the first one) after all threads were joined.
-    pub fn join(mut self) -> thread::Result<()> {
+    /// and stderr and the writer was closed or failed. A thread that panicked (only the
+    /// stderr sink can) is joined like the others; see [`GenerationIo::join_checked`]
+    /// to learn of it.
+    pub fn join(self) {
+        let _ = self.join_checked();
+    }
+
+    /// [`GenerationIo::join`], returning the first panic of a thread, if any, after
+    /// all threads were joined.
+    pub fn join_checked(mut self) -> thread::Result<()> {
         self.join_threads()
     }
 
