@@ -7,9 +7,11 @@
 //! one started ([`super::FrameState::try_start`]; frames cancelled before that are
 //! skipped and never written, section 1.9), writes the started ones as one buffer with
 //! non-blocking writes, and reports [`TransportEvent::Written`] with the number of
-//! frames that left the queue (written and skipped). When the pipe is full it waits
-//! for writability or a stop, so a child that never reads its stdin cannot wedge the
-//! thread. A started frame is written completely unless the pipe breaks or the
+//! frames that left the queue (written and skipped); when the event channel is full,
+//! the counts of several batches are merged into one report sent as soon as there is
+//! room (the writer never waits on the dispatcher while frames may be queued). When
+//! the pipe is full it waits for writability or a stop, so a child that never reads
+//! its stdin cannot wedge the thread. A started frame is written completely unless the pipe breaks or the
 //! generation is stopped.
 //!
 //! A write error (usually `EPIPE`: the child closed its stdin or exited) is reported
@@ -27,7 +29,7 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crossbeam_channel::{select, Receiver, Select, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Select, Sender, TrySendError};
 use mio::unix::pipe;
 use mio::{Events, Interest, Poll};
 
@@ -170,23 +172,81 @@ enum WriteEnd {
     Failed(io::Error),
 }
 
+/// How the writer's loop ended.
+enum Exit {
+    /// Stopped, closed and drained, every handle dropped, or the dispatcher gone.
+    Done,
+    /// Writing failed; report it.
+    Failed(io::Error),
+}
+
 impl Writer {
-    /// The thread body. Returning drops `stdin`, which closes the child's stdin.
-    pub(crate) fn run(mut self) {
-        if let Err(error) = self
-            .poll
+    /// The thread body.
+    ///
+    /// The writer never waits on the dispatcher's event channel while frames may still
+    /// be queued: a dispatcher blocked in [`WriterHandle::send`] on a full queue must
+    /// not wait for a writer that waits for the dispatcher. `Written` counts are
+    /// therefore sent when the channel has room, merged while it has none, and the
+    /// last ones (and `WriterFailed`) are delivered only after the queue and stdin
+    /// were dropped.
+    pub(crate) fn run(self) {
+        let Writer {
+            conn,
+            mut stdin,
+            mut poll,
+            queue,
+            events,
+            stop,
+        } = self;
+        let mut loop_state = WriteLoop {
+            conn,
+            queue: &queue,
+            events: &events,
+            stop: &stop,
+            pending: 0,
+        };
+        let exit = match poll
             .registry()
-            .register(&mut self.stdin, PIPE, Interest::WRITABLE)
+            .register(&mut stdin, PIPE, Interest::WRITABLE)
         {
-            self.report(TransportEvent::WriterFailed { error });
+            Ok(()) => loop_state.run(&mut stdin, &mut poll),
+            Err(error) => Exit::Failed(error),
+        };
+        let pending = loop_state.pending;
+        // Closing stdin (EOF for the child) and refusing further frames come first.
+        drop(stdin);
+        drop(queue);
+        let report = |event| {
+            deliver(&events, &stop, TransportMessage { conn, event }) == Delivery::Delivered
+        };
+        if pending > 0 && !report(TransportEvent::Written { frames: pending }) {
             return;
         }
+        if let Exit::Failed(error) = exit {
+            report(TransportEvent::WriterFailed { error });
+        }
+    }
+}
+
+/// The writer's loop, borrowing what it needs from [`Writer`].
+struct WriteLoop<'a> {
+    conn: ConnId,
+    queue: &'a WriterQueue,
+    events: &'a Sender<TransportMessage>,
+    stop: &'a StopSignal,
+    /// Frames taken off the queue but not reported yet.
+    pending: usize,
+}
+
+impl WriteLoop<'_> {
+    fn run(&mut self, stdin: &mut pipe::Sender, poll: &mut Poll) -> Exit {
         let mut events = Events::with_capacity(4);
         let mut buffer = Vec::new();
         let mut closing = false;
         loop {
-            let Some(first) = self.next_frame(&mut closing) else {
-                return;
+            let first = match self.next_frame(&mut closing) {
+                Next::Frame(frame) => frame,
+                Next::Done => return Exit::Done,
             };
             let mut batch = vec![first];
             let mut batch_bytes = batch[0].bytes.len();
@@ -200,7 +260,7 @@ impl Writer {
                 }
             }
             if self.stop.is_stopped() {
-                return;
+                return Exit::Done;
             }
             let taken = batch.len();
             let mut started = batch
@@ -222,60 +282,81 @@ impl Writer {
                     &buffer
                 }
             };
-            match write_all(
-                &mut self.stdin,
-                &mut self.poll,
-                &mut events,
-                &self.stop,
-                data,
-            ) {
+            match write_all(stdin, poll, &mut events, self.stop, data) {
                 Ok(()) => {}
-                Err(WriteEnd::Stopped) => return,
-                Err(WriteEnd::Failed(error)) => {
-                    self.report(TransportEvent::WriterFailed { error });
-                    return;
-                }
+                Err(WriteEnd::Stopped) => return Exit::Done,
+                Err(WriteEnd::Failed(error)) => return Exit::Failed(error),
             }
             if buffer.capacity() > 2 * COALESCE_BYTES {
                 buffer = Vec::new();
             }
-            if !self.report(TransportEvent::Written { frames: taken }) {
-                return;
+            self.pending += taken;
+            match self.events.try_send(self.written()) {
+                Ok(()) => self.pending = 0,
+                Err(TrySendError::Full(_)) => {}
+                Err(TrySendError::Disconnected(_)) => return Exit::Done,
             }
         }
     }
 
-    /// The next frame to write, or `None` when the writer should end: stopped, or
-    /// closed with nothing left queued. A closed or dropped handle sets `closing`.
-    fn next_frame(&self, closing: &mut bool) -> Option<OutboundFrame> {
+    /// The `Written` report of every pending frame.
+    fn written(&self) -> TransportMessage {
+        TransportMessage {
+            conn: self.conn,
+            event: TransportEvent::Written {
+                frames: self.pending,
+            },
+        }
+    }
+
+    /// Waits for the next frame, meanwhile reporting pending `Written` counts as soon
+    /// as the event channel has room.
+    fn next_frame(&mut self, closing: &mut bool) -> Next {
         loop {
             if self.stop.is_stopped() {
-                return None;
+                return Next::Done;
             }
             if *closing {
-                return self.queue.frames.try_recv().ok();
+                return match self.queue.frames.try_recv() {
+                    Ok(frame) => Next::Frame(frame),
+                    Err(_) => Next::Done,
+                };
             }
-            select! {
-                recv(self.queue.frames) -> frame => match frame {
-                    Ok(frame) => return Some(frame),
+            let mut select = Select::new();
+            let frames = select.recv(&self.queue.frames);
+            let close = select.recv(&self.queue.close);
+            let stopped = select.recv(self.stop.receiver());
+            let report = (self.pending > 0).then(|| select.send(self.events));
+            let operation = select.select();
+            let index = operation.index();
+            if index == frames {
+                return match operation.recv(&self.queue.frames) {
+                    Ok(frame) => Next::Frame(frame),
                     // Every handle is gone: nothing more can come; close stdin.
-                    Err(_) => return None,
-                },
-                recv(self.queue.close) -> _ => *closing = true,
-                recv(self.stop.receiver()) -> _ => return None,
+                    Err(_) => Next::Done,
+                };
+            } else if index == close {
+                // A close request, or every handle dropped: drain, then close stdin.
+                let _ = operation.recv(&self.queue.close);
+                *closing = true;
+            } else if index == stopped {
+                let _ = operation.recv(self.stop.receiver());
+                return Next::Done;
+            } else {
+                debug_assert_eq!(Some(index), report);
+                match operation.send(self.events, self.written()) {
+                    Ok(()) => self.pending = 0,
+                    Err(_) => return Next::Done,
+                }
             }
         }
     }
+}
 
-    /// Sends an event to the dispatcher; false when the writer should end because the
-    /// dispatcher is gone or the generation stopped.
-    fn report(&self, event: TransportEvent) -> bool {
-        let message = TransportMessage {
-            conn: self.conn,
-            event,
-        };
-        deliver(&self.events, &self.stop, message) == Delivery::Delivered
-    }
+/// What [`WriteLoop::next_frame`] found.
+enum Next {
+    Frame(OutboundFrame),
+    Done,
 }
 
 /// Writes all of `data` with non-blocking writes, waiting for writability (or a stop)

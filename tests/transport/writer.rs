@@ -3,7 +3,9 @@
 use std::fs;
 use std::sync::Arc;
 
-use octet_host::transport::{FrameState, OutboundFrame, TransportEvent, TrySendFrameError};
+use octet_host::transport::{
+    spawn, start_io, ConnId, FrameState, IoConfig, OutboundFrame, TransportEvent, TrySendFrameError,
+};
 
 use super::support::*;
 
@@ -190,5 +192,53 @@ fn writer_reports_a_broken_pipe_once() {
     assert!(!rest
         .iter()
         .any(|e| matches!(e, TransportEvent::WriterFailed { .. })));
+    assert!(process.finish().unwrap().success());
+}
+
+#[test]
+fn writer_never_waits_on_a_dispatcher_blocked_in_send() {
+    const FRAMES: usize = 200;
+    let dir = tempfile::tempdir().unwrap();
+    // A child that reads all of stdin and writes nothing; an event channel of one
+    // slot that nobody reads while the frames are sent; a queue of two frames.
+    let mut child = spawn(&command_spec("sh", &["-c", "cat > /dev/null"], dir.path())).unwrap();
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    let config = IoConfig {
+        writer_queue: 2,
+        ..IoConfig::default()
+    };
+    let io = start_io(ConnId(7), &mut child, config, tx, Box::new(|_| {})).unwrap();
+    let mut process = child.into_process();
+
+    let writer = io.writer.clone();
+    let sender = std::thread::spawn(move || {
+        for i in 0..FRAMES {
+            writer.send(frame(&format!("frame {i}"), None)).unwrap();
+        }
+        writer.close();
+    });
+    let (done_tx, done_rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || done_tx.send(sender.join().is_ok()));
+    assert_eq!(
+        done_rx.recv_timeout(LIVENESS),
+        Ok(true),
+        "every send completed although the event channel stayed full"
+    );
+
+    let mut written = 0;
+    let mut reader_closed = false;
+    while written < FRAMES || !reader_closed {
+        match rx
+            .recv_timeout(LIVENESS)
+            .expect("the remaining events")
+            .event
+        {
+            TransportEvent::Written { frames } => written += frames,
+            TransportEvent::ReaderClosed { .. } => reader_closed = true,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(written, FRAMES, "each frame is counted exactly once");
+    join_within(io, LIVENESS);
     assert!(process.finish().unwrap().success());
 }
