@@ -4,8 +4,52 @@
 //!
 //! The transport knows nothing of requests; it moves frames. What it reports goes to the
 //! dispatcher as [`TransportMessage`]s over a bounded crossbeam channel.
+//!
+//! A generation starts like this (the dispatcher's side):
+//!
+//! 1. [`ScratchDir::new`] for `OCTET_EXTENSION_SCRATCH`;
+//! 2. [`child_environment`] and [`resolve_command`] build a [`SpawnSpec`];
+//! 3. [`spawn()`] starts the child as the leader of its own process group;
+//! 4. [`start_io`] takes the child's pipes and starts the reader, writer and stderr
+//!    threads ([`GenerationIo`]);
+//! 5. [`SpawnedChild::into_process`] hands the child to a [`ChildProcess`], which ends
+//!    it in the order [`process`] documents.
+//!
+//! To end a generation: [`GenerationIo::stop`], then [`ChildProcess::finish`] (or
+//! [`ChildProcess::terminate_and_reap`]), then [`GenerationIo::join`].
 
-use std::io;
+pub mod env;
+#[cfg(unix)]
+pub mod io;
+#[cfg(unix)]
+pub mod process;
+#[cfg(unix)]
+pub mod reader;
+#[cfg(unix)]
+pub mod scratch;
+#[cfg(unix)]
+pub mod spawn;
+#[cfg(unix)]
+pub mod stderr;
+#[cfg(unix)]
+mod stop;
+#[cfg(unix)]
+pub mod writer;
+
+pub use env::{child_environment, process_environment};
+#[cfg(unix)]
+pub use io::{start_io, start_io_with_pipes, ChildPipes, GenerationIo, IoConfig};
+#[cfg(unix)]
+pub use process::{has_exited, kill_group, reap, ChildProcess, Signal};
+#[cfg(unix)]
+pub use scratch::ScratchDir;
+#[cfg(unix)]
+pub use spawn::{resolve_command, spawn, SpawnError, SpawnSpec, SpawnedChild};
+#[cfg(unix)]
+pub use stderr::{StderrEvent, StderrSink, StderrTail, StderrTotals};
+#[cfg(unix)]
+pub use writer::{TrySendFrameError, WriterClosed, WriterHandle};
+
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -51,7 +95,7 @@ pub enum TransportEvent {
         /// Bytes of an unterminated last frame that were dropped.
         unterminated: Option<usize>,
         /// The read error, when it was not a clean EOF.
-        error: Option<io::Error>,
+        error: Option<std::io::Error>,
     },
     /// The writer took this many frames off its queue (written or skipped) since its
     /// last report.
@@ -63,7 +107,7 @@ pub enum TransportEvent {
     /// stopped and will write nothing more.
     WriterFailed {
         /// The write error.
-        error: io::Error,
+        error: std::io::Error,
     },
 }
 

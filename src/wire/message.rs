@@ -133,10 +133,16 @@ impl std::error::Error for FrameError {}
 
 /// Decodes and classifies one frame (without its LF).
 pub fn decode(frame: &[u8]) -> Result<Message, FrameError> {
-    let value: Value = serde_json::from_slice(frame).map_err(|e| FrameError::Parse {
+    classify(parse_json(frame)?)
+}
+
+/// Parses one frame (without its LF) as exactly one JSON value, the first step of
+/// [`decode`]. Empty or blank input, trailing data, invalid UTF-8 and nesting deeper
+/// than serde_json's recursion limit are all [`FrameError::Parse`].
+pub fn parse_json(frame: &[u8]) -> Result<Value, FrameError> {
+    serde_json::from_slice(frame).map_err(|e| FrameError::Parse {
         message: e.to_string(),
-    })?;
-    classify(value)
+    })
 }
 
 /// Classifies an already decoded JSON value.

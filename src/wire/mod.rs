@@ -12,5 +12,5 @@ pub use frame::{FrameSplitter, Split};
 pub use id::{IdError, RequestId};
 pub use message::{
     classify, decode, encode, encode_error, encode_notification, encode_request, encode_result,
-    EncodeError, FrameError, Message, Notification, Request, Response, ResponseError,
+    parse_json, EncodeError, FrameError, Message, Notification, Request, Response, ResponseError,
 };

@@ -1,0 +1,245 @@
+//! Starting and stopping the three I/O threads of one generation (DESIGN "Shape").
+
+use std::io;
+use std::process::{ChildStderr, ChildStdin, ChildStdout};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+
+use crossbeam_channel::Sender;
+use mio::unix::pipe;
+use mio::{Poll, Waker};
+
+use super::reader::{Reader, WAKE};
+use super::spawn::SpawnedChild;
+use super::stderr::{StderrDrain, StderrSink, StderrTail};
+use super::stop::StopSignal;
+use super::writer::{writer_queue, Writer, WriterHandle};
+use super::{ConnId, TransportMessage};
+use crate::limits::{MAX_FRAME_BYTES, WRITER_QUEUE_FRAMES};
+
+/// Settings of one generation's I/O.
+#[derive(Clone, Debug)]
+pub struct IoConfig {
+    /// Largest inbound frame, LF included. Shared so the dispatcher can lower it after
+    /// negotiation; the reader applies a change from the next read on. (API 0.3's
+    /// `max_frame_bytes` excludes the LF: store it plus one.)
+    pub frame_limit: Arc<AtomicUsize>,
+    /// Frames the writer queue holds (at least 1).
+    pub writer_queue: usize,
+}
+
+impl Default for IoConfig {
+    /// The default bounds: 1 MiB frames, 128 queued frames (SUPPLEMENT "Default
+    /// bounds").
+    fn default() -> IoConfig {
+        IoConfig {
+            frame_limit: Arc::new(AtomicUsize::new(MAX_FRAME_BYTES)),
+            writer_queue: WRITER_QUEUE_FRAMES,
+        }
+    }
+}
+
+/// The host's ends of a child's three pipes.
+#[derive(Debug)]
+pub struct ChildPipes {
+    /// The write end of the child's stdin.
+    pub stdin: ChildStdin,
+    /// The read end of the child's stdout.
+    pub stdout: ChildStdout,
+    /// The read end of the child's stderr.
+    pub stderr: ChildStderr,
+}
+
+impl SpawnedChild {
+    /// Takes all three pipes, or `None` when any of them was taken already.
+    pub fn take_pipes(&mut self) -> Option<ChildPipes> {
+        if self.stdin.is_none() || self.stdout.is_none() || self.stderr.is_none() {
+            return None;
+        }
+        Some(ChildPipes {
+            stdin: self.stdin.take()?,
+            stdout: self.stdout.take()?,
+            stderr: self.stderr.take()?,
+        })
+    }
+}
+
+/// The running I/O threads of one generation.
+///
+/// Dropping it stops and joins the threads (see [`GenerationIo::stop`]).
+#[derive(Debug)]
+pub struct GenerationIo {
+    /// Queues frames for the child's stdin.
+    pub writer: WriterHandle,
+    /// The last lines of the child's stderr.
+    pub stderr_tail: StderrTail,
+    conn: ConnId,
+    stop: StopSignal,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl GenerationIo {
+    /// The connection these threads serve.
+    pub fn conn(&self) -> ConnId {
+        self.conn
+    }
+
+    /// Asks all three threads to end promptly: each is woken wherever it waits (in
+    /// `poll` on its pipe, or on a full event channel), even when a grandchild keeps
+    /// the pipes open. Closes the writer without writing what is still queued (a
+    /// frame being written is cut short). The reader still reports `ReaderClosed` when
+    /// the event channel has room. Idempotent; does not wait.
+    pub fn stop(&self) {
+        self.stop.stop();
+    }
+
+    /// True once [`GenerationIo::stop`] was called.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.is_stopped()
+    }
+
+    /// True once all three threads have ended (by themselves or after a stop).
+    pub fn is_finished(&self) -> bool {
+        self.threads.iter().all(JoinHandle::is_finished)
+    }
+
+    /// Waits for all three threads to end. Returns promptly after
+    /// [`GenerationIo::stop`]; without a stop it waits until the child closes stdout
+    /// and stderr and the writer was closed or failed. A thread that panicked (only the
+    /// stderr sink can) is joined like the others; see [`GenerationIo::join_checked`]
+    /// to learn of it.
+    pub fn join(self) {
+        let _ = self.join_checked();
+    }
+
+    /// [`GenerationIo::join`], returning the first panic of a thread, if any, after
+    /// all threads were joined.
+    pub fn join_checked(mut self) -> thread::Result<()> {
+        self.join_threads()
+    }
+
+    fn join_threads(&mut self) -> thread::Result<()> {
+        let mut outcome = Ok(());
+        for handle in self.threads.drain(..) {
+            if let Err(panic) = handle.join() {
+                if outcome.is_ok() {
+                    outcome = Err(panic);
+                }
+            }
+        }
+        outcome
+    }
+}
+
+impl Drop for GenerationIo {
+    fn drop(&mut self) {
+        if !self.threads.is_empty() {
+            self.stop.stop();
+            let _ = self.join_threads();
+        }
+    }
+}
+
+/// Starts the reader, writer and stderr threads for `child`, taking its three pipes.
+///
+/// Fails with `InvalidInput` when a pipe was already taken, or with the error of
+/// creating a `Poll` or a thread (then nothing is left running). Threads are named
+/// `octet-reader-<conn>`, `octet-writer-<conn>` and `octet-stderr-<conn>`.
+pub fn start_io(
+    conn: ConnId,
+    child: &mut SpawnedChild,
+    config: IoConfig,
+    events: Sender<TransportMessage>,
+    stderr_sink: StderrSink,
+) -> io::Result<GenerationIo> {
+    let pipes = child.take_pipes().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the child's pipes were already taken",
+        )
+    })?;
+    start_io_with_pipes(conn, pipes, config, events, stderr_sink)
+}
+
+/// [`start_io`] for pipes taken beforehand.
+pub fn start_io_with_pipes(
+    conn: ConnId,
+    pipes: ChildPipes,
+    config: IoConfig,
+    events: Sender<TransportMessage>,
+    stderr_sink: StderrSink,
+) -> io::Result<GenerationIo> {
+    let stop = StopSignal::new();
+    let reader_poll = stoppable_poll(&stop)?;
+    let writer_poll = stoppable_poll(&stop)?;
+    let stderr_poll = stoppable_poll(&stop)?;
+
+    let stdin = pipe::Sender::from(pipes.stdin);
+    stdin.set_nonblocking(true)?;
+    let stdout = pipe::Receiver::from(pipes.stdout);
+    stdout.set_nonblocking(true)?;
+    let stderr = pipe::Receiver::from(pipes.stderr);
+    stderr.set_nonblocking(true)?;
+
+    let (writer, queue) = writer_queue(config.writer_queue, stop.clone());
+    let stderr_tail = StderrTail::new();
+    let mut io = GenerationIo {
+        writer,
+        stderr_tail: stderr_tail.clone(),
+        conn,
+        stop: stop.clone(),
+        threads: Vec::with_capacity(3),
+    };
+
+    let reader = Reader {
+        conn,
+        stdout,
+        poll: reader_poll,
+        frame_limit: config.frame_limit,
+        events: events.clone(),
+        stop: stop.clone(),
+    };
+    io.threads.push(spawn_named(
+        format!("octet-reader-{}", conn.0),
+        move || reader.run(),
+    )?);
+
+    let writer = Writer {
+        conn,
+        stdin,
+        poll: writer_poll,
+        queue,
+        events,
+        stop: stop.clone(),
+    };
+    io.threads.push(spawn_named(
+        format!("octet-writer-{}", conn.0),
+        move || writer.run(),
+    )?);
+
+    let drain = StderrDrain {
+        stderr,
+        poll: stderr_poll,
+        tail: stderr_tail,
+        sink: stderr_sink,
+        stop,
+    };
+    io.threads.push(spawn_named(
+        format!("octet-stderr-{}", conn.0),
+        move || drain.run(),
+    )?);
+    Ok(io)
+}
+
+/// A `Poll` whose waker the stop signal fires.
+fn stoppable_poll(stop: &StopSignal) -> io::Result<Poll> {
+    let poll = Poll::new()?;
+    let waker = Waker::new(poll.registry(), WAKE)?;
+    stop.add_waker(Arc::new(waker));
+    Ok(poll)
+}
+
+fn spawn_named(name: String, body: impl FnOnce() + Send + 'static) -> io::Result<JoinHandle<()>> {
+    thread::Builder::new().name(name).spawn(body)
+}

@@ -1,0 +1,189 @@
+//! The reader thread: sole owner of a child's stdout.
+//!
+//! It reads whatever is available (up to [`READ_BUFFER_BYTES`] at a time), splits the
+//! bytes into frames on LF only ([`FrameSplitter`]: CR, U+2028 and U+2029 are ordinary
+//! bytes), discards frames over the frame limit up to their LF, decodes and classifies
+//! each frame, and sends all frames completed by one read as one
+//! [`TransportEvent::Frames`] batch. It ends with exactly one
+//! [`TransportEvent::ReaderClosed`] on EOF, on a read error, or when stopped (after a
+//! stop, that last event is delivered only if the channel has room, since the stop
+//! came from the dispatcher itself).
+
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+use mio::unix::pipe;
+use mio::{Events, Interest, Poll, Token};
+
+use super::stop::{deliver, Delivery, StopSignal};
+use super::{ConnId, InboundFrame, TransportEvent, TransportMessage};
+use crate::wire::{decode, FrameSplitter, Split};
+
+/// Bytes read from the pipe at a time (the Linux pipe buffer holds 64 KiB).
+pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// The `Poll` token of the pipe in each I/O thread.
+pub(crate) const PIPE: Token = Token(0);
+
+/// The `Poll` token of the stop waker in each I/O thread.
+pub(crate) const WAKE: Token = Token(1);
+
+/// Everything the reader thread owns.
+pub(crate) struct Reader {
+    pub(crate) conn: ConnId,
+    pub(crate) stdout: pipe::Receiver,
+    pub(crate) poll: Poll,
+    /// Largest frame accepted, LF included; read before every chunk is split.
+    pub(crate) frame_limit: Arc<AtomicUsize>,
+    pub(crate) events: Sender<TransportMessage>,
+    pub(crate) stop: StopSignal,
+}
+
+/// How the read loop ended.
+enum End {
+    /// EOF, a read error (`Some`), or a stop: report `ReaderClosed`.
+    Closed(Option<io::Error>),
+    /// The dispatcher is gone: exit silently.
+    Disconnected,
+}
+
+impl Reader {
+    /// The thread body.
+    pub(crate) fn run(mut self) {
+        let mut splitter = FrameSplitter::new(current_limit(&self.frame_limit));
+        let error = match self.read_loop(&mut splitter) {
+            End::Closed(error) => error,
+            End::Disconnected => return,
+        };
+        let event = TransportEvent::ReaderClosed {
+            unterminated: splitter.finish(),
+            error,
+        };
+        let message = TransportMessage {
+            conn: self.conn,
+            event,
+        };
+        let _ = deliver(&self.events, &self.stop, message);
+    }
+
+    fn read_loop(&mut self, splitter: &mut FrameSplitter) -> End {
+        if let Err(error) =
+            self.poll
+                .registry()
+                .register(&mut self.stdout, PIPE, Interest::READABLE)
+        {
+            return End::Closed(Some(error));
+        }
+        let mut buffer = vec![0u8; READ_BUFFER_BYTES];
+        let mut events = Events::with_capacity(4);
+        loop {
+            if self.stop.is_stopped() {
+                return End::Closed(None);
+            }
+            match self.stdout.read(&mut buffer) {
+                Ok(0) => return End::Closed(None),
+                Ok(n) => {
+                    let limit = current_limit(&self.frame_limit);
+                    if limit != splitter.limit() {
+                        splitter.set_limit(limit);
+                    }
+                    let frames = split_and_decode(splitter, &buffer[..n]);
+                    if frames.is_empty() {
+                        continue;
+                    }
+                    let message = TransportMessage {
+                        conn: self.conn,
+                        event: TransportEvent::Frames(frames),
+                    };
+                    match deliver(&self.events, &self.stop, message) {
+                        Delivery::Delivered => {}
+                        Delivery::Stopped => return End::Closed(None),
+                        Delivery::Disconnected => return End::Disconnected,
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if let Err(error) = wait(&mut self.poll, &mut events) {
+                        return End::Closed(Some(error));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return End::Closed(Some(e)),
+            }
+        }
+    }
+}
+
+/// Waits until the pipe may be ready again or the waker fired (the caller then checks
+/// the stop flag). Interrupted waits are retried.
+pub(crate) fn wait(poll: &mut Poll, events: &mut Events) -> io::Result<()> {
+    loop {
+        match poll.poll(events, None) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The frame limit to apply, never zero (a splitter needs room for the LF).
+fn current_limit(limit: &AtomicUsize) -> usize {
+    limit.load(Ordering::Relaxed).max(1)
+}
+
+/// Feeds `data` to `splitter` and decodes every frame it completes, in order.
+pub(crate) fn split_and_decode(splitter: &mut FrameSplitter, data: &[u8]) -> Vec<InboundFrame> {
+    let mut frames = Vec::new();
+    splitter.push(data, |item| {
+        frames.push(match item {
+            Split::Frame(bytes) => match decode(bytes) {
+                Ok(message) => InboundFrame::Message(message),
+                Err(error) => InboundFrame::Invalid {
+                    error,
+                    bytes: bytes.len() + 1,
+                },
+            },
+            Split::Oversized { bytes } => InboundFrame::Oversized { bytes },
+        })
+    });
+    frames
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{FrameError, Message};
+
+    #[test]
+    fn classifies_every_kind_of_frame_in_order() {
+        let mut splitter = FrameSplitter::new(64);
+        let mut data = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\n[1]\n".to_vec();
+        data.extend_from_slice(&[b'x'; 100]);
+        data.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"");
+        let frames = split_and_decode(&mut splitter, &data);
+        assert_eq!(frames.len(), 4);
+        assert!(
+            matches!(&frames[0], InboundFrame::Message(Message::Notification(n)) if n.method == "a")
+        );
+        assert!(matches!(
+            &frames[1],
+            InboundFrame::Invalid {
+                error: FrameError::Parse { .. },
+                bytes: 1
+            }
+        ));
+        assert!(matches!(
+            &frames[2],
+            InboundFrame::Invalid {
+                error: FrameError::NotObject,
+                bytes: 4
+            }
+        ));
+        assert!(matches!(&frames[3], InboundFrame::Oversized { bytes: 101 }));
+        let rest = split_and_decode(&mut splitter, b"}\n");
+        assert!(
+            matches!(&rest[..], [InboundFrame::Message(Message::Notification(n))] if n.method == "b")
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! JSON parsing conformance (nst/JSONTestSuite `test_parsing/`, copied under
+//! `shared/conformance/json-parsing/`), by its README's rules:
+//!
+//! - `y_*` must decode as one JSON value;
+//! - `n_*` must be rejected with a parse error, without crashing;
+//! - `i_*` may go either way, but must not crash.
+//!
+//! Each file's raw bytes go to [`parse_json`], the decoding the reader uses. A second
+//! test sends every file without an internal LF through a real child and the reader
+//! thread, one frame per file.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use octet_host::transport::{
+    spawn, start_io, ConnId, InboundFrame, IoConfig, SpawnSpec, TransportEvent,
+};
+use octet_host::wire::{parse_json, FrameError};
+
+/// Where the data lives: beside the clone (`../shared`), as in CI. A git worktree one
+/// level further down (`../../shared`) is accepted too, and `OCTET_CONFORMANCE_DIR`
+/// (the `conformance` directory) overrides both.
+const BESIDE_CLONE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/conformance/json-parsing/test_parsing"
+);
+const BESIDE_WORKTREE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/conformance/json-parsing/test_parsing"
+);
+
+/// How long the framed run may take on a loaded machine.
+const LIVENESS: Duration = Duration::from_secs(120);
+
+fn data_dir() -> PathBuf {
+    let candidates: Vec<PathBuf> = match std::env::var_os("OCTET_CONFORMANCE_DIR") {
+        Some(dir) => vec![Path::new(&dir).join("json-parsing/test_parsing")],
+        None => vec![BESIDE_CLONE.into(), BESIDE_WORKTREE.into()],
+    };
+    for dir in &candidates {
+        if dir.is_dir() {
+            return dir.clone();
+        }
+    }
+    panic!(
+        "the JSON parsing conformance data is missing; looked in {candidates:?}. \
+         It lives in shared/conformance/json-parsing/test_parsing beside the clone \
+         (set OCTET_CONFORMANCE_DIR to the `conformance` directory to point elsewhere)"
+    );
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Accept,
+    Reject,
+    Either,
+}
+
+struct Case {
+    name: String,
+    class: Class,
+    bytes: Vec<u8>,
+}
+
+fn cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = std::fs::read_dir(data_dir())
+        .expect("readable conformance directory")
+        .map(|entry| {
+            let path = entry.expect("directory entry").path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            let class = match &name[..2] {
+                "y_" => Class::Accept,
+                "n_" => Class::Reject,
+                "i_" => Class::Either,
+                _ => panic!("unexpected file {name}"),
+            };
+            let bytes = std::fs::read(&path).expect("readable case");
+            Case { name, class, bytes }
+        })
+        .collect();
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    cases
+}
+
+fn count(cases: &[Case], class: Class) -> usize {
+    cases.iter().filter(|c| c.class == class).count()
+}
+
+#[test]
+fn parse_json_follows_the_suite() {
+    let cases = cases();
+    assert_eq!(count(&cases, Class::Accept), 95);
+    assert_eq!(count(&cases, Class::Reject), 188);
+    assert_eq!(count(&cases, Class::Either), 35);
+
+    let mut failures = Vec::new();
+    for case in &cases {
+        let outcome = parse_json(&case.bytes);
+        match (case.class, &outcome) {
+            (Class::Accept, Ok(_)) | (Class::Reject, Err(FrameError::Parse { .. })) => {}
+            (Class::Either, Ok(_) | Err(FrameError::Parse { .. })) => {}
+            _ => failures.push(format!("{}: {outcome:?}", case.name)),
+        }
+    }
+    assert!(failures.is_empty(), "non-conforming: {failures:#?}");
+}
+
+/// The frame a file becomes on the wire: its bytes, whose one trailing LF (if any)
+/// is the frame terminator. `None` for a file with an LF elsewhere.
+fn as_frame(bytes: &[u8]) -> Option<&[u8]> {
+    let content = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    (!content.contains(&b'\n')).then_some(content)
+}
+
+#[test]
+fn framed_cases_through_a_real_child_and_the_reader() {
+    let cases = cases();
+    let framed: Vec<&Case> = cases
+        .iter()
+        .filter(|c| as_frame(&c.bytes).is_some())
+        .collect();
+    assert_eq!(
+        cases.len() - framed.len(),
+        5,
+        "the README lists five files with an internal LF"
+    );
+    let framed_in = |class| framed.iter().filter(|c| c.class == class).count();
+    assert_eq!(
+        (
+            framed_in(Class::Accept),
+            framed_in(Class::Reject),
+            framed_in(Class::Either)
+        ),
+        (93, 185, 35)
+    );
+
+    let python = python();
+    let dir = data_dir();
+    let mut args = vec![Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/write_frames.py")
+        .to_str()
+        .unwrap()
+        .to_string()];
+    args.extend(
+        framed
+            .iter()
+            .map(|c| dir.join(&c.name).to_str().unwrap().to_string()),
+    );
+    let workspace = tempfile::tempdir().unwrap();
+    let spec = SpawnSpec {
+        program: python,
+        args,
+        env: vec![],
+        cwd: workspace.path().to_path_buf(),
+    };
+    let mut child = spawn(&spec).expect("spawn python");
+    let (tx, rx) = crossbeam_channel::bounded(64);
+    let io = start_io(
+        ConnId(1),
+        &mut child,
+        IoConfig::default(),
+        tx,
+        Box::new(|_| {}),
+    )
+    .expect("start_io");
+    let mut process = child.into_process();
+
+    let mut frames = Vec::new();
+    let deadline = Instant::now() + LIVENESS;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left).expect("the reader finishes").event {
+            TransportEvent::Frames(batch) => frames.extend(batch),
+            TransportEvent::ReaderClosed {
+                unterminated,
+                error,
+            } => {
+                assert_eq!(unterminated, None);
+                assert!(error.is_none(), "{error:?}");
+                break;
+            }
+            _ => {}
+        }
+    }
+    io.stop();
+    io.join_checked().expect("no I/O thread panicked");
+    assert!(process.finish().expect("finish").success());
+
+    assert_eq!(
+        frames.len(),
+        framed.len(),
+        "one frame per file, none skipped"
+    );
+    let mut failures = Vec::new();
+    for (case, frame) in framed.iter().zip(&frames) {
+        let size = as_frame(&case.bytes).unwrap().len() + 1;
+        let ok = match (case.class, frame) {
+            // A `y_` frame is JSON; whether it is a JSON-RPC message does not matter.
+            (Class::Accept, InboundFrame::Message(_)) => true,
+            (Class::Accept, InboundFrame::Invalid { error, bytes }) => {
+                !matches!(error, FrameError::Parse { .. }) && *bytes == size
+            }
+            (Class::Reject, InboundFrame::Invalid { error, bytes }) => {
+                matches!(error, FrameError::Parse { .. }) && *bytes == size
+            }
+            (Class::Either, InboundFrame::Message(_)) => true,
+            (Class::Either, InboundFrame::Invalid { bytes, .. }) => *bytes == size,
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("{}: {frame:?}", case.name));
+        }
+    }
+    assert!(failures.is_empty(), "non-conforming frames: {failures:#?}");
+}
+
+/// The Python interpreter itself (`python3` on PATH may be a wrapper script).
+fn python() -> PathBuf {
+    let output = std::process::Command::new("python3")
+        .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success());
+    PathBuf::from(String::from_utf8(output.stdout).unwrap())
+}
