@@ -11,7 +11,8 @@
 #![warn(missing_docs)]
 
 pub mod cli;
-pub mod dispatcher;
+pub(crate) mod dispatcher;
+pub mod host;
 pub mod limits;
 pub mod manifest;
 pub mod negotiation;
@@ -21,3 +22,13 @@ pub mod supervisor;
 pub mod transport;
 pub mod validate;
 pub mod wire;
+
+pub use host::{
+    CallError, CallOptions, Extension, ExtensionHost, ExtensionHostBuilder, HostEvent, PendingCall,
+    StartError,
+};
+
+/// Compiles the README's examples as doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,1 +1,260 @@
 //! The dispatcher: one thread that owns all protocol state.
+//!
+//! It is the only place where request tables, tombstones, deadlines, concurrency slots
+//! and lifecycle state change. Handles send it [`Command`]s; each generation's I/O
+//! threads send it [`TransportMessage`]s; it sleeps in `select!` until the nearest timer.
+//! It never blocks on a send: replies go to bounded(1) channels that hold exactly one
+//! answer, frames go to writers whose queues it keeps within bounds itself, and events
+//! are dropped and counted when the embedder does not keep up.
+
+mod command;
+mod connection;
+mod inbound;
+mod requests;
+mod shutdown;
+mod timers;
+mod tombstones;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{select, Receiver, Sender};
+use serde_json::Value;
+
+pub(crate) use command::{CallRequest, Command, HostRequest, StartRequest};
+use connection::Connection;
+use timers::{Timer, Timers};
+
+use crate::host::call::CallId;
+use crate::host::events::{EventSink, HostEvent};
+use crate::host::{ExtensionStatus, LifecycleState, ShutdownReport};
+use crate::negotiation::HostContext;
+use crate::transport::{ConnId, GenerationIo, TransportMessage};
+
+/// How often a ready generation is checked for an unnoticed exit (for example a child
+/// that died while a grandchild keeps its stdout open).
+const HEALTH_POLL_INTERVAL: Duration = Duration::from_millis(200);
+
+/// How often a generation that is going away is checked for exit.
+const EXIT_POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// How long the dispatcher sleeps when no timer is due.
+const IDLE_WAIT: Duration = Duration::from_secs(3600);
+
+/// Host-wide facts every generation shares.
+pub(crate) struct Shared {
+    /// The workspace: the children's working directory and `OCTET_WORKSPACE`.
+    pub workspace: PathBuf,
+    /// The `host` object sent in `initialize` and every execution context.
+    pub host_context: HostContext,
+    /// `host_context` encoded once.
+    pub host_value: Value,
+    /// `extension_instance_id`: changes with every host build (section 1.2).
+    pub instance_id: String,
+    /// The durable session namespace in `resource_owner` (section 1.2).
+    pub session_id: String,
+    /// Where host events go.
+    pub events: EventSink,
+}
+
+/// Where a call is while it is unsettled.
+#[derive(Clone, Copy, Debug)]
+enum CallLocation {
+    /// Waiting for a concurrency slot on `conn`.
+    Queued(ConnId),
+    /// Sent (or queued for the writer) as request `id` on `conn`.
+    Sent(ConnId, u64),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct CallEntry {
+    location: CallLocation,
+    deadline: Duration,
+}
+
+/// A host-wide shutdown in progress.
+struct HostShutdown {
+    waiters: Vec<Sender<ShutdownReport>>,
+    report: ShutdownReport,
+}
+
+/// The dispatcher's state.
+pub(crate) struct Dispatcher {
+    shared: Arc<Shared>,
+    commands: Receiver<Command>,
+    transport: Receiver<TransportMessage>,
+    conns: HashMap<ConnId, Connection>,
+    /// The generation that receives calls for each extension name.
+    routes: HashMap<String, ConnId>,
+    calls: HashMap<CallId, CallEntry>,
+    timers: Timers,
+    stop_waiters: HashMap<ConnId, Vec<Sender<Option<ShutdownReport>>>>,
+    shutdown: Option<HostShutdown>,
+    /// Joins the I/O threads of finished generations, off the dispatcher thread: a
+    /// reader may be blocked handing the dispatcher a batch, so the dispatcher itself
+    /// must never wait for one.
+    janitor: Sender<GenerationIo>,
+}
+
+/// Starts the dispatcher thread.
+pub(crate) fn spawn(
+    shared: Arc<Shared>,
+    commands: Receiver<Command>,
+    transport: Receiver<TransportMessage>,
+) -> std::io::Result<JoinHandle<()>> {
+    let (janitor, finished) = crossbeam_channel::unbounded::<GenerationIo>();
+    let janitor_thread = std::thread::Builder::new()
+        .name("octet-janitor".into())
+        .spawn(move || {
+            for io in finished {
+                io.join();
+            }
+        })?;
+    let dispatcher = Dispatcher {
+        shared,
+        commands,
+        transport,
+        conns: HashMap::new(),
+        routes: HashMap::new(),
+        calls: HashMap::new(),
+        timers: Timers::default(),
+        stop_waiters: HashMap::new(),
+        shutdown: None,
+        janitor,
+    };
+    std::thread::Builder::new()
+        .name("octet-dispatcher".into())
+        .spawn(move || {
+            dispatcher.run();
+            let _ = janitor_thread.join();
+        })
+}
+
+impl Dispatcher {
+    fn run(mut self) {
+        loop {
+            let wait = match self.timers.next_deadline() {
+                Some(at) => at.saturating_duration_since(Instant::now()),
+                None => IDLE_WAIT,
+            };
+            select! {
+                recv(self.commands) -> command => match command {
+                    Ok(command) => self.on_command(command),
+                    Err(_) => self.on_handles_gone(),
+                },
+                recv(self.transport) -> message => {
+                    if let Ok(message) = message {
+                        self.on_transport(message);
+                    }
+                }
+                default(wait) => {}
+            }
+            // Handle everything already waiting before sleeping again: one wake-up
+            // serves a whole burst.
+            loop {
+                let mut progressed = false;
+                while let Ok(message) = self.transport.try_recv() {
+                    self.on_transport(message);
+                    progressed = true;
+                }
+                while let Ok(command) = self.commands.try_recv() {
+                    self.on_command(command);
+                    progressed = true;
+                }
+                if !progressed {
+                    break;
+                }
+            }
+            self.fire_due_timers();
+            if self.shutdown.is_some() && self.conns.is_empty() {
+                self.finish_host_shutdown();
+                // Dropping `self` closes the transport channel (so no reader can stay
+                // blocked on it) and the janitor's queue (so the janitor ends).
+                return;
+            }
+        }
+    }
+
+    /// Every handle, the host included, is gone: shut everything down.
+    fn on_handles_gone(&mut self) {
+        self.commands = crossbeam_channel::never();
+        self.begin_host_shutdown(crate::limits::SHUTDOWN_AGGREGATE_DEADLINE, None);
+    }
+
+    fn on_command(&mut self, command: Command) {
+        match command {
+            Command::Start(request) => self.on_start(*request),
+            Command::Call(request) => self.on_call(request),
+            Command::Cancel { call, reason } => self.cancel_call(call, reason),
+            Command::Stop { extension, reply } => self.on_stop(&extension, reply),
+            Command::Shutdown { cap, reply } => self.begin_host_shutdown(cap, Some(reply)),
+            Command::Status { reply } => {
+                let _ = reply.send(self.status());
+            }
+        }
+    }
+
+    fn fire_due_timers(&mut self) {
+        let now = Instant::now();
+        while let Some(timer) = self.timers.pop_due(now) {
+            match timer {
+                Timer::RequestDeadline { conn, id } => self.on_request_deadline(conn, id),
+                Timer::CallDeadline { call } => {
+                    self.cancel_call(call, crate::host::call::CancelReason::Timeout)
+                }
+                Timer::CancelGrace { conn, id } => self.on_cancel_grace(conn, id),
+                Timer::ShutdownAck { conn } => self.on_shutdown_ack_timeout(conn),
+                Timer::ShutdownExit { conn } => self.on_shutdown_exit_timeout(conn),
+                Timer::ExitPoll { conn, seq } => self.on_exit_poll(conn, seq),
+                Timer::ShutdownAggregate => self.on_shutdown_aggregate(),
+            }
+        }
+    }
+
+    fn emit_state(&self, conn: &Connection) {
+        self.shared.events.emit(HostEvent::StateChanged {
+            source: conn.source.clone(),
+            state: conn.state,
+        });
+    }
+
+    fn set_state(&mut self, conn: ConnId, state: LifecycleState) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            if c.state != state {
+                c.state = state;
+                let c = &self.conns[&conn];
+                self.emit_state(c);
+            }
+        }
+    }
+
+    fn status(&self) -> Vec<ExtensionStatus> {
+        let mut all: Vec<ExtensionStatus> = self
+            .conns
+            .values()
+            .map(|c| ExtensionStatus {
+                extension: c.source.extension.clone(),
+                generation: c.source.generation,
+                state: c.state,
+                api_version: c.api,
+                pid: c.child.pid(),
+                features: c
+                    .negotiated
+                    .as_ref()
+                    .map(|n| n.features.iter().map(|f| f.as_str().to_string()).collect())
+                    .unwrap_or_default(),
+                max_concurrent_requests: c.negotiated.as_ref().map(|n| n.max_concurrent_requests),
+                pending: c.pending.len(),
+                queued: c.queued.len(),
+                routed: self.routes.get(&c.source.extension) == Some(&c.conn),
+                last_error: c.last_error.clone(),
+                stderr_tail: c.io.stderr_tail.snapshot(),
+            })
+            .collect();
+        all.sort_by(|a, b| (&a.extension, a.generation).cmp(&(&b.extension, b.generation)));
+        all
+    }
+}

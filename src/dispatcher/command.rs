@@ -1,0 +1,113 @@
+//! What handles send to the dispatcher.
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::Sender;
+use serde_json::Value;
+
+use crate::host::call::{CallId, CallReply, CancelReason};
+use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension};
+use crate::manifest::{LocatedManifest, UiSurface};
+use crate::negotiation::InitializeOffer;
+use crate::transport::{ChildProcess, ConnId, GenerationIo, ScratchDir};
+
+/// A request to the dispatcher.
+pub(crate) enum Command {
+    /// Register a freshly spawned generation and negotiate `initialize` with it.
+    Start(Box<StartRequest>),
+    /// Send a host request to an extension's active generation.
+    Call(Box<CallRequest>),
+    /// Cancel a call.
+    Cancel { call: CallId, reason: CancelReason },
+    /// Shut one extension down (section 1.8) and report when it is gone.
+    Stop {
+        extension: String,
+        reply: Sender<Option<ShutdownReport>>,
+    },
+    /// Shut every extension down within `cap` and stop the dispatcher.
+    Shutdown {
+        cap: Duration,
+        reply: Sender<ShutdownReport>,
+    },
+    /// Report the status of every extension.
+    Status { reply: Sender<Vec<ExtensionStatus>> },
+}
+
+/// A spawned child ready to be registered.
+pub(crate) struct StartRequest {
+    pub conn: ConnId,
+    /// The process generation, counted per extension by the host.
+    pub generation: u64,
+    pub located: LocatedManifest,
+    pub offer: InitializeOffer,
+    pub child: ChildProcess,
+    pub io: GenerationIo,
+    pub scratch: ScratchDir,
+    pub frame_limit: Arc<AtomicUsize>,
+    pub reply: Sender<Result<StartedExtension, StartError>>,
+}
+
+/// One host request from the embedder.
+pub(crate) struct CallRequest {
+    pub call: CallId,
+    pub extension: String,
+    pub request: HostRequest,
+    pub deadline: Duration,
+    pub reply: Sender<CallReply>,
+}
+
+/// The host-to-extension methods of section 1, with their embedder-supplied params.
+/// The dispatcher adds the `context` member.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum HostRequest {
+    /// `tool/call` (section 1.2).
+    ToolCall { name: String, arguments: Value },
+    /// `command/execute` (section 1.3).
+    CommandExecute {
+        name: String,
+        arguments: Vec<String>,
+    },
+    /// `hook/run` (section 1.4).
+    HookRun { hook: String, payload: Value },
+    /// `context/collect` (section 1.5).
+    ContextCollect { prompt: Option<String> },
+    /// `status/collect` (section 1.6).
+    StatusCollect { surface: UiSurface },
+    /// `menu/collect` (section 1.6b).
+    MenuCollect,
+    /// `tool/render` (section 1.7).
+    ToolRender {
+        name: String,
+        arguments: Value,
+        output: String,
+        is_error: bool,
+    },
+}
+
+impl HostRequest {
+    /// The wire method name.
+    pub fn method(&self) -> &'static str {
+        match self {
+            HostRequest::ToolCall { .. } => "tool/call",
+            HostRequest::CommandExecute { .. } => "command/execute",
+            HostRequest::HookRun { .. } => "hook/run",
+            HostRequest::ContextCollect { .. } => "context/collect",
+            HostRequest::StatusCollect { .. } => "status/collect",
+            HostRequest::MenuCollect => "menu/collect",
+            HostRequest::ToolRender { .. } => "tool/render",
+        }
+    }
+
+    /// True when the request's context carries the `resource_owner` triple on the
+    /// feature-negotiated wire (section 1.2: model-tool and tool-hook contexts, slash
+    /// commands, `before_prompt`, `after_response`, `context/collect`; section 1.6b:
+    /// `menu/collect`). Status and renderer contexts stay process-scoped.
+    pub fn has_resource_owner(&self) -> bool {
+        !matches!(
+            self,
+            HostRequest::StatusCollect { .. } | HostRequest::ToolRender { .. }
+        )
+    }
+}

@@ -1,0 +1,184 @@
+//! One generation's protocol state, owned by the dispatcher.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+
+use super::command::CallRequest;
+use super::tombstones::Tombstones;
+use crate::host::call::{CallId, CallReply};
+use crate::host::events::GenerationRef;
+use crate::host::{LifecycleState, StartError, StartedExtension};
+use crate::limits::WRITER_QUEUE_FRAMES;
+use crate::manifest::{ApiVersion, LocatedManifest};
+use crate::negotiation::{InitializeOffer, Negotiated};
+use crate::transport::{ChildProcess, ConnId, FrameState, GenerationIo, OutboundFrame, ScratchDir};
+
+/// Why a pending host request was sent.
+pub(crate) enum PendingKind {
+    /// The `initialize` request; the starter waits on `reply`.
+    Initialize {
+        reply: Sender<Result<StartedExtension, StartError>>,
+        offer: InitializeOffer,
+    },
+    /// The `shutdown` request (section 1.8).
+    Shutdown,
+    /// An embedder call.
+    Call {
+        call: CallId,
+        reply: Sender<CallReply>,
+    },
+}
+
+/// A host request written (or queued for writing) and not yet settled.
+pub(crate) struct Pending {
+    pub kind: PendingKind,
+    pub frame: Arc<FrameState>,
+    /// The last accepted `$/progress` sequence number (section 2.6).
+    pub last_progress: Option<u64>,
+}
+
+/// Where the generation is in its shutdown (section 1.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShutdownStage {
+    /// Not shutting down.
+    None,
+    /// The `shutdown` request is out; waiting for its acknowledgement.
+    AwaitAck,
+    /// Acknowledged or timed out; stdin closed; waiting for the process to exit.
+    AwaitExit,
+    /// The process group was killed; waiting to reap it.
+    Killed,
+}
+
+/// One generation: a child process, its I/O threads and its protocol state.
+pub(crate) struct Connection {
+    pub conn: ConnId,
+    pub source: GenerationRef,
+    pub located: Arc<LocatedManifest>,
+    pub api: ApiVersion,
+    pub child: ChildProcess,
+    pub io: GenerationIo,
+    pub _scratch: ScratchDir,
+    pub frame_limit: Arc<AtomicUsize>,
+    pub state: LifecycleState,
+    pub stage: ShutdownStage,
+    pub negotiated: Option<Arc<Negotiated>>,
+    next_id: u64,
+    pub pending: HashMap<u64, Pending>,
+    /// Calls waiting for a concurrency slot, first come first served.
+    pub queued: VecDeque<Box<CallRequest>>,
+    /// Admitted calls holding a concurrency slot, including cancelled ones the
+    /// extension has not settled yet.
+    pub active: usize,
+    /// Frames handed to the writer and not yet reported written.
+    pub writer_inflight: usize,
+    /// Frames waiting for room in the writer queue.
+    pub backlog: VecDeque<OutboundFrame>,
+    pub tombstones: Tombstones,
+    pub reader_closed: bool,
+    pub writer_failed: bool,
+    pub last_error: Option<String>,
+    /// The `shutdown` request was acknowledged.
+    pub acknowledged: bool,
+    /// The process group was killed before the child exited by itself.
+    pub forced: bool,
+    /// Sequence of the live exit-poll timer.
+    pub poll_seq: u64,
+}
+
+impl Connection {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        conn: ConnId,
+        source: GenerationRef,
+        located: LocatedManifest,
+        child: ChildProcess,
+        io: GenerationIo,
+        scratch: ScratchDir,
+        frame_limit: Arc<AtomicUsize>,
+    ) -> Connection {
+        let api = located.manifest.api_version;
+        Connection {
+            conn,
+            source,
+            located: Arc::new(located),
+            api,
+            child,
+            io,
+            _scratch: scratch,
+            frame_limit,
+            state: LifecycleState::Initializing,
+            stage: ShutdownStage::None,
+            negotiated: None,
+            next_id: 1,
+            pending: HashMap::new(),
+            queued: VecDeque::new(),
+            active: 0,
+            writer_inflight: 0,
+            backlog: VecDeque::new(),
+            tombstones: Tombstones::default(),
+            reader_closed: false,
+            writer_failed: false,
+            last_error: None,
+            acknowledged: false,
+            forced: false,
+            poll_seq: 0,
+        }
+    }
+
+    /// Allocates the next host request id of this generation (ids start at 1 and are
+    /// never reused).
+    pub fn next_request_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The most host requests that may hold a slot at once.
+    pub fn max_active(&self) -> usize {
+        match &self.negotiated {
+            Some(n) => n.max_concurrent_requests as usize,
+            None => 1,
+        }
+    }
+
+    /// True when the transport can still carry frames both ways.
+    pub fn transport_alive(&self) -> bool {
+        !self.reader_closed && !self.writer_failed
+    }
+
+    /// Queues a frame for the writer, keeping at most [`WRITER_QUEUE_FRAMES`] in its
+    /// queue; the rest wait in the backlog, in order.
+    pub fn push_frame(&mut self, frame: OutboundFrame) {
+        if self.writer_failed {
+            return;
+        }
+        if self.writer_inflight < WRITER_QUEUE_FRAMES && self.backlog.is_empty() {
+            self.hand_to_writer(frame);
+        } else {
+            self.backlog.push_back(frame);
+        }
+    }
+
+    /// Records that the writer took `frames` off its queue and refills it.
+    pub fn on_written(&mut self, frames: usize) {
+        self.writer_inflight = self.writer_inflight.saturating_sub(frames);
+        while self.writer_inflight < WRITER_QUEUE_FRAMES {
+            let Some(frame) = self.backlog.pop_front() else {
+                break;
+            };
+            self.hand_to_writer(frame);
+        }
+    }
+
+    fn hand_to_writer(&mut self, frame: OutboundFrame) {
+        if self.io.writer.send(frame).is_ok() {
+            self.writer_inflight += 1;
+        } else {
+            self.writer_failed = true;
+        }
+    }
+}

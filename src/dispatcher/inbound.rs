@@ -1,0 +1,238 @@
+//! What arrives from a generation: frames, closed streams and writer progress.
+
+use serde_json::Value;
+
+use super::connection::PendingKind;
+use super::Dispatcher;
+use crate::host::call::CallError;
+use crate::host::events::{Diagnostic, HostEvent};
+use crate::host::LifecycleState;
+use crate::transport::{ConnId, InboundFrame, OutboundFrame, TransportEvent, TransportMessage};
+use crate::validate;
+use crate::wire::{self, codes, Message, Notification, Request, ResponseError};
+
+impl Dispatcher {
+    pub(super) fn on_transport(&mut self, message: TransportMessage) {
+        let TransportMessage { conn, event } = message;
+        match event {
+            TransportEvent::Frames(frames) => {
+                for frame in frames {
+                    self.on_frame(conn, frame);
+                }
+            }
+            TransportEvent::Written { frames } => {
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.on_written(frames);
+                }
+            }
+            TransportEvent::ReaderClosed {
+                unterminated,
+                error,
+            } => {
+                let Some(c) = self.conns.get_mut(&conn) else {
+                    return;
+                };
+                c.reader_closed = true;
+                let source = c.source.clone();
+                if let Some(bytes) = unterminated {
+                    self.shared
+                        .events
+                        .diagnostic(&source, Diagnostic::UnterminatedFrame { bytes });
+                }
+                let reason = match error {
+                    Some(e) => format!("reading the extension's stdout failed: {e}"),
+                    None => "the extension closed its stdout".to_string(),
+                };
+                self.on_transport_lost(conn, reason);
+            }
+            TransportEvent::WriterFailed { error } => {
+                let Some(c) = self.conns.get_mut(&conn) else {
+                    return;
+                };
+                c.writer_failed = true;
+                self.on_transport_lost(
+                    conn,
+                    format!("writing to the extension's stdin failed: {error}"),
+                );
+            }
+        }
+    }
+
+    fn on_frame(&mut self, conn: ConnId, frame: InboundFrame) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        match frame {
+            InboundFrame::Message(Message::Response(response)) => self.on_response(conn, response),
+            InboundFrame::Message(Message::Request(request)) => {
+                self.on_extension_request(conn, request)
+            }
+            InboundFrame::Message(Message::Notification(notification)) => {
+                self.on_extension_notification(conn, notification)
+            }
+            other => self.shared.events.frame_diagnostic(&c.source, &other),
+        }
+    }
+
+    /// The transport to a generation broke: every waiter learns it at once, and the
+    /// generation is terminated unless it is already on its way out.
+    fn on_transport_lost(&mut self, conn: ConnId, reason: String) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let shutting_down = c.stage != super::connection::ShutdownStage::None;
+        if !shutting_down {
+            c.last_error = Some(reason.clone());
+            let source = c.source.clone();
+            self.shared.events.diagnostic(
+                &source,
+                Diagnostic::TransportLost {
+                    reason: reason.clone(),
+                },
+            );
+        }
+        self.fail_all(conn, CallError::TransportLost { reason });
+        if shutting_down {
+            self.on_shutdown_transport_lost(conn);
+        } else {
+            self.terminate(conn, LifecycleState::Crashed);
+        }
+    }
+
+    /// Extension-originated requests (section 2).
+    fn on_extension_request(&mut self, conn: ConnId, request: Request) {
+        let error = ResponseError::new(codes::METHOD_NOT_FOUND, "unknown or unnegotiated method");
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        self.shared.events.diagnostic(
+            &c.source,
+            Diagnostic::Refused {
+                method: request.method.clone(),
+                reason: error.message.clone(),
+            },
+        );
+        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
+        if let Ok(bytes) = wire::encode_error(&request.id, &error, limit) {
+            c.push_frame(OutboundFrame { bytes, state: None });
+        }
+    }
+
+    /// Extension-originated notifications (sections 2.1, 2.3, 2.4, 2.6).
+    fn on_extension_notification(&mut self, conn: ConnId, notification: Notification) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let source = c.source.clone();
+        let params = notification.params.unwrap_or(Value::Null);
+        let refuse = |this: &Self, reason: String| {
+            this.shared.events.diagnostic(
+                &source,
+                Diagnostic::Refused {
+                    method: notification.method.clone(),
+                    reason,
+                },
+            );
+        };
+        let state = c.state;
+        if state != LifecycleState::Ready && state != LifecycleState::Draining {
+            refuse(self, format!("sent while the generation is {state}"));
+            return;
+        }
+        match notification.method.as_str() {
+            "notification" => match validate::notification(&params) {
+                Ok(notification) => self.shared.events.emit(HostEvent::Notification {
+                    source: source.clone(),
+                    notification,
+                }),
+                Err(e) => refuse(self, e.to_string()),
+            },
+            "context/contribution" => match validate::context_contribution(&params) {
+                Ok(contribution) => self.shared.events.emit(HostEvent::ContextContribution {
+                    source: source.clone(),
+                    contribution,
+                }),
+                Err(e) => refuse(self, e.to_string()),
+            },
+            "status/contribution" => match validate::status_contribution(&params) {
+                Ok(contribution) => self.shared.events.emit(HostEvent::StatusContribution {
+                    source: source.clone(),
+                    contribution,
+                }),
+                Err(e) => refuse(self, e.to_string()),
+            },
+            "$/progress" => self.on_progress(conn, &params),
+            other => refuse(
+                self,
+                format!("`{other}` is not a notification the host accepts"),
+            ),
+        }
+    }
+
+    /// `$/progress` (section 2.6): only for an active request of this generation, with a
+    /// strictly increasing sequence; anything else is ignored with a diagnostic.
+    fn on_progress(&mut self, conn: ConnId, params: &Value) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let source = c.source.clone();
+        let refuse = |reason: String| Diagnostic::Refused {
+            method: "$/progress".into(),
+            reason,
+        };
+        let negotiated = c.negotiated.as_ref().is_some_and(|n| {
+            n.features
+                .contains(crate::negotiation::Feature::RequestProgress)
+        });
+        if !negotiated {
+            self.shared.events.diagnostic(
+                &source,
+                refuse("request_progress was not negotiated".into()),
+            );
+            return;
+        }
+        let request_id = params.get("request_id").and_then(Value::as_u64);
+        let sequence = params.get("sequence").and_then(Value::as_u64);
+        let event = params.get("event").filter(|e| e.is_object());
+        let (Some(request_id), Some(sequence), Some(event)) = (request_id, sequence, event) else {
+            self.shared.events.diagnostic(
+                &source,
+                refuse(
+                    "params need request_id, sequence (unsigned integers) and an event object"
+                        .into(),
+                ),
+            );
+            return;
+        };
+        let Some(pending) = c.pending.get_mut(&request_id) else {
+            self.shared.events.diagnostic(
+                &source,
+                refuse(format!("request {request_id} is not active")),
+            );
+            return;
+        };
+        if !matches!(pending.kind, PendingKind::Call { .. }) {
+            self.shared.events.diagnostic(
+                &source,
+                refuse(format!("request {request_id} is not a call")),
+            );
+            return;
+        }
+        if pending.last_progress.is_some_and(|last| sequence <= last) {
+            self.shared.events.diagnostic(
+                &source,
+                refuse(format!(
+                    "sequence {sequence} does not increase for request {request_id}"
+                )),
+            );
+            return;
+        }
+        pending.last_progress = Some(sequence);
+        self.shared.events.emit(HostEvent::Progress {
+            source,
+            request_id,
+            sequence,
+            event: event.clone(),
+        });
+    }
+}

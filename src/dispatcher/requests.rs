@@ -1,0 +1,553 @@
+//! Host requests: starting a generation, admitting calls through the concurrency
+//! semaphore, cancelling them (section 1.9) and settling them.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::command::{CallRequest, HostRequest, StartRequest};
+use super::connection::{Connection, Pending, PendingKind};
+use super::timers::Timer;
+use super::{CallEntry, CallLocation, Dispatcher};
+use crate::host::call::{CallError, CallId, CancelReason, RawResult};
+use crate::host::events::{Diagnostic, GenerationRef};
+use crate::host::{LifecycleState, StartError, StartedExtension};
+use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
+use crate::negotiation::{self, Feature};
+use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::wire::{self, RequestId};
+
+/// Most calls that may wait for a concurrency slot on one generation; more fail at once
+/// with [`CallError::Overloaded`] (issue 3: "excess calls queue fairly and are bounded").
+pub(crate) const MAX_QUEUED_CALLS: usize = 4096;
+
+impl Dispatcher {
+    /// Registers a spawned generation and sends `initialize` (section 1.1).
+    pub(super) fn on_start(&mut self, request: StartRequest) {
+        let StartRequest {
+            conn,
+            generation,
+            located,
+            offer,
+            child,
+            io,
+            scratch,
+            frame_limit,
+            reply,
+        } = request;
+        if self.shutdown.is_some() {
+            let _ = reply.send(Err(StartError::HostShutDown));
+            return;
+        }
+        let name = located.manifest.name.clone();
+        if self.routes.contains_key(&name)
+            || self
+                .conns
+                .values()
+                .any(|c| c.source.extension == name && c.state == LifecycleState::Initializing)
+        {
+            let _ = reply.send(Err(StartError::AlreadyRunning { extension: name }));
+            return;
+        }
+        let source = GenerationRef {
+            extension: name,
+            generation,
+        };
+        let params = match negotiation::initialize_params(
+            &located,
+            &self.shared.workspace,
+            &self.shared.host_context,
+            &offer,
+        ) {
+            Ok(params) => params,
+            Err(e) => {
+                let _ = reply.send(Err(StartError::Negotiation(e)));
+                return;
+            }
+        };
+        let mut c = Connection::new(conn, source, located, child, io, scratch, frame_limit);
+        let id = c.next_request_id();
+        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
+        let bytes = match wire::encode_request(
+            &RequestId::Number(id),
+            "initialize",
+            Some(&params),
+            limit,
+        ) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let _ = reply.send(Err(StartError::Encode(e.to_string())));
+                return;
+            }
+        };
+        let frame = FrameState::new();
+        c.pending.insert(
+            id,
+            Pending {
+                kind: PendingKind::Initialize { reply, offer },
+                frame: frame.clone(),
+                last_progress: None,
+            },
+        );
+        c.push_frame(OutboundFrame {
+            bytes,
+            state: Some(frame),
+        });
+        let now = Instant::now();
+        self.timers
+            .schedule(now + REQUEST_DEADLINE, Timer::RequestDeadline { conn, id });
+        self.emit_state(&c);
+        self.conns.insert(conn, c);
+        self.schedule_exit_poll(conn, super::HEALTH_POLL_INTERVAL);
+    }
+
+    /// Validates the `initialize` answer; a rejected generation is terminated.
+    pub(super) fn on_initialize_answer(
+        &mut self,
+        conn: ConnId,
+        reply: crossbeam_channel::Sender<Result<StartedExtension, StartError>>,
+        offer: negotiation::InitializeOffer,
+        outcome: Result<Value, wire::ResponseError>,
+    ) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let result = match outcome {
+            Ok(value) => negotiation::validate_initialize_result(&c.located, &offer, &value)
+                .map_err(StartError::Negotiation),
+            Err(error) => Err(StartError::InitializeRejected(error)),
+        };
+        match result {
+            Ok(negotiated) => {
+                let negotiated = Arc::new(negotiated);
+                c.negotiated = Some(negotiated.clone());
+                let started = StartedExtension {
+                    name: c.source.extension.clone(),
+                    generation: c.source.generation,
+                    api_version: c.api,
+                    pid: c.child.pid(),
+                    negotiated,
+                    manifest: c.located.clone(),
+                };
+                self.routes.insert(c.source.extension.clone(), conn);
+                self.set_state(conn, LifecycleState::Ready);
+                let _ = reply.send(Ok(started));
+            }
+            Err(error) => {
+                c.last_error = Some(error.to_string());
+                let _ = reply.send(Err(error));
+                self.terminate(conn, LifecycleState::Stopped);
+            }
+        }
+    }
+
+    /// An embedder call: route it to the extension's generation and admit it.
+    pub(super) fn on_call(&mut self, request: Box<CallRequest>) {
+        if self.shutdown.is_some() {
+            let _ = request.reply.send(Err(CallError::HostShutDown));
+            return;
+        }
+        let Some(&conn) = self.routes.get(&request.extension) else {
+            let _ = request.reply.send(Err(CallError::NotStarted {
+                extension: request.extension,
+            }));
+            return;
+        };
+        let c = &self.conns[&conn];
+        if c.state != LifecycleState::Ready {
+            let _ = request.reply.send(Err(CallError::NotReady {
+                extension: request.extension.clone(),
+                state: c.state,
+            }));
+            return;
+        }
+        if let Err(e) = check_declared(c, &request.request) {
+            let _ = request.reply.send(Err(e));
+            return;
+        }
+        let c = self.conns.get_mut(&conn).expect("routed connection exists");
+        if c.queued.len() >= MAX_QUEUED_CALLS {
+            let _ = request.reply.send(Err(CallError::Overloaded {
+                queued: c.queued.len(),
+            }));
+            return;
+        }
+        let call = request.call;
+        let deadline = request.deadline;
+        self.timers
+            .schedule(Instant::now() + deadline, Timer::CallDeadline { call });
+        self.calls.insert(
+            call,
+            CallEntry {
+                location: CallLocation::Queued(conn),
+                deadline,
+            },
+        );
+        c.queued.push_back(request);
+        self.admit(conn);
+    }
+
+    /// Sends queued calls while the generation has free concurrency slots.
+    pub(super) fn admit(&mut self, conn: ConnId) {
+        loop {
+            let Some(c) = self.conns.get_mut(&conn) else {
+                return;
+            };
+            if c.state != LifecycleState::Ready || c.active >= c.max_active() {
+                return;
+            }
+            let Some(request) = c.queued.pop_front() else {
+                return;
+            };
+            self.send_call(conn, *request);
+        }
+    }
+
+    fn send_call(&mut self, conn: ConnId, request: CallRequest) {
+        let CallRequest {
+            call,
+            request,
+            reply,
+            deadline,
+            ..
+        } = request;
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .expect("admitting on a live connection");
+        let params = request_params(c, &self.shared, &request);
+        let id = c.next_request_id();
+        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
+        let bytes = match wire::encode_request(
+            &RequestId::Number(id),
+            request.method(),
+            Some(&params),
+            limit,
+        ) {
+            Ok(bytes) => bytes,
+            Err(wire::EncodeError::TooLarge { bytes, limit }) => {
+                self.calls.remove(&call);
+                let _ = reply.send(Err(CallError::RequestTooLarge { bytes, limit }));
+                return;
+            }
+            Err(wire::EncodeError::Json(e)) => {
+                self.calls.remove(&call);
+                let _ = reply.send(Err(CallError::InvalidRequest {
+                    reason: e.to_string(),
+                }));
+                return;
+            }
+        };
+        let frame = FrameState::new();
+        c.active += 1;
+        c.pending.insert(
+            id,
+            Pending {
+                kind: PendingKind::Call { call, reply },
+                frame: frame.clone(),
+                last_progress: None,
+            },
+        );
+        c.push_frame(OutboundFrame {
+            bytes,
+            state: Some(frame),
+        });
+        self.calls.insert(
+            call,
+            CallEntry {
+                location: CallLocation::Sent(conn, id),
+                deadline,
+            },
+        );
+    }
+
+    /// Cancels a call exactly as section 1.9 says: a frame the writer has not started
+    /// is skipped and nothing is sent; otherwise the complete frame goes out followed
+    /// by at most one `$/cancelRequest` (API 0.2 and 0.4 only). The waiter is answered at
+    /// once and the id is tombstoned; the extension then has the grace period to settle.
+    pub(super) fn cancel_call(&mut self, call: CallId, reason: CancelReason) {
+        let Some(entry) = self.calls.remove(&call) else {
+            return;
+        };
+        let error = match reason {
+            CancelReason::Timeout => CallError::DeadlineExceeded {
+                after: entry.deadline,
+            },
+            reason => CallError::Cancelled { reason },
+        };
+        match entry.location {
+            CallLocation::Queued(conn) => {
+                let Some(c) = self.conns.get_mut(&conn) else {
+                    return;
+                };
+                if let Some(at) = c.queued.iter().position(|r| r.call == call) {
+                    let request = c.queued.remove(at).expect("position is in range");
+                    let _ = request.reply.send(Err(error));
+                }
+            }
+            CallLocation::Sent(conn, id) => {
+                let Some(c) = self.conns.get_mut(&conn) else {
+                    return;
+                };
+                let Some(pending) = c.pending.remove(&id) else {
+                    return;
+                };
+                if let PendingKind::Call { reply, .. } = pending.kind {
+                    let _ = reply.send(Err(error));
+                }
+                let now = Instant::now();
+                if pending.frame.try_skip() {
+                    c.active -= 1;
+                    c.tombstones.insert(id, now, false);
+                    self.admit(conn);
+                    return;
+                }
+                if c.api.is_feature_negotiated() {
+                    let params = json!({"id": id, "reason": reason.as_str()});
+                    let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
+                    if let Ok(bytes) =
+                        wire::encode_notification("$/cancelRequest", Some(&params), limit)
+                    {
+                        c.push_frame(OutboundFrame { bytes, state: None });
+                    }
+                }
+                if let Some(evicted) = c.tombstones.insert(id, now, true) {
+                    let _ = evicted;
+                    c.active -= 1;
+                }
+                self.timers
+                    .schedule(now + CANCELLATION_GRACE, Timer::CancelGrace { conn, id });
+            }
+        }
+    }
+
+    /// A cancelled request's grace period ended: if the extension still has not
+    /// settled it, the generation is degraded and terminated (section 1.9).
+    pub(super) fn on_cancel_grace(&mut self, conn: ConnId, id: u64) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let now = Instant::now();
+        match c.tombstones.get(id, now) {
+            Some(t) if t.awaiting_settlement => {
+                c.last_error = Some(format!(
+                    "request {id} did not settle within {} ms of its cancellation",
+                    CANCELLATION_GRACE.as_millis()
+                ));
+                self.set_state(conn, LifecycleState::Degraded);
+                self.terminate(conn, LifecycleState::Degraded);
+            }
+            _ => {}
+        }
+    }
+
+    /// The `initialize` deadline passed.
+    pub(super) fn on_request_deadline(&mut self, conn: ConnId, id: u64) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let Some(pending) = c.pending.remove(&id) else {
+            return;
+        };
+        if let PendingKind::Initialize { reply, .. } = pending.kind {
+            c.last_error = Some("no initialize answer within the deadline".into());
+            let _ = reply.send(Err(StartError::InitializeTimeout {
+                after: REQUEST_DEADLINE,
+            }));
+            self.terminate(conn, LifecycleState::Stopped);
+        }
+    }
+
+    /// A response to one of our requests.
+    pub(super) fn on_response(&mut self, conn: ConnId, response: wire::Response) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let source = c.source.clone();
+        let Some(id) = response.id.as_u64() else {
+            self.shared
+                .events
+                .diagnostic(&source, Diagnostic::UnknownResponseId { id: response.id });
+            return;
+        };
+        if let Some(pending) = c.pending.remove(&id) {
+            match pending.kind {
+                PendingKind::Initialize { reply, offer } => {
+                    self.on_initialize_answer(conn, reply, offer, response.outcome)
+                }
+                PendingKind::Shutdown => self.on_shutdown_ack(conn),
+                PendingKind::Call { call, reply } => {
+                    c.active -= 1;
+                    self.calls.remove(&call);
+                    let negotiated = c
+                        .negotiated
+                        .clone()
+                        .expect("calls only reach ready generations");
+                    let answer = match response.outcome {
+                        Ok(value) => Ok(RawResult {
+                            value,
+                            negotiated,
+                            source,
+                        }),
+                        Err(error) => Err(CallError::Remote(error)),
+                    };
+                    let _ = reply.send(answer);
+                    self.admit(conn);
+                }
+            }
+            return;
+        }
+        let now = Instant::now();
+        if c.tombstones.get(id, now).is_some() {
+            if c.tombstones.settle(id) {
+                c.active -= 1;
+            }
+            self.shared
+                .events
+                .diagnostic(&source, Diagnostic::LateResponse { id: response.id });
+            self.admit(conn);
+        } else {
+            self.shared
+                .events
+                .diagnostic(&source, Diagnostic::UnknownResponseId { id: response.id });
+        }
+    }
+
+    /// Fails every call of `conn` (pending and queued) with `error`, and a pending
+    /// `initialize` with the matching start error.
+    pub(super) fn fail_all(&mut self, conn: ConnId, error: CallError) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        for (_, pending) in c.pending.drain() {
+            match pending.kind {
+                PendingKind::Call { call, reply } => {
+                    self.calls.remove(&call);
+                    let _ = reply.send(Err(error.clone()));
+                }
+                PendingKind::Initialize { reply, .. } => {
+                    let start_error = match &error {
+                        CallError::TransportLost { reason } => StartError::TransportLost {
+                            reason: reason.clone(),
+                        },
+                        _ => StartError::HostShutDown,
+                    };
+                    let _ = reply.send(Err(start_error));
+                }
+                PendingKind::Shutdown => {}
+            }
+        }
+        for request in c.queued.drain(..) {
+            self.calls.remove(&request.call);
+            let _ = request.reply.send(Err(error.clone()));
+        }
+        c.active = 0;
+    }
+}
+
+/// Checks that the extension declared what the request names.
+fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError> {
+    let negotiated = c
+        .negotiated
+        .as_ref()
+        .expect("ready generations are negotiated");
+    let contributes = &c.located.manifest.contributes;
+    let missing = |kind: &'static str, name: &str| CallError::NotDeclared {
+        kind,
+        name: name.to_string(),
+    };
+    match request {
+        HostRequest::ToolCall { name, .. } => {
+            if !negotiated.tools.iter().any(|t| &t.name == name) {
+                return Err(missing("tool", name));
+            }
+        }
+        HostRequest::CommandExecute { name, .. } => {
+            if !negotiated.commands.iter().any(|t| &t.name == name) {
+                return Err(missing("command", name));
+            }
+        }
+        HostRequest::HookRun { hook, .. } => {
+            if !contributes.hooks.contains(hook) {
+                return Err(missing("hook", hook));
+            }
+        }
+        HostRequest::ContextCollect { .. } => {
+            if !contributes.context {
+                return Err(missing("context provider", "context/collect"));
+            }
+        }
+        HostRequest::StatusCollect { surface } => {
+            if !contributes.ui.contains(surface) {
+                return Err(missing("surface", surface.as_str()));
+            }
+        }
+        HostRequest::MenuCollect => {
+            if !contributes.menu {
+                return Err(missing("menu", "menu/collect"));
+            }
+        }
+        HostRequest::ToolRender { name, .. } => {
+            if !contributes.tool_renderers.contains(name) {
+                return Err(missing("renderer", name));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds a request's params, adding the execution `context` (sections 1.2–1.7).
+fn request_params(c: &Connection, shared: &super::Shared, request: &HostRequest) -> Value {
+    let mut context = Map::new();
+    context.insert(
+        "workspace".into(),
+        Value::from(shared.workspace.to_string_lossy().as_ref()),
+    );
+    context.insert("execution_scope".into(), Value::Null);
+    if c.api.is_feature_negotiated() && request.has_resource_owner() {
+        context.insert(
+            "resource_owner".into(),
+            json!({
+                "session_id": shared.session_id,
+                "extension_instance_id": shared.instance_id,
+                "process_generation": c.source.generation,
+            }),
+        );
+    }
+    context.insert("host".into(), shared.host_value.clone());
+    let context = Value::Object(context);
+    match request {
+        HostRequest::ToolCall { name, arguments } => {
+            let mut params = json!({"name": name, "arguments": arguments, "context": context});
+            let dynamic = c
+                .negotiated
+                .as_ref()
+                .is_some_and(|n| n.features.contains(Feature::DynamicTools));
+            if dynamic {
+                params["catalog_revision"] = json!(0);
+            }
+            params
+        }
+        HostRequest::CommandExecute { name, arguments } => {
+            json!({"name": name, "arguments": arguments, "context": context})
+        }
+        HostRequest::HookRun { hook, payload } => {
+            json!({"hook": hook, "payload": payload, "context": context})
+        }
+        HostRequest::ContextCollect { prompt } => json!({"prompt": prompt, "context": context}),
+        HostRequest::StatusCollect { surface } => {
+            json!({"surface": surface.as_str(), "context": context})
+        }
+        HostRequest::MenuCollect => json!({"context": context}),
+        HostRequest::ToolRender {
+            name,
+            arguments,
+            output,
+            is_error,
+        } => json!({
+            "name": name, "arguments": arguments, "output": output,
+            "is_error": is_error, "context": context,
+        }),
+    }
+}

@@ -1,0 +1,338 @@
+//! Shutdown (section 1.8), termination and the end of a generation.
+//!
+//! The per-connection sequence: drain (no new admissions, remaining calls cancelled),
+//! send `shutdown` and wait [`SHUTDOWN_ACK_TIMEOUT`] for the acknowledgement, close
+//! stdin (the final-teardown fallback) and wait [`SHUTDOWN_EXIT_TIMEOUT`] for the exit,
+//! then kill the process group. A host-wide shutdown runs every sequence at once under
+//! one aggregate deadline, after which every remaining group is killed.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::connection::{Pending, PendingKind, ShutdownStage};
+use super::timers::Timer;
+use super::{Dispatcher, HostShutdown, EXIT_POLL_INTERVAL, HEALTH_POLL_INTERVAL};
+use crate::host::call::{CallError, CancelReason};
+use crate::host::{ExtensionShutdown, LifecycleState, ShutdownReport, StartError};
+use crate::limits::{SHUTDOWN_ACK_TIMEOUT, SHUTDOWN_EXIT_TIMEOUT};
+use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::wire::{self, RequestId};
+
+impl Dispatcher {
+    /// Shuts one extension's generations down; `reply` gets the report when they are gone.
+    pub(super) fn on_stop(
+        &mut self,
+        extension: &str,
+        reply: crossbeam_channel::Sender<Option<ShutdownReport>>,
+    ) {
+        let conns: Vec<ConnId> = self
+            .conns
+            .values()
+            .filter(|c| c.source.extension == extension)
+            .map(|c| c.conn)
+            .collect();
+        let Some(&last) = conns.iter().max() else {
+            let _ = reply.send(None);
+            return;
+        };
+        self.stop_waiters.entry(last).or_default().push(reply);
+        for conn in conns {
+            self.begin_shutdown(conn);
+        }
+    }
+
+    /// Starts a host-wide shutdown capped at `cap`.
+    pub(super) fn begin_host_shutdown(
+        &mut self,
+        cap: Duration,
+        reply: Option<crossbeam_channel::Sender<ShutdownReport>>,
+    ) {
+        if let Some(shutdown) = &mut self.shutdown {
+            shutdown.waiters.extend(reply);
+            return;
+        }
+        self.shutdown = Some(HostShutdown {
+            waiters: reply.into_iter().collect(),
+            report: ShutdownReport::default(),
+        });
+        let conns: Vec<ConnId> = self.conns.keys().copied().collect();
+        for conn in conns {
+            self.begin_shutdown(conn);
+        }
+        self.timers
+            .schedule(Instant::now() + cap, Timer::ShutdownAggregate);
+    }
+
+    pub(super) fn finish_host_shutdown(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let mut report = shutdown.report;
+            report
+                .extensions
+                .sort_by(|a, b| (&a.extension, a.generation).cmp(&(&b.extension, b.generation)));
+            for waiter in shutdown.waiters {
+                let _ = waiter.send(report.clone());
+            }
+        }
+    }
+
+    /// Begins the bounded shutdown sequence of one generation.
+    pub(super) fn begin_shutdown(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.stage != ShutdownStage::None {
+            return;
+        }
+        // Drain: nothing new is admitted, and what remains is cancelled.
+        let pending: Vec<u64> = c.pending.keys().copied().collect();
+        for id in pending {
+            let c = self.conns.get_mut(&conn).expect("connection is live");
+            let Some(p) = c.pending.remove(&id) else {
+                continue;
+            };
+            match p.kind {
+                PendingKind::Call { call, reply } => {
+                    self.calls.remove(&call);
+                    let _ = reply.send(Err(CallError::Cancelled {
+                        reason: CancelReason::Shutdown,
+                    }));
+                    if !p.frame.try_skip() && c.api.is_feature_negotiated() && c.transport_alive() {
+                        let params = json!({"id": id, "reason": CancelReason::Shutdown.as_str()});
+                        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
+                        if let Ok(bytes) =
+                            wire::encode_notification("$/cancelRequest", Some(&params), limit)
+                        {
+                            c.push_frame(OutboundFrame { bytes, state: None });
+                        }
+                    }
+                }
+                PendingKind::Initialize { reply, .. } => {
+                    let _ = reply.send(Err(StartError::HostShutDown));
+                }
+                PendingKind::Shutdown => {}
+            }
+        }
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        for request in c.queued.drain(..) {
+            self.calls.remove(&request.call);
+            let _ = request.reply.send(Err(CallError::Cancelled {
+                reason: CancelReason::Shutdown,
+            }));
+        }
+        c.active = 0;
+        if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
+            self.set_state(conn, LifecycleState::Draining);
+        }
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        if !c.transport_alive() {
+            self.await_exit(conn);
+            return;
+        }
+        let id = c.next_request_id();
+        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
+        match wire::encode_request(&RequestId::Number(id), "shutdown", Some(&json!({})), limit) {
+            Ok(bytes) => {
+                let frame = FrameState::new();
+                c.pending.insert(
+                    id,
+                    Pending {
+                        kind: PendingKind::Shutdown,
+                        frame: frame.clone(),
+                        last_progress: None,
+                    },
+                );
+                c.push_frame(OutboundFrame {
+                    bytes,
+                    state: Some(frame),
+                });
+                c.stage = ShutdownStage::AwaitAck;
+                self.timers.schedule(
+                    Instant::now() + SHUTDOWN_ACK_TIMEOUT,
+                    Timer::ShutdownAck { conn },
+                );
+            }
+            Err(_) => self.await_exit(conn),
+        }
+    }
+
+    /// The extension acknowledged `shutdown`.
+    pub(super) fn on_shutdown_ack(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.acknowledged = true;
+        }
+        self.await_exit(conn);
+    }
+
+    pub(super) fn on_shutdown_ack_timeout(&mut self, conn: ConnId) {
+        if self
+            .conns
+            .get(&conn)
+            .is_some_and(|c| c.stage == ShutdownStage::AwaitAck)
+        {
+            self.await_exit(conn);
+        }
+    }
+
+    /// The transport broke during shutdown: no acknowledgement can come any more.
+    pub(super) fn on_shutdown_transport_lost(&mut self, conn: ConnId) {
+        if self
+            .conns
+            .get(&conn)
+            .is_some_and(|c| c.stage == ShutdownStage::AwaitAck)
+        {
+            self.await_exit(conn);
+        }
+    }
+
+    /// Closes stdin once everything queued is written and waits for the exit.
+    fn await_exit(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if matches!(c.stage, ShutdownStage::AwaitExit | ShutdownStage::Killed) {
+            return;
+        }
+        c.stage = ShutdownStage::AwaitExit;
+        c.pending
+            .retain(|_, p| !matches!(p.kind, PendingKind::Shutdown));
+        c.io.writer.close();
+        self.timers.schedule(
+            Instant::now() + SHUTDOWN_EXIT_TIMEOUT,
+            Timer::ShutdownExit { conn },
+        );
+        self.schedule_exit_poll(conn, EXIT_POLL_INTERVAL);
+    }
+
+    pub(super) fn on_shutdown_exit_timeout(&mut self, conn: ConnId) {
+        if self
+            .conns
+            .get(&conn)
+            .is_some_and(|c| c.stage == ShutdownStage::AwaitExit)
+        {
+            self.kill(conn);
+        }
+    }
+
+    /// The aggregate deadline passed: kill every group still alive.
+    pub(super) fn on_shutdown_aggregate(&mut self) {
+        let conns: Vec<ConnId> = self.conns.keys().copied().collect();
+        for conn in conns {
+            self.kill(conn);
+        }
+    }
+
+    /// Terminates a generation now: every waiter fails, the process group is killed
+    /// and the generation ends once the child is reaped.
+    pub(super) fn terminate(&mut self, conn: ConnId, state: LifecycleState) {
+        let reason = match self.conns.get(&conn) {
+            Some(c) => c
+                .last_error
+                .clone()
+                .unwrap_or_else(|| "the generation was terminated".into()),
+            None => return,
+        };
+        self.set_state(conn, state);
+        self.fail_all(conn, CallError::TransportLost { reason });
+        self.kill(conn);
+    }
+
+    /// Kills the process group with SIGKILL and polls for the exit.
+    fn kill(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.stage == ShutdownStage::Killed {
+            return;
+        }
+        c.stage = ShutdownStage::Killed;
+        c.forced = true;
+        // ESRCH (the group is already empty) is the only expected failure.
+        let _ = c.child.kill_group(libc::SIGKILL);
+        c.io.stop();
+        self.schedule_exit_poll(conn, Duration::ZERO);
+    }
+
+    /// Schedules the next exit poll of `conn`, retiring any earlier one.
+    pub(super) fn schedule_exit_poll(&mut self, conn: ConnId, after: Duration) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        c.poll_seq += 1;
+        let seq = c.poll_seq;
+        self.timers
+            .schedule(Instant::now() + after, Timer::ExitPoll { conn, seq });
+    }
+
+    /// Checks whether the child exited. An exit nobody asked for is a crash.
+    pub(super) fn on_exit_poll(&mut self, conn: ConnId, seq: u64) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.poll_seq != seq {
+            return;
+        }
+        let exited = c.child.exited_unreaped().unwrap_or(true);
+        if !exited {
+            let interval = if c.stage == ShutdownStage::None {
+                HEALTH_POLL_INTERVAL
+            } else {
+                EXIT_POLL_INTERVAL
+            };
+            self.schedule_exit_poll(conn, interval);
+            return;
+        }
+        if c.stage == ShutdownStage::None {
+            let reason = "the extension process exited".to_string();
+            c.last_error = Some(reason.clone());
+            self.fail_all(conn, CallError::TransportLost { reason });
+            self.set_state(conn, LifecycleState::Crashed);
+        }
+        self.finish(conn);
+    }
+
+    /// The child has exited: kill what is left of its group, reap it, stop its I/O
+    /// threads and forget the generation.
+    fn finish(&mut self, conn: ConnId) {
+        self.fail_all(
+            conn,
+            CallError::TransportLost {
+                reason: "the extension process exited".into(),
+            },
+        );
+        let Some(mut c) = self.conns.remove(&conn) else {
+            return;
+        };
+        // The leader is a zombie until reaped, so its pid, which is the group id, cannot
+        // have been reused: `finish` kills the group first, reaching only processes the
+        // extension left behind in it (a background `cmd &`, for example), then reaps.
+        let status = c.child.finish().ok();
+        c.io.stop();
+        if self.routes.get(&c.source.extension) == Some(&conn) {
+            self.routes.remove(&c.source.extension);
+        }
+        if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
+            c.state = LifecycleState::Stopped;
+        }
+        self.emit_state(&c);
+        let record = ExtensionShutdown {
+            extension: c.source.extension.clone(),
+            generation: c.source.generation,
+            acknowledged: c.acknowledged,
+            forced: c.forced,
+            exit_status: status.map(|s| s.to_string()),
+            final_state: c.state,
+        };
+        let _ = self.janitor.send(c.io);
+        if let Some(shutdown) = &mut self.shutdown {
+            shutdown.report.extensions.push(record.clone());
+        }
+        if let Some(waiters) = self.stop_waiters.remove(&conn) {
+            for waiter in waiters {
+                let _ = waiter.send(Some(ShutdownReport {
+                    extensions: vec![record.clone()],
+                }));
+            }
+        }
+    }
+}

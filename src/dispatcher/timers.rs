@@ -1,0 +1,114 @@
+//! The dispatcher's timer heap. Timers are never removed early: a timer that fires
+//! after the thing it guarded has settled is recognised as stale and ignored.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+use crate::host::call::CallId;
+use crate::transport::ConnId;
+
+/// What a timer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Timer {
+    /// The deadline of a host request that is not an embedder call (`initialize`).
+    RequestDeadline { conn: ConnId, id: u64 },
+    /// An embedder call's deadline.
+    CallDeadline { call: CallId },
+    /// The end of a cancelled request's grace period (section 1.9).
+    CancelGrace { conn: ConnId, id: u64 },
+    /// The end of the shutdown acknowledgement wait (section 1.8).
+    ShutdownAck { conn: ConnId },
+    /// The end of the exit wait after the acknowledgement (section 1.8).
+    ShutdownExit { conn: ConnId },
+    /// Check whether the child process has exited. Only the poll with the
+    /// connection's current `seq` counts; scheduling a new poll retires older ones.
+    ExitPoll { conn: ConnId, seq: u64 },
+    /// The aggregate deadline of a host-wide shutdown (section 1.8).
+    ShutdownAggregate,
+}
+
+#[derive(Debug)]
+struct Entry {
+    at: Instant,
+    seq: u64,
+    timer: Timer,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed: the earliest timer is the greatest, so BinaryHeap pops it first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .at
+            .cmp(&self.at)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// A min-heap of timers, first in first out among equal instants.
+#[derive(Debug, Default)]
+pub(crate) struct Timers {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+}
+
+impl Timers {
+    /// Schedules `timer` at `at`.
+    pub fn schedule(&mut self, at: Instant, timer: Timer) {
+        self.seq += 1;
+        self.heap.push(Entry {
+            at,
+            seq: self.seq,
+            timer,
+        });
+    }
+
+    /// The instant of the earliest timer.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.heap.peek().map(|e| e.at)
+    }
+
+    /// Removes and returns the earliest timer if it is due at `now`.
+    pub fn pop_due(&mut self, now: Instant) -> Option<Timer> {
+        if self.heap.peek()?.at <= now {
+            self.heap.pop().map(|e| e.timer)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn pops_in_time_order_then_insertion_order() {
+        let mut t = Timers::default();
+        let now = Instant::now();
+        let c = ConnId(1);
+        t.schedule(now + Duration::from_secs(2), Timer::ShutdownAck { conn: c });
+        t.schedule(now, Timer::ExitPoll { conn: c, seq: 1 });
+        t.schedule(now, Timer::ShutdownExit { conn: c });
+        assert_eq!(t.next_deadline(), Some(now));
+        assert_eq!(t.pop_due(now), Some(Timer::ExitPoll { conn: c, seq: 1 }));
+        assert_eq!(t.pop_due(now), Some(Timer::ShutdownExit { conn: c }));
+        assert_eq!(t.pop_due(now), None);
+        assert_eq!(
+            t.pop_due(now + Duration::from_secs(3)),
+            Some(Timer::ShutdownAck { conn: c })
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! Calls into an extension: options, the pending-call handle and typed errors.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use serde_json::Value;
+
+use crate::dispatcher::Command;
+use crate::host::events::GenerationRef;
+use crate::host::LifecycleState;
+use crate::negotiation::Negotiated;
+use crate::validate::ResultError;
+use crate::wire::ResponseError;
+
+/// Host-wide identity of one call, used to cancel it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallId(pub u64);
+
+/// Options for one call.
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    /// How long the host waits for the answer before cancelling the request with
+    /// reason `"timeout"`. `None` uses the method's default deadline
+    /// ([`crate::limits::REQUEST_DEADLINE`], or [`crate::limits::MENU_COLLECT_DEADLINE`]
+    /// for `menu/collect`).
+    pub deadline: Option<Duration>,
+}
+
+impl CallOptions {
+    /// Options with an explicit deadline.
+    pub fn with_deadline(deadline: Duration) -> CallOptions {
+        CallOptions {
+            deadline: Some(deadline),
+        }
+    }
+}
+
+/// Why a request was cancelled (the `reason` of `$/cancelRequest`, section 1.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CancelReason {
+    /// The caller cancelled it.
+    User,
+    /// Its deadline passed.
+    Timeout,
+    /// The caller dropped its handle without waiting.
+    Dropped,
+    /// The extension or the host is shutting down.
+    Shutdown,
+}
+
+impl CancelReason {
+    /// The reason as sent on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::User => "user",
+            CancelReason::Timeout => "timeout",
+            CancelReason::Dropped => "dropped",
+            CancelReason::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// Why a call failed. Each failure concerns that call only.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallError {
+    /// No extension of that name was started on this host.
+    NotStarted {
+        /// The name asked for.
+        extension: String,
+    },
+    /// The extension is not accepting calls in its current state.
+    NotReady {
+        /// The extension.
+        extension: String,
+        /// Its state.
+        state: LifecycleState,
+    },
+    /// The extension did not declare the tool, command, hook or renderer called.
+    NotDeclared {
+        /// `"tool"`, `"command"`, `"hook"`, `"renderer"`, `"surface"` or `"menu"`.
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+    },
+    /// The extension answered with a JSON-RPC error.
+    Remote(ResponseError),
+    /// The call was cancelled before it settled.
+    Cancelled {
+        /// Why.
+        reason: CancelReason,
+    },
+    /// The deadline passed; the request was cancelled with reason `"timeout"`.
+    DeadlineExceeded {
+        /// The deadline that applied.
+        after: Duration,
+    },
+    /// The connection to the extension was lost before the answer came.
+    TransportLost {
+        /// What happened (EOF, broken pipe, process exit).
+        reason: String,
+    },
+    /// The answer broke a protocol rule; nothing else is affected.
+    InvalidResult(ResultError),
+    /// The request could not be encoded within the frame bound.
+    RequestTooLarge {
+        /// The encoded size, LF included.
+        bytes: usize,
+        /// The bound.
+        limit: usize,
+    },
+    /// Too many calls are already waiting for a concurrency slot on this extension.
+    Overloaded {
+        /// Calls waiting.
+        queued: usize,
+    },
+    /// The request could not be encoded (for example a map with non-string keys).
+    InvalidRequest {
+        /// Why.
+        reason: String,
+    },
+    /// The host is shut down or shutting down.
+    HostShutDown,
+}
+
+impl CallError {
+    /// The JSON-RPC error code that describes this failure, where one applies.
+    pub fn code(&self) -> Option<i64> {
+        use crate::wire::codes;
+        match self {
+            CallError::Remote(e) => Some(e.code),
+            CallError::Cancelled { .. } | CallError::DeadlineExceeded { .. } => {
+                Some(codes::REQUEST_CANCELLED)
+            }
+            CallError::NotDeclared { .. } => Some(codes::METHOD_NOT_FOUND),
+            CallError::InvalidResult(_) => Some(codes::INVALID_PARAMS),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::NotStarted { extension } => {
+                write!(f, "extension `{extension}` is not started")
+            }
+            CallError::NotReady { extension, state } => {
+                write!(f, "extension `{extension}` is {state}, not ready")
+            }
+            CallError::NotDeclared { kind, name } => {
+                write!(f, "the extension declares no {kind} `{name}`")
+            }
+            CallError::Remote(e) => write!(f, "the extension answered with an error: {e}"),
+            CallError::Cancelled { reason } => write!(f, "cancelled ({})", reason.as_str()),
+            CallError::DeadlineExceeded { after } => {
+                write!(
+                    f,
+                    "no answer within {} ms; the request was cancelled",
+                    after.as_millis()
+                )
+            }
+            CallError::TransportLost { reason } => write!(f, "connection lost: {reason}"),
+            CallError::InvalidResult(e) => write!(f, "invalid result: {e}"),
+            CallError::RequestTooLarge { bytes, limit } => {
+                write!(
+                    f,
+                    "request of {bytes} bytes exceeds the {limit}-byte frame bound"
+                )
+            }
+            CallError::Overloaded { queued } => {
+                write!(f, "{queued} calls are already waiting for this extension")
+            }
+            CallError::InvalidRequest { reason } => {
+                write!(f, "cannot encode the request: {reason}")
+            }
+            CallError::HostShutDown => f.write_str("the host is shut down"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// The raw successful answer of a request, with what is needed to validate it.
+#[derive(Clone, Debug)]
+pub(crate) struct RawResult {
+    /// The `result` member.
+    pub value: Value,
+    /// The negotiation of the generation that answered.
+    pub negotiated: Arc<Negotiated>,
+    /// The generation that answered.
+    #[allow(dead_code)]
+    pub source: GenerationRef,
+}
+
+/// What the dispatcher sends back for one call.
+pub(crate) type CallReply = Result<RawResult, CallError>;
+
+type Convert<T> = Box<dyn FnOnce(RawResult) -> Result<T, CallError> + Send>;
+
+/// A call in flight. Wait for it, poll it, or cancel it from any thread.
+///
+/// Dropping a `PendingCall` that has not settled cancels the request (reason
+/// `"dropped"`).
+pub struct PendingCall<T> {
+    call: CallId,
+    reply: Receiver<CallReply>,
+    commands: Sender<Command>,
+    convert: Option<Convert<T>>,
+    settled: bool,
+}
+
+impl<T> PendingCall<T> {
+    pub(crate) fn new(
+        call: CallId,
+        reply: Receiver<CallReply>,
+        commands: Sender<Command>,
+        convert: Convert<T>,
+    ) -> PendingCall<T> {
+        PendingCall {
+            call,
+            reply,
+            commands,
+            convert: Some(convert),
+            settled: false,
+        }
+    }
+
+    /// The call's host-wide id.
+    pub fn id(&self) -> CallId {
+        self.call
+    }
+
+    /// Blocks until the call settles.
+    pub fn wait(mut self) -> Result<T, CallError> {
+        let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
+        self.finish(reply)
+    }
+
+    /// Waits at most `timeout`; `None` means the call is still in flight.
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Option<Result<T, CallError>> {
+        if self.settled {
+            return Some(Err(CallError::Cancelled {
+                reason: CancelReason::User,
+            }));
+        }
+        match self.reply.recv_timeout(timeout) {
+            Ok(reply) => Some(self.finish(reply)),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(self.finish(Err(CallError::HostShutDown))),
+        }
+    }
+
+    /// Asks the host to cancel the call (reason `"user"`). The waiter then receives
+    /// [`CallError::Cancelled`] unless the answer already arrived.
+    pub fn cancel(&self) {
+        let _ = self.commands.send(Command::Cancel {
+            call: self.call,
+            reason: CancelReason::User,
+        });
+    }
+
+    fn finish(&mut self, reply: CallReply) -> Result<T, CallError> {
+        self.settled = true;
+        let convert = self.convert.take().expect("a call settles once");
+        reply.and_then(convert)
+    }
+}
+
+impl<T> Drop for PendingCall<T> {
+    fn drop(&mut self) {
+        if !self.settled {
+            let _ = self.commands.send(Command::Cancel {
+                call: self.call,
+                reason: CancelReason::Dropped,
+            });
+        }
+    }
+}
+
+impl<T> fmt::Debug for PendingCall<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingCall")
+            .field("call", &self.call)
+            .finish_non_exhaustive()
+    }
+}

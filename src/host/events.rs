@@ -1,0 +1,223 @@
+//! Host events: everything the host reports that is not the answer to a call.
+//!
+//! Events travel on a bounded channel. The dispatcher never blocks on it: when the
+//! embedder does not keep up, events are dropped and counted, and the count is reported
+//! with the next event that fits ([`HostEvent::EventsDropped`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use serde_json::Value;
+
+use crate::transport::InboundFrame;
+use crate::wire::{FrameError, RequestId};
+
+/// Capacity of the host event channel.
+pub const EVENT_CHANNEL_CAPACITY: usize = 4096;
+
+/// Identifies one process generation of one extension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GenerationRef {
+    /// The extension's manifest name.
+    pub extension: String,
+    /// Its process generation, counted from 1 for each extension.
+    pub generation: u64,
+}
+
+impl std::fmt::Display for GenerationRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}#{}", self.extension, self.generation)
+    }
+}
+
+/// Something the host observed that is not fatal, reported instead of failing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Diagnostic {
+    /// A frame that is not a usable JSON-RPC message was ignored.
+    InvalidFrame {
+        /// What is wrong with it.
+        error: FrameError,
+        /// Its size, LF included.
+        bytes: usize,
+    },
+    /// A frame larger than the frame bound was discarded up to its LF.
+    OversizedFrame {
+        /// Its size, LF included.
+        bytes: usize,
+    },
+    /// The stream ended inside a frame; the partial frame was dropped.
+    UnterminatedFrame {
+        /// Bytes dropped.
+        bytes: usize,
+    },
+    /// A response named an id the host never issued or already settled.
+    UnknownResponseId {
+        /// The id in the response.
+        id: RequestId,
+    },
+    /// A response arrived for a cancelled (tombstoned) request and was ignored.
+    LateResponse {
+        /// The tombstoned id.
+        id: RequestId,
+    },
+    /// An extension-originated message was refused or ignored.
+    Refused {
+        /// The method involved.
+        method: String,
+        /// Why.
+        reason: String,
+    },
+    /// A line the extension wrote on stderr (bounded, rate-limited).
+    Stderr {
+        /// The line, lossily decoded, cut at the per-line bound.
+        line: String,
+    },
+    /// stderr lines that were not reported because of the rate bound.
+    StderrSuppressed {
+        /// How many lines were not reported.
+        lines: u64,
+    },
+    /// The transport to the child was lost.
+    TransportLost {
+        /// What happened.
+        reason: String,
+    },
+}
+
+/// One host event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostEvent {
+    /// A non-fatal observation about one generation.
+    Diagnostic {
+        /// The generation concerned.
+        source: GenerationRef,
+        /// What was observed.
+        diagnostic: Diagnostic,
+    },
+    /// A user-visible `notification` from an extension (section 2.1).
+    Notification {
+        /// The generation that sent it.
+        source: GenerationRef,
+        /// The notification's params, validated.
+        notification: crate::validate::Notification,
+    },
+    /// A `context/contribution` pushed by an extension (section 2.3).
+    ContextContribution {
+        /// The generation that sent it.
+        source: GenerationRef,
+        /// The contribution.
+        contribution: crate::validate::ContextContribution,
+    },
+    /// A `status/contribution` pushed by an extension (section 2.4).
+    StatusContribution {
+        /// The generation that sent it.
+        source: GenerationRef,
+        /// The contribution.
+        contribution: crate::validate::StatusContribution,
+    },
+    /// `$/progress` for a host request (section 2.6).
+    Progress {
+        /// The generation that sent it.
+        source: GenerationRef,
+        /// The host request the progress belongs to.
+        request_id: u64,
+        /// The accepted sequence number.
+        sequence: u64,
+        /// The raw event object.
+        event: Value,
+    },
+    /// An extension generation changed lifecycle state (section 5).
+    StateChanged {
+        /// The generation concerned.
+        source: GenerationRef,
+        /// Its new state.
+        state: crate::host::LifecycleState,
+    },
+    /// Events were dropped because the embedder did not keep up.
+    EventsDropped {
+        /// How many events were dropped since the last report.
+        count: u64,
+    },
+}
+
+/// The sending side of the event channel; never blocks.
+#[derive(Clone, Debug)]
+pub struct EventSink {
+    sender: Sender<HostEvent>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl EventSink {
+    /// A new bounded event channel.
+    pub fn new(capacity: usize) -> (EventSink, Receiver<HostEvent>) {
+        let (sender, receiver) = crossbeam_channel::bounded(capacity);
+        (
+            EventSink {
+                sender,
+                dropped: Arc::new(AtomicU64::new(0)),
+            },
+            receiver,
+        )
+    }
+
+    /// Sends `event` if there is room; otherwise counts it as dropped.
+    pub fn emit(&self, event: HostEvent) {
+        let dropped = self.dropped.swap(0, Ordering::AcqRel);
+        if dropped > 0 {
+            if let Err(TrySendError::Full(_)) = self
+                .sender
+                .try_send(HostEvent::EventsDropped { count: dropped })
+            {
+                self.dropped.fetch_add(dropped + 1, Ordering::AcqRel);
+                return;
+            }
+        }
+        if let Err(TrySendError::Full(_)) = self.sender.try_send(event) {
+            self.dropped.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Reports a diagnostic about `source`.
+    pub fn diagnostic(&self, source: &GenerationRef, diagnostic: Diagnostic) {
+        self.emit(HostEvent::Diagnostic {
+            source: source.clone(),
+            diagnostic,
+        });
+    }
+
+    /// Reports a frame the reader could not use, if `frame` is one.
+    pub(crate) fn frame_diagnostic(&self, source: &GenerationRef, frame: &InboundFrame) {
+        match frame {
+            InboundFrame::Invalid { error, bytes } => self.diagnostic(
+                source,
+                Diagnostic::InvalidFrame {
+                    error: error.clone(),
+                    bytes: *bytes,
+                },
+            ),
+            InboundFrame::Oversized { bytes } => {
+                self.diagnostic(source, Diagnostic::OversizedFrame { bytes: *bytes })
+            }
+            InboundFrame::Message(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_channel_drops_and_counts() {
+        let (sink, rx) = EventSink::new(2);
+        for _ in 0..5 {
+            sink.emit(HostEvent::EventsDropped { count: 0 });
+        }
+        assert_eq!(rx.try_iter().count(), 2);
+        sink.emit(HostEvent::EventsDropped { count: 0 });
+        let events: Vec<_> = rx.try_iter().collect();
+        assert_eq!(events[0], HostEvent::EventsDropped { count: 3 });
+        assert_eq!(events.len(), 2);
+    }
+}

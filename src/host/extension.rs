@@ -1,0 +1,301 @@
+//! The handle to one started extension and its typed host-to-extension methods.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::call::{CallError, CallId, CallOptions, PendingCall, RawResult};
+use super::{HostInner, ShutdownReport, StartedExtension};
+use crate::dispatcher::{CallRequest, Command, HostRequest};
+use crate::limits::{MENU_COLLECT_DEADLINE, REQUEST_DEADLINE};
+use crate::manifest::UiSurface;
+use crate::validate::{
+    self, CommandOutput, ContextContribution, FallbackCommand, HookOutput, HookPayload, Menu,
+    OutputSchema, RenderOutput, ResultError, StatusContribution, ToolOutput, ToolResultContext,
+};
+
+/// A handle to a started extension. Cheap to clone; usable from any thread.
+///
+/// Calls go to the extension's current generation. Every method has a blocking form
+/// and an `_async` form returning a [`PendingCall`].
+#[derive(Clone)]
+pub struct Extension {
+    info: Arc<StartedExtension>,
+    inner: Arc<HostInner>,
+}
+
+impl std::fmt::Debug for Extension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extension")
+            .field("name", &self.info.name)
+            .field("generation", &self.info.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The result of [`Extension::collect_menu`]: the menu to show, and why the generated
+/// fallback was used instead of the extension's own menu, if it was (section 1.6b).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MenuOutcome {
+    /// The menu to show.
+    pub menu: Menu,
+    /// Why the extension's menu was replaced by one entry per declared command.
+    pub fallback_reason: Option<MenuFallbackReason>,
+}
+
+/// Why the generated fallback menu was used.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MenuFallbackReason {
+    /// The call failed (including the 5-second deadline).
+    Call(CallError),
+    /// The menu broke a rule of section 1.6b.
+    Invalid(ResultError),
+}
+
+impl Extension {
+    pub(crate) fn new(info: Arc<StartedExtension>, inner: Arc<HostInner>) -> Extension {
+        Extension { info, inner }
+    }
+
+    /// The extension's name.
+    pub fn name(&self) -> &str {
+        &self.info.name
+    }
+
+    /// What `initialize` settled for the generation this handle was started with.
+    pub fn info(&self) -> &StartedExtension {
+        &self.info
+    }
+
+    /// Calls a model tool (`tool/call`, section 1.2) and waits for the validated result.
+    pub fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+    ) -> Result<ToolOutput, CallError> {
+        self.call_tool_async(name, arguments, options).wait()
+    }
+
+    /// Calls a model tool without waiting.
+    pub fn call_tool_async(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+    ) -> PendingCall<ToolOutput> {
+        let tool = name.to_string();
+        let request = HostRequest::ToolCall {
+            name: name.to_string(),
+            arguments,
+        };
+        self.request(
+            request,
+            options.deadline.unwrap_or(REQUEST_DEADLINE),
+            move |raw| {
+                let declares_schema = raw
+                    .negotiated
+                    .tools
+                    .iter()
+                    .any(|t| t.name == tool && t.output_schema.is_some());
+                let mut context = ToolResultContext::new(raw.negotiated.api_version);
+                if declares_schema {
+                    context.output_schema = OutputSchema::Declared { validator: None };
+                }
+                validate::tool_output(&raw.value, &context).map_err(CallError::InvalidResult)
+            },
+        )
+    }
+
+    /// Runs a slash command (`command/execute`, section 1.3).
+    pub fn execute_command(
+        &self,
+        name: &str,
+        arguments: Vec<String>,
+        options: CallOptions,
+    ) -> Result<CommandOutput, CallError> {
+        self.execute_command_async(name, arguments, options).wait()
+    }
+
+    /// Runs a slash command without waiting.
+    pub fn execute_command_async(
+        &self,
+        name: &str,
+        arguments: Vec<String>,
+        options: CallOptions,
+    ) -> PendingCall<CommandOutput> {
+        let request = HostRequest::CommandExecute {
+            name: name.to_string(),
+            arguments,
+        };
+        self.request(
+            request,
+            options.deadline.unwrap_or(REQUEST_DEADLINE),
+            |raw| validate::command_output(&raw.value).map_err(CallError::InvalidResult),
+        )
+    }
+
+    /// Runs a lifecycle hook (`hook/run`, section 1.4).
+    pub fn run_hook(
+        &self,
+        payload: HookPayload,
+        options: CallOptions,
+    ) -> Result<HookOutput, CallError> {
+        self.run_hook_async(payload, options).wait()
+    }
+
+    /// Runs a lifecycle hook without waiting.
+    pub fn run_hook_async(
+        &self,
+        payload: HookPayload,
+        options: CallOptions,
+    ) -> PendingCall<HookOutput> {
+        let hook = payload.hook();
+        let request = HostRequest::HookRun {
+            hook: hook.as_str().to_string(),
+            payload: payload.to_value(),
+        };
+        self.request(
+            request,
+            options.deadline.unwrap_or(REQUEST_DEADLINE),
+            move |raw| validate::hook_output(&raw.value, hook).map_err(CallError::InvalidResult),
+        )
+    }
+
+    /// Collects prompt context (`context/collect`, section 1.5).
+    pub fn collect_context(
+        &self,
+        prompt: Option<&str>,
+        options: CallOptions,
+    ) -> Result<Vec<ContextContribution>, CallError> {
+        let request = HostRequest::ContextCollect {
+            prompt: prompt.map(str::to_string),
+        };
+        self.request(
+            request,
+            options.deadline.unwrap_or(REQUEST_DEADLINE),
+            |raw| validate::context_collect(&raw.value).map_err(CallError::InvalidResult),
+        )
+        .wait()
+    }
+
+    /// Collects a status, header or footer contribution (`status/collect`, section 1.6).
+    pub fn collect_status(
+        &self,
+        surface: UiSurface,
+        options: CallOptions,
+    ) -> Result<Option<StatusContribution>, CallError> {
+        let request = HostRequest::StatusCollect { surface };
+        self.request(
+            request,
+            options.deadline.unwrap_or(REQUEST_DEADLINE),
+            move |raw| {
+                validate::status_collect(&raw.value, surface).map_err(CallError::InvalidResult)
+            },
+        )
+        .wait()
+    }
+
+    /// Asks for renderer output for a tool call (`tool/render`, section 1.7).
+    pub fn render_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        output: &str,
+        is_error: bool,
+        options: CallOptions,
+    ) -> Result<RenderOutput, CallError> {
+        let request = HostRequest::ToolRender {
+            name: name.to_string(),
+            arguments,
+            output: output.to_string(),
+            is_error,
+        };
+        self.request(
+            request,
+            options.deadline.unwrap_or(REQUEST_DEADLINE),
+            |raw| validate::render_output(&raw.value).map_err(CallError::InvalidResult),
+        )
+        .wait()
+    }
+
+    /// Pulls the extension's menu (`menu/collect`, section 1.6b). The host waits at
+    /// most 5 seconds (or `options.deadline`); when the call fails or the menu breaks a
+    /// rule, the generated fallback (one entry per declared command) is returned
+    /// together with the reason.
+    pub fn collect_menu(&self, options: CallOptions) -> Result<MenuOutcome, CallError> {
+        let negotiated = self.info.negotiated.clone();
+        let fallback = || {
+            let commands: Vec<FallbackCommand<'_>> = negotiated
+                .commands
+                .iter()
+                .map(|c| FallbackCommand {
+                    name: &c.name,
+                    description: Some(&c.description),
+                })
+                .collect();
+            validate::fallback_menu(&self.info.name, &commands)
+        };
+        let declared: Vec<String> = negotiated.commands.iter().map(|c| c.name.clone()).collect();
+        let pending = self.request(
+            HostRequest::MenuCollect,
+            options.deadline.unwrap_or(MENU_COLLECT_DEADLINE),
+            move |raw| Ok(validate::menu(&raw.value, &declared)),
+        );
+        match pending.wait() {
+            Ok(Ok(menu)) => Ok(MenuOutcome {
+                menu,
+                fallback_reason: None,
+            }),
+            Ok(Err(e)) => Ok(MenuOutcome {
+                menu: fallback(),
+                fallback_reason: Some(MenuFallbackReason::Invalid(e)),
+            }),
+            Err(
+                e @ (CallError::NotStarted { .. }
+                | CallError::NotDeclared { .. }
+                | CallError::HostShutDown),
+            ) => Err(e),
+            Err(e) => Ok(MenuOutcome {
+                menu: fallback(),
+                fallback_reason: Some(MenuFallbackReason::Call(e)),
+            }),
+        }
+    }
+
+    /// Shuts this extension down (section 1.8) and waits until its process is gone.
+    pub fn shutdown(&self) -> Option<ShutdownReport> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Stop {
+            extension: self.info.name.clone(),
+            reply,
+        };
+        if self.inner.commands.send(command).is_err() {
+            return None;
+        }
+        answer.recv().ok().flatten()
+    }
+
+    fn request<T: 'static>(
+        &self,
+        request: HostRequest,
+        deadline: Duration,
+        convert: impl FnOnce(RawResult) -> Result<T, CallError> + Send + 'static,
+    ) -> PendingCall<T> {
+        let call = CallId(self.inner.next_call.fetch_add(1, Ordering::Relaxed));
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Call(Box::new(CallRequest {
+            call,
+            extension: self.info.name.clone(),
+            request,
+            deadline,
+            reply: reply.clone(),
+        }));
+        if self.inner.commands.send(command).is_err() {
+            let _ = reply.send(Err(CallError::HostShutDown));
+        }
+        PendingCall::new(call, answer, self.inner.commands.clone(), Box::new(convert))
+    }
+}

@@ -1,0 +1,278 @@
+//! The embedder's API: build a host, discover and start extensions, call them, read
+//! events, shut down.
+//!
+//! ```no_run
+//! use octet_host::host::{CallOptions, ExtensionHost};
+//! use serde_json::json;
+//!
+//! let host = ExtensionHost::builder("/path/to/workspace")
+//!     .extension_dir("./my-extensions/hello-world")
+//!     .build()?;
+//! let catalog = host.discover(); // manifests and diagnostics; executes nothing
+//! for entry in &catalog.entries {
+//!     println!("found {}", entry.manifest.name);
+//! }
+//! let hello = host.start("hello-world")?;
+//! let output = hello.call_tool("hello_world", json!({"name": "x"}), CallOptions::default())?;
+//! println!("{}", output.text());
+//! for event in host.events().try_iter() {
+//!     println!("{event:?}");
+//! }
+//! host.shutdown();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod call;
+pub mod events;
+mod extension;
+mod start;
+mod status;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
+
+pub use call::{CallError, CallId, CallOptions, CancelReason, PendingCall};
+pub use events::{Diagnostic, GenerationRef, HostEvent};
+pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
+pub use start::{StartError, StartedExtension};
+pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
+
+use crate::dispatcher::{self, Command, Shared};
+use crate::limits::{SHUTDOWN_AGGREGATE_DEADLINE, SIGNAL_SHUTDOWN_CAP};
+use crate::manifest::{Catalog, DiscoveryRoots};
+use crate::negotiation::HostContext;
+use crate::transport::TransportMessage;
+
+/// Capacity of the channel from handles to the dispatcher. A full channel makes the
+/// caller wait, which is the backpressure an embedder flooding the host should feel.
+const COMMAND_CHANNEL_CAPACITY: usize = 1024;
+
+/// Capacity of the channel from all I/O threads to the dispatcher, in batches.
+const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
+
+/// Configures and builds an [`ExtensionHost`].
+#[derive(Debug, Clone)]
+pub struct ExtensionHostBuilder {
+    workspace: PathBuf,
+    explicit_dirs: Vec<PathBuf>,
+    home: Option<PathBuf>,
+    host_context: HostContext,
+    session_id: Option<String>,
+}
+
+impl ExtensionHostBuilder {
+    /// Adds an explicit extension directory (one holding `extension.toml`). Explicit
+    /// directories win over project and global ones of the same name.
+    pub fn extension_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.explicit_dirs.push(dir.into());
+        self
+    }
+
+    /// Sets the home directory whose `.octet/extensions` holds global extensions
+    /// (default: `$HOME`).
+    pub fn home_dir(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// Skips global extensions entirely.
+    pub fn no_global_extensions(mut self) -> Self {
+        self.home = None;
+        self
+    }
+
+    /// Sets the `host` object sent in `initialize` and every execution context.
+    pub fn host_context(mut self, host_context: HostContext) -> Self {
+        self.host_context = host_context;
+        self
+    }
+
+    /// Sets the durable session id used in `resource_owner` (default: one made up per
+    /// host, from `host_context.session_id` when that is set).
+    pub fn session_id(mut self, session_id: impl Into<String>) -> Self {
+        self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Starts the dispatcher and returns the host.
+    pub fn build(self) -> std::io::Result<ExtensionHost> {
+        let workspace = std::path::absolute(&self.workspace)?;
+        let instance_id = new_instance_id();
+        let session_id = self
+            .session_id
+            .or_else(|| self.host_context.session_id.clone())
+            .unwrap_or_else(|| format!("session-{instance_id}"));
+        let (events, event_receiver) = events::EventSink::new(events::EVENT_CHANNEL_CAPACITY);
+        let host_value = serde_json::to_value(&self.host_context)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let shared = Arc::new(Shared {
+            workspace: workspace.clone(),
+            host_context: self.host_context,
+            host_value,
+            instance_id,
+            session_id,
+            events,
+        });
+        let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
+        let (transport, transport_receiver) =
+            crossbeam_channel::bounded(TRANSPORT_CHANNEL_CAPACITY);
+        let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
+        let roots = DiscoveryRoots {
+            workspace,
+            home: self.home,
+            explicit: self.explicit_dirs,
+        };
+        Ok(ExtensionHost {
+            inner: Arc::new(HostInner {
+                shared,
+                commands,
+                transport,
+                next_conn: AtomicU64::new(1),
+                next_call: Arc::new(AtomicU64::new(1)),
+                generations: Mutex::new(std::collections::HashMap::new()),
+            }),
+            roots,
+            catalog: Mutex::new(None),
+            events: event_receiver,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+}
+
+/// What every handle shares.
+pub(crate) struct HostInner {
+    pub shared: Arc<Shared>,
+    pub commands: Sender<Command>,
+    pub transport: Sender<TransportMessage>,
+    pub next_conn: AtomicU64,
+    pub next_call: Arc<AtomicU64>,
+    /// The last process generation used per extension name.
+    pub generations: Mutex<std::collections::HashMap<String, u64>>,
+}
+
+/// A running host: one dispatcher thread and the extensions it started.
+///
+/// Dropping the host shuts every extension down (the bounded sequence of section 1.8)
+/// and waits for the dispatcher to finish.
+pub struct ExtensionHost {
+    inner: Arc<HostInner>,
+    roots: DiscoveryRoots,
+    /// The entries of the last discovery, which `start` looks names up in.
+    catalog: Mutex<Option<Vec<crate::manifest::LocatedManifest>>>,
+    events: Receiver<HostEvent>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for ExtensionHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtensionHost")
+            .field("workspace", &self.inner.shared.workspace)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExtensionHost {
+    /// A builder for a host whose workspace is `workspace`.
+    pub fn builder(workspace: impl AsRef<Path>) -> ExtensionHostBuilder {
+        ExtensionHostBuilder {
+            workspace: workspace.as_ref().to_path_buf(),
+            explicit_dirs: Vec::new(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            host_context: HostContext::default(),
+            session_id: None,
+        }
+    }
+
+    /// The workspace (absolute).
+    pub fn workspace(&self) -> &Path {
+        &self.inner.shared.workspace
+    }
+
+    /// Scans the project, global and explicit directories again. Executes nothing; a
+    /// bad manifest is a diagnostic in the catalog, never an error.
+    pub fn discover(&self) -> Catalog {
+        let catalog = crate::manifest::discover(&self.roots);
+        *self.catalog.lock() = Some(catalog.entries.clone());
+        catalog
+    }
+
+    /// The host event stream: notifications, progress, diagnostics, state changes.
+    pub fn events(&self) -> &Receiver<HostEvent> {
+        &self.events
+    }
+
+    /// Status of every live generation.
+    pub fn status(&self) -> Vec<ExtensionStatus> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        if self.inner.commands.send(Command::Status { reply }).is_err() {
+            return Vec::new();
+        }
+        answer.recv().unwrap_or_default()
+    }
+
+    /// Shuts every extension down in parallel within the 3-second aggregate deadline
+    /// of section 1.8, then stops the dispatcher. Calling it again returns an empty
+    /// report.
+    pub fn shutdown(&self) -> ShutdownReport {
+        self.shutdown_within(SHUTDOWN_AGGREGATE_DEADLINE)
+    }
+
+    /// Like [`shutdown`](Self::shutdown) with the 1.4-second cap of coordinated signal
+    /// exits (section 1.8): after it, every registered process group is killed.
+    pub fn shutdown_for_signal(&self) -> ShutdownReport {
+        self.shutdown_within(SIGNAL_SHUTDOWN_CAP)
+    }
+
+    /// Shuts everything down, killing every process group still alive after `cap`.
+    pub fn shutdown_within(&self, cap: Duration) -> ShutdownReport {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let report = if self
+            .inner
+            .commands
+            .send(Command::Shutdown { cap, reply })
+            .is_ok()
+        {
+            answer.recv().unwrap_or_default()
+        } else {
+            ShutdownReport::default()
+        };
+        if let Some(thread) = self.thread.lock().take() {
+            let _ = thread.join();
+        }
+        report
+    }
+
+    fn next_conn(&self) -> u64 {
+        self.inner.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl Drop for ExtensionHost {
+    fn drop(&mut self) {
+        if self.thread.lock().is_some() {
+            self.shutdown();
+        }
+    }
+}
+
+/// A value unique to this host build: `extension_instance_id` (section 1.2) changes
+/// across complete host rebuilds even when generation numbers restart.
+fn new_instance_id() -> String {
+    use sha2::{Digest, Sha256};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = Sha256::new();
+    hasher.update(std::process::id().to_le_bytes());
+    hasher.update(COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    hasher.update(now.as_nanos().to_le_bytes());
+    let digest = hasher.finalize();
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+}

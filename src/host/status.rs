@@ -1,0 +1,100 @@
+//! Lifecycle states, status snapshots and shutdown reports (sections 1.8 and 5).
+
+use std::fmt;
+
+use crate::manifest::ApiVersion;
+
+/// The lifecycle of one generation (section 5):
+/// `starting -> initializing -> ready -> draining -> stopped`, plus `degraded` and
+/// `crashed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LifecycleState {
+    /// The process is being spawned.
+    Starting,
+    /// `initialize` is in flight.
+    Initializing,
+    /// Negotiated and accepting calls.
+    Ready,
+    /// Admitting nothing new; shutting down.
+    Draining,
+    /// Gone after an orderly end (or a rejected initialization).
+    Stopped,
+    /// Unhealthy (for example a cancelled request that never settled); being terminated.
+    Degraded,
+    /// The process or its transport died unexpectedly.
+    Crashed,
+}
+
+impl LifecycleState {
+    /// The state's name in lower case, as section 5 writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LifecycleState::Starting => "starting",
+            LifecycleState::Initializing => "initializing",
+            LifecycleState::Ready => "ready",
+            LifecycleState::Draining => "draining",
+            LifecycleState::Stopped => "stopped",
+            LifecycleState::Degraded => "degraded",
+            LifecycleState::Crashed => "crashed",
+        }
+    }
+}
+
+impl fmt::Display for LifecycleState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A snapshot of one live generation (section 5, status inspection).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtensionStatus {
+    /// The extension's name.
+    pub extension: String,
+    /// Its process generation.
+    pub generation: u64,
+    /// Its lifecycle state.
+    pub state: LifecycleState,
+    /// The wire version.
+    pub api_version: ApiVersion,
+    /// The child's process id (also its process group id).
+    pub pid: u32,
+    /// Negotiated features (empty for API 0.1 or before negotiation).
+    pub features: Vec<String>,
+    /// Negotiated concurrency bound, once negotiated.
+    pub max_concurrent_requests: Option<u32>,
+    /// Host requests written or queued for the writer and not yet settled.
+    pub pending: usize,
+    /// Calls waiting for a concurrency slot.
+    pub queued: usize,
+    /// True when calls to this extension go to this generation.
+    pub routed: bool,
+    /// The last error, bounded.
+    pub last_error: Option<String>,
+    /// The last lines the extension wrote on stderr.
+    pub stderr_tail: Vec<String>,
+}
+
+/// How one generation ended during a shutdown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtensionShutdown {
+    /// The extension's name.
+    pub extension: String,
+    /// Its process generation.
+    pub generation: u64,
+    /// The extension acknowledged the `shutdown` request.
+    pub acknowledged: bool,
+    /// The process group had to be killed.
+    pub forced: bool,
+    /// The child's exit status as the OS reported it.
+    pub exit_status: Option<String>,
+    /// The generation's final state.
+    pub final_state: LifecycleState,
+}
+
+/// The outcome of a shutdown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShutdownReport {
+    /// Every generation that ended, sorted by name and generation.
+    pub extensions: Vec<ExtensionShutdown>,
+}

@@ -1,0 +1,141 @@
+//! Shared helpers for the integration tests: manifests for the raw Python peer and
+//! for the SDK example extensions, and process checks.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use octet_host::host::{Diagnostic, HostEvent};
+use octet_host::ExtensionHost;
+
+/// The raw peer script.
+pub fn peer_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer.py")
+}
+
+/// The crate's binary, which also runs the SDK example extensions.
+pub fn octet_binary() -> &'static str {
+    env!("CARGO_BIN_EXE_octet-host")
+}
+
+fn toml_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// Writes `<root>/<name>/extension.toml` running the raw peer with `scenario` and
+/// returns the extension directory.
+pub fn peer_extension(
+    root: &Path,
+    name: &str,
+    api: &str,
+    scenario: &[&str],
+    tools: &[&str],
+) -> PathBuf {
+    let mut args = vec![peer_script().to_string_lossy().into_owned()];
+    args.extend(scenario.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let manifest = format!(
+        "name = {name:?}\nversion = \"0.1.0\"\napi_version = {api:?}\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = {}\nenv = {{ OCTET_PEER_TOOLS = {:?} }}\n\n\
+         [contributes]\ntools = {}\n",
+        toml_list(&args),
+        tools.join(","),
+        toml_list(tools),
+    );
+    write_manifest(root, name, &manifest)
+}
+
+/// Writes `<root>/<name>/extension.toml` running the SDK example `example` from the
+/// crate's binary, with `contributes` given as TOML lines.
+pub fn sdk_extension(
+    root: &Path,
+    name: &str,
+    api: &str,
+    example: &str,
+    contributes: &str,
+) -> PathBuf {
+    let manifest = format!(
+        "name = {name:?}\nversion = \"0.1.0\"\napi_version = {api:?}\n\n\
+         [entrypoint]\ncommand = {:?}\nargs = [\"__extension\", {example:?}]\n\n\
+         [contributes]\n{contributes}\n",
+        octet_binary(),
+    );
+    write_manifest(root, name, &manifest)
+}
+
+/// Writes a manifest text into `<root>/<name>/extension.toml`.
+pub fn write_manifest(root: &Path, name: &str, text: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("extension.toml"), text).unwrap();
+    dir
+}
+
+/// A host over a fresh workspace with the given explicit extension directories and no
+/// global extensions.
+pub fn host(workspace: &Path, dirs: &[PathBuf]) -> ExtensionHost {
+    let mut builder = ExtensionHost::builder(workspace).no_global_extensions();
+    for dir in dirs {
+        builder = builder.extension_dir(dir);
+    }
+    builder.build().unwrap()
+}
+
+/// True while `pid` names a live (not zombie) process.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            // The state follows the parenthesised command name.
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().next());
+            !matches!(state, Some("Z") | Some("X"))
+        }
+        Err(_) => false,
+    }
+}
+
+/// Waits (generously) until `pid` is gone.
+pub fn wait_gone(pid: u32, within: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if !process_alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !process_alive(pid)
+}
+
+/// Collects host events until `done` says enough was seen, or `within` passes.
+pub fn collect_events(
+    host: &ExtensionHost,
+    within: Duration,
+    mut done: impl FnMut(&[HostEvent]) -> bool,
+) -> Vec<HostEvent> {
+    let start = Instant::now();
+    let mut events = Vec::new();
+    while start.elapsed() < within {
+        if let Ok(event) = host.events().recv_timeout(Duration::from_millis(50)) {
+            events.push(event);
+            if done(&events) {
+                break;
+            }
+        }
+    }
+    events
+}
+
+/// The diagnostics among `events`.
+pub fn diagnostics(events: &[HostEvent]) -> Vec<&Diagnostic> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            HostEvent::Diagnostic { diagnostic, .. } => Some(diagnostic),
+            _ => None,
+        })
+        .collect()
+}
