@@ -15,6 +15,7 @@ use crate::host::events::{Diagnostic, GenerationRef};
 use crate::host::{LifecycleState, StartError, StartedExtension};
 use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
 use crate::negotiation::{self, Feature};
+use crate::services::ResourceOwner;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire::{self, RequestId};
 
@@ -506,14 +507,12 @@ fn request_params(c: &Connection, shared: &super::Shared, request: &HostRequest)
     );
     context.insert("execution_scope".into(), Value::Null);
     if c.api.is_feature_negotiated() && request.has_resource_owner() {
-        context.insert(
-            "resource_owner".into(),
-            json!({
-                "session_id": shared.session_id,
-                "extension_instance_id": shared.instance_id,
-                "process_generation": c.source.generation,
-            }),
-        );
+        let owner = ResourceOwner {
+            session_id: shared.session_id.clone(),
+            extension_instance_id: shared.instance_id.clone(),
+            process_generation: c.source.generation,
+        };
+        context.insert("resource_owner".into(), owner.to_value());
     }
     context.insert("host".into(), shared.host_value.clone());
     let context = Value::Object(context);

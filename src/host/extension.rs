@@ -13,7 +13,8 @@ use crate::limits::{MENU_COLLECT_DEADLINE, REQUEST_DEADLINE};
 use crate::manifest::UiSurface;
 use crate::validate::{
     self, CommandOutput, ContextContribution, FallbackCommand, HookOutput, HookPayload, Menu,
-    OutputSchema, RenderOutput, ResultError, StatusContribution, ToolOutput, ToolResultContext,
+    OutputSchema, RenderOutput, ResultError, StatusContribution, StructuredViolation, ToolOutput,
+    ToolResultContext,
 };
 
 /// A handle to a started extension. Cheap to clone; usable from any thread.
@@ -95,14 +96,20 @@ impl Extension {
             request,
             options.deadline.unwrap_or(REQUEST_DEADLINE),
             move |raw| {
-                let declares_schema = raw
-                    .negotiated
-                    .tools
-                    .iter()
-                    .any(|t| t.name == tool && t.output_schema.is_some());
+                let definition = raw.negotiated.tools.iter().find(|t| t.name == tool);
+                let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
+                let check = |value: &Value| match &compiled {
+                    Some(schema) => schema.0.validate(value).map_err(|e| StructuredViolation {
+                        path: e.instance_path.clone(),
+                        message: e.to_string(),
+                    }),
+                    None => Ok(()),
+                };
                 let mut context = ToolResultContext::new(raw.negotiated.api_version);
-                if declares_schema {
-                    context.output_schema = OutputSchema::Declared { validator: None };
+                if definition.is_some_and(|t| t.output_schema.is_some()) {
+                    context.output_schema = OutputSchema::Declared {
+                        validator: Some(&check),
+                    };
                 }
                 validate::tool_output(&raw.value, &context).map_err(CallError::InvalidResult)
             },

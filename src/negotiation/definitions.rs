@@ -27,6 +27,9 @@ pub struct ToolDefinition {
     /// The schema of `structured_content` (API 0.2+); `None` when absent or null.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// `output_schema`, compiled once at admission to validate `structured_content`.
+    #[serde(skip)]
+    pub compiled_output_schema: Option<CompiledOutputSchema>,
     /// Presentation-only prompt snippet (API 0.4, `tool_prompt_metadata_v1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_snippet: Option<String>,
@@ -40,6 +43,19 @@ pub struct ToolDefinition {
     /// checked only to be an object so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operation: Option<Value>,
+}
+
+/// A compiled `output_schema`, shared by every call of the tool.
+///
+/// It is derived from [`ToolDefinition::output_schema`], so two of them always compare
+/// equal: definitions are equal exactly when their schema values are.
+#[derive(Clone, Debug)]
+pub struct CompiledOutputSchema(pub std::sync::Arc<crate::validate::schema::OutputSchema>);
+
+impl PartialEq for CompiledOutputSchema {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
 }
 
 /// A tool's `composition` declaration (section 2.25).
@@ -95,17 +111,17 @@ impl ToolDefinition {
             Some(_) => return Err(NegotiationError::ParametersNotObject { tool: name }),
         };
 
-        let output_schema = if api == ApiVersion::V0_1 {
+        let (output_schema, compiled_output_schema) = if api == ApiVersion::V0_1 {
             if map.contains_key("output_schema") {
                 return Err(NegotiationError::OutputSchemaOnV0_1 { tool: name });
             }
-            None
+            (None, None)
         } else {
             match optional(map, "output_schema") {
-                None => None,
+                None => (None, None),
                 Some(schema) => {
-                    check_output_schema(&name, schema)?;
-                    Some(schema.clone())
+                    let compiled = check_output_schema(&name, schema)?;
+                    (Some(schema.clone()), Some(compiled))
                 }
             }
         };
@@ -134,6 +150,7 @@ impl ToolDefinition {
             description,
             parameters,
             output_schema,
+            compiled_output_schema,
             prompt_snippet,
             prompt_guidelines,
             composition,
@@ -161,17 +178,24 @@ impl CommandDefinition {
     }
 }
 
-/// The hook point for validating an `output_schema` against the bounded JSON Schema
-/// subset of section 1.1 (object nodes, nesting at most 32, property names at most 256
-/// bytes, the listed keywords only). So far it enforces only that the schema is an
-/// object; the keyword validation belongs here once the schema subset exists.
-fn check_output_schema(tool: &str, schema: &Value) -> Result<(), NegotiationError> {
+/// Admits an `output_schema`: it must be an object and stay inside the bounded JSON
+/// Schema subset of section 1.1 (listed keywords only, nesting at most 32, property
+/// names at most 256 bytes). Any other keyword rejects the tool definition, naming it.
+fn check_output_schema(
+    tool: &str,
+    schema: &Value,
+) -> Result<CompiledOutputSchema, NegotiationError> {
     if !schema.is_object() {
         return Err(NegotiationError::OutputSchemaNotObject {
             tool: tool.to_owned(),
         });
     }
-    Ok(())
+    crate::validate::schema::check_output_schema(schema)
+        .map(|compiled| CompiledOutputSchema(std::sync::Arc::new(compiled)))
+        .map_err(|error| NegotiationError::OutputSchemaUnsupported {
+            tool: tool.to_owned(),
+            error,
+        })
 }
 
 /// `prompt_snippet` and `prompt_guidelines` (section 1.1, API 0.4): only with negotiated

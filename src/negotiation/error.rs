@@ -202,6 +202,14 @@ pub enum NegotiationError {
         /// The tool's name.
         tool: String,
     },
+    /// A tool's `output_schema` leaves the bounded subset of section 1.1 (an unsupported
+    /// keyword, too deep, a property name too long, a malformed keyword value).
+    OutputSchemaUnsupported {
+        /// The tool's name.
+        tool: String,
+        /// What the schema checker found.
+        error: crate::validate::schema::SchemaError,
+    },
     /// A tool's `prompt_snippet` or `prompt_guidelines` breaks the API 0.4 rules.
     PromptMetadata {
         /// The tool's name.
@@ -353,6 +361,7 @@ impl NegotiationError {
             NegotiationError::ParametersNotObject { .. } => "parameters_not_object",
             NegotiationError::OutputSchemaOnV0_1 { .. } => "output_schema_on_v0_1",
             NegotiationError::OutputSchemaNotObject { .. } => "output_schema_not_object",
+            NegotiationError::OutputSchemaUnsupported { .. } => "output_schema_unsupported",
             NegotiationError::PromptMetadata { .. } => "prompt_metadata",
             NegotiationError::MemberRequiresFeature { .. } => "member_requires_feature",
             NegotiationError::InvalidComposition { .. } => "invalid_composition",
@@ -499,6 +508,9 @@ impl fmt::Display for NegotiationError {
                 f,
                 "tool {tool:?}: output_schema must be a JSON Schema object or null"
             ),
+            NegotiationError::OutputSchemaUnsupported { tool, error } => {
+                write!(f, "tool {tool:?}: output_schema is not supported: {error}")
+            }
             NegotiationError::PromptMetadata { tool, problem } => match problem {
                 PromptMetadataProblem::NotNegotiated => write!(
                     f,

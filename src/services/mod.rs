@@ -1,1 +1,5 @@
 //! Host services and the traits an embedder implements to bind a frontend or broker.
+
+pub mod owner;
+
+pub use owner::{OwnerError, ResourceOwner};
