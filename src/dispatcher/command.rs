@@ -8,6 +8,8 @@ use crossbeam_channel::Sender;
 use serde_json::Value;
 
 use crate::host::call::{CallId, CallReply, CancelReason};
+use crate::host::lifecycle::LifecycleNotification;
+use crate::host::progress::Progress;
 use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension};
 use crate::manifest::{LocatedManifest, UiSurface};
 use crate::negotiation::InitializeOffer;
@@ -33,6 +35,8 @@ pub(crate) enum Command {
     },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
+    /// Send a lifecycle notification to every subscribed generation (section 1.10).
+    Lifecycle(LifecycleNotification),
 }
 
 /// A spawned child ready to be registered.
@@ -55,6 +59,7 @@ pub(crate) struct CallRequest {
     pub extension: String,
     pub request: HostRequest,
     pub deadline: Duration,
+    pub progress: Option<Sender<Progress>>,
     pub reply: Sender<CallReply>,
 }
 

@@ -1,6 +1,6 @@
 //! One generation's protocol state, owned by the dispatcher.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
@@ -10,11 +10,14 @@ use super::command::CallRequest;
 use super::tombstones::Tombstones;
 use crate::host::call::{CallId, CallReply};
 use crate::host::events::GenerationRef;
+use crate::host::frontend::CancelFlag;
+use crate::host::progress::Progress;
 use crate::host::{LifecycleState, StartError, StartedExtension};
 use crate::limits::WRITER_QUEUE_FRAMES;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::negotiation::{InitializeOffer, Negotiated};
 use crate::transport::{ChildProcess, ConnId, FrameState, GenerationIo, OutboundFrame, ScratchDir};
+use crate::wire::RequestId;
 
 /// Why a pending host request was sent.
 pub(crate) enum PendingKind {
@@ -29,7 +32,26 @@ pub(crate) enum PendingKind {
     Call {
         call: CallId,
         reply: Sender<CallReply>,
+        progress: Option<Sender<Progress>>,
     },
+}
+
+/// What an extension-originated request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChildKind {
+    /// `confirmation/request` (section 2.2).
+    Confirmation,
+    /// `input/request` (section 2.7).
+    Input,
+}
+
+/// An extension-originated request the host has not answered yet.
+pub(crate) struct ChildRequest {
+    pub kind: ChildKind,
+    /// The host request it belongs to (API 0.2+); its settlement cancels this one.
+    pub parent: Option<u64>,
+    /// Tells the frontend the answer is no longer wanted.
+    pub cancelled: CancelFlag,
 }
 
 /// A host request written (or queued for writing) and not yet settled.
@@ -78,6 +100,15 @@ pub(crate) struct Connection {
     /// Frames waiting for room in the writer queue.
     pub backlog: VecDeque<OutboundFrame>,
     pub tombstones: Tombstones,
+    /// Outstanding extension-originated requests (at most 128, section 2).
+    pub children: HashMap<RequestId, ChildRequest>,
+    /// Every extension-originated id used by this generation (at most 65,536; ids are
+    /// never reused within a generation, section 2).
+    pub child_ids_used: HashSet<RequestId>,
+    /// Lifecycle notification frames still subject to their 250 ms delivery deadline,
+    /// by sequence.
+    pub lifecycle_frames: HashMap<u64, Arc<FrameState>>,
+    pub lifecycle_seq: u64,
     pub reader_closed: bool,
     pub writer_failed: bool,
     pub last_error: Option<String>,
@@ -120,6 +151,10 @@ impl Connection {
             writer_inflight: 0,
             backlog: VecDeque::new(),
             tombstones: Tombstones::default(),
+            children: HashMap::new(),
+            child_ids_used: HashSet::new(),
+            lifecycle_frames: HashMap::new(),
+            lifecycle_seq: 0,
             reader_closed: false,
             writer_failed: false,
             last_error: None,
@@ -148,6 +183,11 @@ impl Connection {
     /// True when the transport can still carry frames both ways.
     pub fn transport_alive(&self) -> bool {
         !self.reader_closed && !self.writer_failed
+    }
+
+    /// True when the writer queue has room right now (nothing waits in the backlog).
+    pub fn writer_has_room(&self) -> bool {
+        !self.writer_failed && self.writer_inflight < WRITER_QUEUE_FRAMES && self.backlog.is_empty()
     }
 
     /// Queues a frame for the writer, keeping at most [`WRITER_QUEUE_FRAMES`] in its

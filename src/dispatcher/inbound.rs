@@ -6,10 +6,11 @@ use super::connection::PendingKind;
 use super::Dispatcher;
 use crate::host::call::CallError;
 use crate::host::events::{Diagnostic, HostEvent};
+use crate::host::progress::{self, Progress};
 use crate::host::LifecycleState;
-use crate::transport::{ConnId, InboundFrame, OutboundFrame, TransportEvent, TransportMessage};
+use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;
-use crate::wire::{self, codes, Message, Notification, Request, ResponseError};
+use crate::wire::{Message, Notification};
 
 impl Dispatcher {
     pub(super) fn on_transport(&mut self, message: TransportMessage) {
@@ -99,25 +100,6 @@ impl Dispatcher {
         }
     }
 
-    /// Extension-originated requests (section 2).
-    fn on_extension_request(&mut self, conn: ConnId, request: Request) {
-        let error = ResponseError::new(codes::METHOD_NOT_FOUND, "unknown or unnegotiated method");
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        self.shared.events.diagnostic(
-            &c.source,
-            Diagnostic::Refused {
-                method: request.method.clone(),
-                reason: error.message.clone(),
-            },
-        );
-        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
-        if let Ok(bytes) = wire::encode_error(&request.id, &error, limit) {
-            c.push_frame(OutboundFrame { bytes, state: None });
-        }
-    }
-
     /// Extension-originated notifications (sections 2.1, 2.3, 2.4, 2.6).
     fn on_extension_notification(&mut self, conn: ConnId, notification: Notification) {
         let Some(c) = self.conns.get_mut(&conn) else {
@@ -162,6 +144,7 @@ impl Dispatcher {
                 Err(e) => refuse(self, e.to_string()),
             },
             "$/progress" => self.on_progress(conn, &params),
+            "$/cancelRequest" => self.on_child_cancel(conn, &params),
             other => refuse(
                 self,
                 format!("`{other}` is not a notification the host accepts"),
@@ -204,6 +187,10 @@ impl Dispatcher {
             );
             return;
         };
+        let decoration = c.negotiated.as_ref().is_some_and(|n| {
+            n.features
+                .contains(crate::negotiation::Feature::ProgressDecoration)
+        });
         let Some(pending) = c.pending.get_mut(&request_id) else {
             self.shared.events.diagnostic(
                 &source,
@@ -211,13 +198,13 @@ impl Dispatcher {
             );
             return;
         };
-        if !matches!(pending.kind, PendingKind::Call { .. }) {
+        let PendingKind::Call { progress: sink, .. } = &pending.kind else {
             self.shared.events.diagnostic(
                 &source,
                 refuse(format!("request {request_id} is not a call")),
             );
             return;
-        }
+        };
         if pending.last_progress.is_some_and(|last| sequence <= last) {
             self.shared.events.diagnostic(
                 &source,
@@ -227,12 +214,27 @@ impl Dispatcher {
             );
             return;
         }
+        let events = match progress::parse_event(event, decoration) {
+            Ok(events) => events,
+            Err(reason) => {
+                self.shared.events.diagnostic(&source, refuse(reason));
+                return;
+            }
+        };
         pending.last_progress = Some(sequence);
-        self.shared.events.emit(HostEvent::Progress {
-            source,
-            request_id,
-            sequence,
-            event: event.clone(),
-        });
+        for event in events {
+            let progress = Progress {
+                request_id,
+                sequence,
+                event,
+            };
+            if let Some(sink) = sink {
+                let _ = sink.try_send(progress.clone());
+            }
+            self.shared.events.emit(HostEvent::Progress {
+                source: source.clone(),
+                progress,
+            });
+        }
     }
 }

@@ -7,9 +7,11 @@
 //! answer, frames go to writers whose queues it keeps within bounds itself, and events
 //! are dropped and counted when the embedder does not keep up.
 
+mod children;
 mod command;
 mod connection;
 mod inbound;
+mod lifecycle;
 mod requests;
 mod shutdown;
 mod timers;
@@ -30,9 +32,11 @@ use timers::{Timer, Timers};
 
 use crate::host::call::CallId;
 use crate::host::events::{EventSink, HostEvent};
+use crate::host::frontend::Frontend;
 use crate::host::{ExtensionStatus, LifecycleState, ShutdownReport};
 use crate::negotiation::HostContext;
 use crate::transport::{ConnId, GenerationIo, TransportMessage};
+use crate::wire::RequestId;
 
 /// How often a ready generation is checked for an unnoticed exit (for example a child
 /// that died while a grandchild keeps its stdout open).
@@ -58,6 +62,16 @@ pub(crate) struct Shared {
     pub session_id: String,
     /// Where host events go.
     pub events: EventSink,
+    /// Who answers confirmations and input requests.
+    pub frontend: Arc<dyn Frontend>,
+}
+
+/// A frontend's answer to an extension-originated request, sent from the thread that
+/// asked it.
+pub(crate) struct FrontendAnswer {
+    pub conn: ConnId,
+    pub id: RequestId,
+    pub answer: children::Answer,
 }
 
 /// Where a call is while it is unsettled.
@@ -93,6 +107,9 @@ pub(crate) struct Dispatcher {
     timers: Timers,
     stop_waiters: HashMap<ConnId, Vec<Sender<Option<ShutdownReport>>>>,
     shutdown: Option<HostShutdown>,
+    /// Frontend answers, from the threads that ask the frontend.
+    answers: Receiver<FrontendAnswer>,
+    answer_sender: Sender<FrontendAnswer>,
     /// Joins the I/O threads of finished generations, off the dispatcher thread: a
     /// reader may be blocked handing the dispatcher a batch, so the dispatcher itself
     /// must never wait for one.
@@ -113,7 +130,10 @@ pub(crate) fn spawn(
                 io.join();
             }
         })?;
+    let (answer_sender, answers) = crossbeam_channel::unbounded();
     let dispatcher = Dispatcher {
+        answers,
+        answer_sender,
         shared,
         commands,
         transport,
@@ -150,6 +170,11 @@ impl Dispatcher {
                         self.on_transport(message);
                     }
                 }
+                recv(self.answers) -> answer => {
+                    if let Ok(answer) = answer {
+                        self.on_frontend_answer(answer);
+                    }
+                }
                 default(wait) => {}
             }
             // Handle everything already waiting before sleeping again: one wake-up
@@ -162,6 +187,10 @@ impl Dispatcher {
                 }
                 while let Ok(command) = self.commands.try_recv() {
                     self.on_command(command);
+                    progressed = true;
+                }
+                while let Ok(answer) = self.answers.try_recv() {
+                    self.on_frontend_answer(answer);
                     progressed = true;
                 }
                 if !progressed {
@@ -194,6 +223,7 @@ impl Dispatcher {
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
             }
+            Command::Lifecycle(notification) => self.on_lifecycle(notification),
         }
     }
 
@@ -210,6 +240,7 @@ impl Dispatcher {
                 Timer::ShutdownExit { conn } => self.on_shutdown_exit_timeout(conn),
                 Timer::ExitPoll { conn, seq } => self.on_exit_poll(conn, seq),
                 Timer::ShutdownAggregate => self.on_shutdown_aggregate(),
+                Timer::LifecycleDeadline { conn, seq } => self.on_lifecycle_deadline(conn, seq),
             }
         }
     }

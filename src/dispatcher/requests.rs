@@ -211,6 +211,7 @@ impl Dispatcher {
             request,
             reply,
             deadline,
+            progress,
             ..
         } = request;
         let c = self
@@ -245,7 +246,11 @@ impl Dispatcher {
         c.pending.insert(
             id,
             Pending {
-                kind: PendingKind::Call { call, reply },
+                kind: PendingKind::Call {
+                    call,
+                    reply,
+                    progress,
+                },
                 frame: frame.clone(),
                 last_progress: None,
             },
@@ -297,8 +302,11 @@ impl Dispatcher {
                 if let PendingKind::Call { reply, .. } = pending.kind {
                     let _ = reply.send(Err(error));
                 }
+                let frame = pending.frame;
+                self.settle_children(conn, id);
+                let c = self.conns.get_mut(&conn).expect("connection is live");
                 let now = Instant::now();
-                if pending.frame.try_skip() {
+                if frame.try_skip() {
                     c.active -= 1;
                     c.tombstones.insert(id, now, false);
                     self.admit(conn);
@@ -378,7 +386,7 @@ impl Dispatcher {
                     self.on_initialize_answer(conn, reply, offer, response.outcome)
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
-                PendingKind::Call { call, reply } => {
+                PendingKind::Call { call, reply, .. } => {
                     c.active -= 1;
                     self.calls.remove(&call);
                     let negotiated = c
@@ -394,6 +402,7 @@ impl Dispatcher {
                         Err(error) => Err(CallError::Remote(error)),
                     };
                     let _ = reply.send(answer);
+                    self.settle_children(conn, id);
                     self.admit(conn);
                 }
             }
@@ -418,12 +427,13 @@ impl Dispatcher {
     /// Fails every call of `conn` (pending and queued) with `error`, and a pending
     /// `initialize` with the matching start error.
     pub(super) fn fail_all(&mut self, conn: ConnId, error: CallError) {
+        self.drop_children(conn);
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
         for (_, pending) in c.pending.drain() {
             match pending.kind {
-                PendingKind::Call { call, reply } => {
+                PendingKind::Call { call, reply, .. } => {
                     self.calls.remove(&call);
                     let _ = reply.send(Err(error.clone()));
                 }

@@ -85,6 +85,10 @@ impl Dispatcher {
             return;
         }
         // Drain: nothing new is admitted, and what remains is cancelled.
+        self.settle_all_children(conn);
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
         let pending: Vec<u64> = c.pending.keys().copied().collect();
         for id in pending {
             let c = self.conns.get_mut(&conn).expect("connection is live");
@@ -92,7 +96,7 @@ impl Dispatcher {
                 continue;
             };
             match p.kind {
-                PendingKind::Call { call, reply } => {
+                PendingKind::Call { call, reply, .. } => {
                     self.calls.remove(&call);
                     let _ = reply.send(Err(CallError::Cancelled {
                         reason: CancelReason::Shutdown,

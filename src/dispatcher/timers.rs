@@ -26,6 +26,8 @@ pub(crate) enum Timer {
     ExitPoll { conn: ConnId, seq: u64 },
     /// The aggregate deadline of a host-wide shutdown (section 1.8).
     ShutdownAggregate,
+    /// The 250 ms delivery deadline of a session or turn notification (section 1.10).
+    LifecycleDeadline { conn: ConnId, seq: u64 },
 }
 
 #[derive(Debug)]

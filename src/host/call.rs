@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::dispatcher::Command;
 use crate::host::events::GenerationRef;
+use crate::host::progress::Progress;
 use crate::host::LifecycleState;
 use crate::negotiation::Negotiated;
 use crate::validate::ResultError;
@@ -26,6 +27,9 @@ pub struct CallOptions {
     /// ([`crate::limits::REQUEST_DEADLINE`], or [`crate::limits::MENU_COLLECT_DEADLINE`]
     /// for `menu/collect`).
     pub deadline: Option<Duration>,
+    /// Where this call's accepted `$/progress` events go (section 2.6), besides the
+    /// host events. Delivery never blocks: when the channel is full, events are dropped.
+    pub progress: Option<Sender<Progress>>,
 }
 
 impl CallOptions {
@@ -33,7 +37,14 @@ impl CallOptions {
     pub fn with_deadline(deadline: Duration) -> CallOptions {
         CallOptions {
             deadline: Some(deadline),
+            progress: None,
         }
+    }
+
+    /// Sends this call's progress events to `sink` as well.
+    pub fn with_progress(mut self, sink: Sender<Progress>) -> CallOptions {
+        self.progress = Some(sink);
+        self
     }
 }
 

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
-use serde_json::Value;
 
 use crate::transport::InboundFrame;
 use crate::wire::{FrameError, RequestId};
@@ -120,12 +119,8 @@ pub enum HostEvent {
     Progress {
         /// The generation that sent it.
         source: GenerationRef,
-        /// The host request the progress belongs to.
-        request_id: u64,
-        /// The accepted sequence number.
-        sequence: u64,
-        /// The raw event object.
-        event: Value,
+        /// The accepted event.
+        progress: crate::host::progress::Progress,
     },
     /// An extension generation changed lifecycle state (section 5).
     StateChanged {

@@ -92,28 +92,24 @@ impl Extension {
             name: name.to_string(),
             arguments,
         };
-        self.request(
-            request,
-            options.deadline.unwrap_or(REQUEST_DEADLINE),
-            move |raw| {
-                let definition = raw.negotiated.tools.iter().find(|t| t.name == tool);
-                let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
-                let check = |value: &Value| match &compiled {
-                    Some(schema) => schema.0.validate(value).map_err(|e| StructuredViolation {
-                        path: e.instance_path.clone(),
-                        message: e.to_string(),
-                    }),
-                    None => Ok(()),
+        self.request(request, &options, REQUEST_DEADLINE, move |raw| {
+            let definition = raw.negotiated.tools.iter().find(|t| t.name == tool);
+            let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
+            let check = |value: &Value| match &compiled {
+                Some(schema) => schema.0.validate(value).map_err(|e| StructuredViolation {
+                    path: e.instance_path.clone(),
+                    message: e.to_string(),
+                }),
+                None => Ok(()),
+            };
+            let mut context = ToolResultContext::new(raw.negotiated.api_version);
+            if definition.is_some_and(|t| t.output_schema.is_some()) {
+                context.output_schema = OutputSchema::Declared {
+                    validator: Some(&check),
                 };
-                let mut context = ToolResultContext::new(raw.negotiated.api_version);
-                if definition.is_some_and(|t| t.output_schema.is_some()) {
-                    context.output_schema = OutputSchema::Declared {
-                        validator: Some(&check),
-                    };
-                }
-                validate::tool_output(&raw.value, &context).map_err(CallError::InvalidResult)
-            },
-        )
+            }
+            validate::tool_output(&raw.value, &context).map_err(CallError::InvalidResult)
+        })
     }
 
     /// Runs a slash command (`command/execute`, section 1.3).
@@ -137,11 +133,9 @@ impl Extension {
             name: name.to_string(),
             arguments,
         };
-        self.request(
-            request,
-            options.deadline.unwrap_or(REQUEST_DEADLINE),
-            |raw| validate::command_output(&raw.value).map_err(CallError::InvalidResult),
-        )
+        self.request(request, &options, REQUEST_DEADLINE, |raw| {
+            validate::command_output(&raw.value).map_err(CallError::InvalidResult)
+        })
     }
 
     /// Runs a lifecycle hook (`hook/run`, section 1.4).
@@ -164,11 +158,9 @@ impl Extension {
             hook: hook.as_str().to_string(),
             payload: payload.to_value(),
         };
-        self.request(
-            request,
-            options.deadline.unwrap_or(REQUEST_DEADLINE),
-            move |raw| validate::hook_output(&raw.value, hook).map_err(CallError::InvalidResult),
-        )
+        self.request(request, &options, REQUEST_DEADLINE, move |raw| {
+            validate::hook_output(&raw.value, hook).map_err(CallError::InvalidResult)
+        })
     }
 
     /// Collects prompt context (`context/collect`, section 1.5).
@@ -180,11 +172,9 @@ impl Extension {
         let request = HostRequest::ContextCollect {
             prompt: prompt.map(str::to_string),
         };
-        self.request(
-            request,
-            options.deadline.unwrap_or(REQUEST_DEADLINE),
-            |raw| validate::context_collect(&raw.value).map_err(CallError::InvalidResult),
-        )
+        self.request(request, &options, REQUEST_DEADLINE, |raw| {
+            validate::context_collect(&raw.value).map_err(CallError::InvalidResult)
+        })
         .wait()
     }
 
@@ -195,13 +185,9 @@ impl Extension {
         options: CallOptions,
     ) -> Result<Option<StatusContribution>, CallError> {
         let request = HostRequest::StatusCollect { surface };
-        self.request(
-            request,
-            options.deadline.unwrap_or(REQUEST_DEADLINE),
-            move |raw| {
-                validate::status_collect(&raw.value, surface).map_err(CallError::InvalidResult)
-            },
-        )
+        self.request(request, &options, REQUEST_DEADLINE, move |raw| {
+            validate::status_collect(&raw.value, surface).map_err(CallError::InvalidResult)
+        })
         .wait()
     }
 
@@ -220,11 +206,9 @@ impl Extension {
             output: output.to_string(),
             is_error,
         };
-        self.request(
-            request,
-            options.deadline.unwrap_or(REQUEST_DEADLINE),
-            |raw| validate::render_output(&raw.value).map_err(CallError::InvalidResult),
-        )
+        self.request(request, &options, REQUEST_DEADLINE, |raw| {
+            validate::render_output(&raw.value).map_err(CallError::InvalidResult)
+        })
         .wait()
     }
 
@@ -248,7 +232,8 @@ impl Extension {
         let declared: Vec<String> = negotiated.commands.iter().map(|c| c.name.clone()).collect();
         let pending = self.request(
             HostRequest::MenuCollect,
-            options.deadline.unwrap_or(MENU_COLLECT_DEADLINE),
+            &options,
+            MENU_COLLECT_DEADLINE,
             move |raw| Ok(validate::menu(&raw.value, &declared)),
         );
         match pending.wait() {
@@ -288,7 +273,8 @@ impl Extension {
     fn request<T: 'static>(
         &self,
         request: HostRequest,
-        deadline: Duration,
+        options: &CallOptions,
+        default_deadline: Duration,
         convert: impl FnOnce(RawResult) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
         let call = CallId(self.inner.next_call.fetch_add(1, Ordering::Relaxed));
@@ -297,7 +283,8 @@ impl Extension {
             call,
             extension: self.info.name.clone(),
             request,
-            deadline,
+            deadline: options.deadline.unwrap_or(default_deadline),
+            progress: options.progress.clone(),
             reply: reply.clone(),
         }));
         if self.inner.commands.send(command).is_err() {

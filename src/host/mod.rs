@@ -25,6 +25,9 @@
 pub mod call;
 pub mod events;
 mod extension;
+pub mod frontend;
+pub mod lifecycle;
+pub mod progress;
 mod start;
 mod status;
 
@@ -40,6 +43,9 @@ use parking_lot::Mutex;
 pub use call::{CallError, CallId, CallOptions, CancelReason, PendingCall};
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
+pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
+pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
+pub use progress::{OutputStream, Progress, ProgressEvent};
 pub use start::{StartError, StartedExtension};
 pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
 
@@ -57,8 +63,9 @@ const COMMAND_CHANNEL_CAPACITY: usize = 1024;
 const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 
 /// Configures and builds an [`ExtensionHost`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ExtensionHostBuilder {
+    frontend: Arc<dyn Frontend>,
     workspace: PathBuf,
     explicit_dirs: Vec<PathBuf>,
     home: Option<PathBuf>,
@@ -84,6 +91,13 @@ impl ExtensionHostBuilder {
     /// Skips global extensions entirely.
     pub fn no_global_extensions(mut self) -> Self {
         self.home = None;
+        self
+    }
+
+    /// Binds the frontend that answers confirmations and input requests (default:
+    /// [`HeadlessFrontend`], which denies and cancels).
+    pub fn frontend(mut self, frontend: impl Frontend) -> Self {
+        self.frontend = Arc::new(frontend);
         self
     }
 
@@ -118,6 +132,7 @@ impl ExtensionHostBuilder {
             instance_id,
             session_id,
             events,
+            frontend: self.frontend,
         });
         let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
         let (transport, transport_receiver) =
@@ -169,6 +184,16 @@ pub struct ExtensionHost {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+impl std::fmt::Debug for ExtensionHostBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtensionHostBuilder")
+            .field("workspace", &self.workspace)
+            .field("explicit_dirs", &self.explicit_dirs)
+            .field("home", &self.home)
+            .finish_non_exhaustive()
+    }
+}
+
 impl std::fmt::Debug for ExtensionHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ExtensionHost")
@@ -181,6 +206,7 @@ impl ExtensionHost {
     /// A builder for a host whose workspace is `workspace`.
     pub fn builder(workspace: impl AsRef<Path>) -> ExtensionHostBuilder {
         ExtensionHostBuilder {
+            frontend: Arc::new(HeadlessFrontend),
             workspace: workspace.as_ref().to_path_buf(),
             explicit_dirs: Vec::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
@@ -214,6 +240,14 @@ impl ExtensionHost {
             return Vec::new();
         }
         answer.recv().unwrap_or_default()
+    }
+
+    /// Reports a lifecycle observation (section 1.10) to every generation that
+    /// negotiated `lifecycle_events` and subscribed to it. Delivery is best-effort and
+    /// never blocks: session and turn events that cannot be written within 250 ms, and
+    /// tool events that find the writer queue full, are dropped with a diagnostic.
+    pub fn lifecycle(&self, notification: LifecycleNotification) {
+        let _ = self.inner.commands.send(Command::Lifecycle(notification));
     }
 
     /// Shuts every extension down in parallel within the 3-second aggregate deadline

@@ -33,13 +33,32 @@ pub fn peer_extension(
     scenario: &[&str],
     tools: &[&str],
 ) -> PathBuf {
+    peer_extension_with(root, name, api, scenario, tools, "", "")
+}
+
+/// Like [`peer_extension`], with extra `[contributes]` lines and extra entries for the
+/// `[entrypoint].env` inline table (`KEY = "value", ...`).
+pub fn peer_extension_with(
+    root: &Path,
+    name: &str,
+    api: &str,
+    scenario: &[&str],
+    tools: &[&str],
+    contributes: &str,
+    env: &str,
+) -> PathBuf {
     let mut args = vec![peer_script().to_string_lossy().into_owned()];
     args.extend(scenario.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let env = if env.is_empty() {
+        String::new()
+    } else {
+        format!(", {env}")
+    };
     let manifest = format!(
         "name = {name:?}\nversion = \"0.1.0\"\napi_version = {api:?}\n\n\
-         [entrypoint]\ncommand = \"python3\"\nargs = {}\nenv = {{ OCTET_PEER_TOOLS = {:?} }}\n\n\
-         [contributes]\ntools = {}\n",
+         [entrypoint]\ncommand = \"python3\"\nargs = {}\nenv = {{ OCTET_PEER_TOOLS = {:?}{env} }}\n\n\
+         [contributes]\ntools = {}\n{contributes}\n",
         toml_list(&args),
         tools.join(","),
         toml_list(tools),

@@ -1,0 +1,366 @@
+//! Extension-originated requests (section 2): id rules, parent correlation, and the
+//! frontend-answered methods `confirmation/request` (2.2) and `input/request` (2.7).
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{json, Value};
+
+use super::connection::{ChildKind, ChildRequest, PendingKind};
+use super::{Dispatcher, FrontendAnswer};
+use crate::host::events::Diagnostic;
+use crate::host::frontend::{CancelFlag, ConfirmationRequest, InputRequest};
+use crate::limits::{
+    MAX_CHILD_IDS_PER_GENERATION, MAX_INPUT_ANSWER_BYTES, MAX_INPUT_PROMPT_BYTES,
+    MAX_OUTSTANDING_CHILD_REQUESTS,
+};
+use crate::transport::{ConnId, OutboundFrame};
+use crate::wire::{self, codes, Request, RequestId, ResponseError};
+
+/// A frontend's answer.
+pub(crate) enum Answer {
+    /// `{"confirmed": bool}`.
+    Confirmed(bool),
+    /// `{"value": string|null}`.
+    Input(Option<String>),
+}
+
+/// Why an extension-originated request is refused, with its JSON-RPC error.
+fn refusal(code: i64, message: impl Into<String>) -> ResponseError {
+    ResponseError::new(code, message)
+}
+
+impl Dispatcher {
+    /// An extension-originated request.
+    pub(super) fn on_extension_request(&mut self, conn: ConnId, request: Request) {
+        let Request { id, method, params } = request;
+        match self.admit_child(conn, &id, &method, params.as_ref()) {
+            Ok(()) => {}
+            Err(error) => {
+                if let Some(c) = self.conns.get(&conn) {
+                    self.shared.events.diagnostic(
+                        &c.source,
+                        Diagnostic::Refused {
+                            method: method.clone(),
+                            reason: error.message.clone(),
+                        },
+                    );
+                }
+                self.send_error(conn, &id, &error);
+            }
+        }
+    }
+
+    fn admit_child(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return Ok(());
+        };
+        if c.children.contains_key(id) || c.child_ids_used.contains(id) {
+            return Err(refusal(
+                codes::INVALID_REQUEST,
+                format!("request id {id} was already used"),
+            ));
+        }
+        if c.children.len() >= MAX_OUTSTANDING_CHILD_REQUESTS {
+            return Err(refusal(
+                codes::RESOURCE_EXHAUSTED,
+                format!("at most {MAX_OUTSTANDING_CHILD_REQUESTS} requests may be outstanding"),
+            ));
+        }
+        if c.child_ids_used.len() >= MAX_CHILD_IDS_PER_GENERATION {
+            return Err(refusal(
+                codes::RESOURCE_EXHAUSTED,
+                format!("at most {MAX_CHILD_IDS_PER_GENERATION} request ids per generation"),
+            ));
+        }
+        c.child_ids_used.insert(id.clone());
+        let kind = match method {
+            "confirmation/request" => ChildKind::Confirmation,
+            "input/request" if c.api.is_feature_negotiated() => ChildKind::Input,
+            _ => {
+                return Err(refusal(
+                    codes::METHOD_NOT_FOUND,
+                    "unknown or unnegotiated method",
+                ))
+            }
+        };
+        let empty = serde_json::Map::new();
+        let params = match params {
+            Some(Value::Object(map)) => map,
+            None => &empty,
+            Some(_) => return Err(refusal(codes::INVALID_PARAMS, "params must be an object")),
+        };
+        let invalid = |message: &str| refusal(codes::INVALID_PARAMS, message);
+        // Parent correlation (section 2): API 0.2+ operation-scoped requests name an
+        // active host request; frozen API 0.1 omits it.
+        let parent = if c.api.is_feature_negotiated() {
+            let parent = params
+                .get("parent_request_id")
+                .ok_or_else(|| invalid("parent_request_id is required"))?
+                .as_u64()
+                .ok_or_else(|| invalid("parent_request_id must be an unsigned integer"))?;
+            let active = c
+                .pending
+                .get(&parent)
+                .is_some_and(|p| matches!(p.kind, PendingKind::Call { .. }));
+            if !active {
+                return Err(refusal(
+                    codes::NO_OWNER,
+                    format!("request {parent} is not an active host request"),
+                ));
+            }
+            Some(parent)
+        } else {
+            None
+        };
+        let text = |name: &str| -> Result<Option<String>, ResponseError> {
+            match params.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(invalid(&format!("`{name}` must be a string"))),
+            }
+        };
+        let flag = |name: &str| -> Result<bool, ResponseError> {
+            match params.get(name) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(invalid(&format!("`{name}` must be a boolean"))),
+            }
+        };
+        let prompt = text("prompt")?.ok_or_else(|| invalid("`prompt` is required"))?;
+        let source = c.source.clone();
+        let cancelled = CancelFlag::default();
+        let frontend = self.shared.frontend.clone();
+        let interactive = frontend.is_interactive();
+        match kind {
+            ChildKind::Confirmation => {
+                if !c.located.manifest.contributes.confirmations {
+                    return Err(refusal(
+                        codes::METHOD_NOT_FOUND,
+                        "the manifest does not declare confirmations",
+                    ));
+                }
+                let question = ConfirmationRequest {
+                    source,
+                    prompt,
+                    detail: text("detail")?,
+                    destructive: flag("destructive")?,
+                    default: flag("default")?,
+                    cancelled: cancelled.clone(),
+                };
+                if !interactive {
+                    self.answer_child(conn, id, Answer::Confirmed(false));
+                    return Ok(());
+                }
+                c.children.insert(
+                    id.clone(),
+                    ChildRequest {
+                        kind,
+                        parent,
+                        cancelled,
+                    },
+                );
+                self.ask_frontend(conn, id.clone(), move || {
+                    Answer::Confirmed(frontend.confirm(question))
+                });
+            }
+            ChildKind::Input => {
+                if prompt.trim().is_empty() {
+                    return Err(invalid("`prompt` must contain non-whitespace text"));
+                }
+                if prompt.len() > MAX_INPUT_PROMPT_BYTES {
+                    return Err(invalid("`prompt` exceeds 16 KiB"));
+                }
+                let question = InputRequest {
+                    source,
+                    prompt,
+                    secret: flag("secret")?,
+                    cancelled: cancelled.clone(),
+                };
+                if !interactive {
+                    self.answer_child(conn, id, Answer::Input(None));
+                    return Ok(());
+                }
+                c.children.insert(
+                    id.clone(),
+                    ChildRequest {
+                        kind,
+                        parent,
+                        cancelled,
+                    },
+                );
+                self.ask_frontend(conn, id.clone(), move || {
+                    Answer::Input(frontend.input(question))
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the frontend on a thread of its own; the answer comes back as a message.
+    fn ask_frontend(
+        &mut self,
+        conn: ConnId,
+        id: RequestId,
+        ask: impl FnOnce() -> Answer + Send + 'static,
+    ) {
+        let answers = self.answer_sender.clone();
+        let spawned = std::thread::Builder::new()
+            .name("octet-frontend".into())
+            .spawn(move || {
+                let answer = ask();
+                let _ = answers.send(FrontendAnswer { conn, id, answer });
+            });
+        if let Err(error) = spawned {
+            // Without a thread nobody can be asked: answer as a headless frontend would.
+            if let Some(c) = self.conns.get(&conn) {
+                self.shared.events.diagnostic(
+                    &c.source,
+                    Diagnostic::Refused {
+                        method: "frontend".into(),
+                        reason: error.to_string(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// A frontend answered. Answers for requests that were meanwhile dropped (parent
+    /// settled, generation gone) are ignored: they cannot cross a generation.
+    pub(super) fn on_frontend_answer(&mut self, answer: FrontendAnswer) {
+        let Some(c) = self.conns.get_mut(&answer.conn) else {
+            return;
+        };
+        if c.children.remove(&answer.id).is_some() {
+            self.answer_child(answer.conn, &answer.id, answer.answer);
+        }
+    }
+
+    /// Writes the answer to an extension-originated request.
+    pub(super) fn answer_child(&mut self, conn: ConnId, id: &RequestId, answer: Answer) {
+        let result = match answer {
+            Answer::Confirmed(confirmed) => json!({ "confirmed": confirmed }),
+            Answer::Input(Some(value)) if value.len() > MAX_INPUT_ANSWER_BYTES => {
+                if let Some(c) = self.conns.get(&conn) {
+                    self.shared.events.diagnostic(
+                        &c.source,
+                        Diagnostic::Refused {
+                            method: "input/request".into(),
+                            reason: "the frontend's answer exceeds 256 KiB; sent null".into(),
+                        },
+                    );
+                }
+                json!({ "value": null })
+            }
+            Answer::Input(value) => json!({ "value": value }),
+        };
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let limit = c.frame_limit.load(Ordering::Relaxed);
+        if let Ok(bytes) = wire::encode_result(id, &result, limit) {
+            c.push_frame(OutboundFrame { bytes, state: None });
+        }
+    }
+
+    /// Sends an error response to an extension-originated request.
+    pub(super) fn send_error(&mut self, conn: ConnId, id: &RequestId, error: &ResponseError) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let limit = c.frame_limit.load(Ordering::Relaxed);
+        if let Ok(bytes) = wire::encode_error(id, error, limit) {
+            c.push_frame(OutboundFrame { bytes, state: None });
+        }
+    }
+
+    /// The host request `parent` settled: every unresolved child it owns is cancelled.
+    /// The extension gets the dropped answer (denied, or `null` input) and a late
+    /// frontend answer is ignored.
+    pub(super) fn settle_children(&mut self, conn: ConnId, parent: u64) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let owned: Vec<RequestId> = c
+            .children
+            .iter()
+            .filter(|(_, child)| child.parent == Some(parent))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in owned {
+            self.drop_child(conn, &id);
+        }
+    }
+
+    /// Answers every outstanding child with its dropped answer: the generation is
+    /// draining, so nothing it asks can be acted on any more.
+    pub(super) fn settle_all_children(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let ids: Vec<RequestId> = c.children.keys().cloned().collect();
+        for id in ids {
+            self.drop_child(conn, &id);
+        }
+    }
+
+    /// Removes one child, tells the frontend, and answers the extension as if the person
+    /// had dismissed the question (section 2.2: dropping denies; 2.7: `null`).
+    fn drop_child(&mut self, conn: ConnId, id: &RequestId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let Some(child) = c.children.remove(id) else {
+            return;
+        };
+        child.cancelled.cancel();
+        let answer = match child.kind {
+            ChildKind::Confirmation => Answer::Confirmed(false),
+            ChildKind::Input => Answer::Input(None),
+        };
+        self.answer_child(conn, id, answer);
+    }
+
+    /// The extension cancelled one of its own outstanding requests (section 2.9): the
+    /// frontend is told, and the request is answered with the cancellation error.
+    pub(super) fn on_child_cancel(&mut self, conn: ConnId, params: &Value) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let id = match params.get("id").map(RequestId::from_value) {
+            Some(Ok(id)) => id,
+            _ => {
+                self.shared.events.diagnostic(
+                    &c.source,
+                    Diagnostic::Refused {
+                        method: "$/cancelRequest".into(),
+                        reason: "params need a valid id".into(),
+                    },
+                );
+                return;
+            }
+        };
+        if let Some(child) = c.children.remove(&id) {
+            child.cancelled.cancel();
+            self.send_error(
+                conn,
+                &id,
+                &ResponseError::new(codes::REQUEST_CANCELLED, "cancelled"),
+            );
+        }
+    }
+
+    /// Cancels every child of a generation that is going away; nothing can be answered.
+    pub(super) fn drop_children(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            for (_, child) in c.children.drain() {
+                child.cancelled.cancel();
+            }
+        }
+    }
+}
