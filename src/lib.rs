@@ -17,6 +17,7 @@ pub mod limits;
 pub mod manifest;
 pub mod negotiation;
 pub mod sdk;
+pub mod serve;
 pub mod services;
 pub mod supervisor;
 pub mod transport;

@@ -1,0 +1,630 @@
+//! Control lines: one JSON object per line, parsed into a typed [`ControlLine`].
+//!
+//! Parsing is by hand, not through serde derive, so every error names the member and the
+//! rule and never repeats the value that was sent (a secret typed into the wrong member
+//! must not come back in an error reply). Members an operation does not define are
+//! ignored, so clients may add their own bookkeeping.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::error::{ErrorCode, ServeError};
+use crate::host::{LifecycleNotification, Outcome, Settlement};
+use crate::manifest::UiSurface;
+use crate::validate::{HookName, HookPayload};
+
+/// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
+/// integer, echoed back exactly as it was sent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ClientId {
+    /// An integer in the signed 64-bit range.
+    Int(i64),
+    /// An integer above the signed 64-bit range.
+    UInt(u64),
+    /// A string.
+    Text(String),
+}
+
+impl ClientId {
+    /// The id in `value`, if it is a string or an integer.
+    fn from_value(value: &Value) -> Option<ClientId> {
+        match value {
+            Value::String(s) => Some(ClientId::Text(s.clone())),
+            Value::Number(n) => n
+                .as_i64()
+                .map(ClientId::Int)
+                .or_else(|| n.as_u64().map(ClientId::UInt)),
+            _ => None,
+        }
+    }
+
+    /// The id as JSON.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ClientId::Int(n) => Value::from(*n),
+            ClientId::UInt(n) => Value::from(*n),
+            ClientId::Text(s) => Value::from(s.as_str()),
+        }
+    }
+}
+
+/// A string that must never be written anywhere: the answer to an input request. Its
+/// `Debug` does not show it.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Secret(String);
+
+impl Secret {
+    /// The value, to hand to the extension.
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// One parsed control line.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ControlLine {
+    /// The caller's `id`, echoed in the reply.
+    pub id: Option<ClientId>,
+    /// What to do.
+    pub op: Op,
+}
+
+/// The operations.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Op {
+    /// Scan the extension directories.
+    Discover,
+    /// Start an extension.
+    Start { extension: String },
+    /// Stop an extension.
+    Stop { extension: String },
+    /// Restart an extension (not supported yet).
+    Reload { extension: String },
+    /// Admit a call; its result follows as a `result` line.
+    Call(CallSpec),
+    /// Cancel an active call.
+    Cancel { call_id: ClientId },
+    /// Answer a pending confirmation.
+    AnswerConfirmation { request_id: u64, confirmed: bool },
+    /// Answer a pending input request; `None` cancels it.
+    AnswerInput {
+        request_id: u64,
+        value: Option<Secret>,
+    },
+    /// Snapshot every live generation.
+    Status,
+    /// Report a lifecycle observation (section 1.10).
+    Lifecycle(LifecycleNotification),
+    /// Shut everything down and exit.
+    Shutdown,
+}
+
+/// A call: which extension, which request, under which caller id.
+#[derive(Debug, PartialEq)]
+pub(crate) struct CallSpec {
+    /// The caller's id for the call, unique among active calls.
+    pub call_id: ClientId,
+    /// The extension called.
+    pub extension: String,
+    /// The call's deadline, when the caller set one.
+    pub timeout: Option<Duration>,
+    /// The request.
+    pub kind: CallKind,
+}
+
+/// The host-to-extension request a call makes.
+#[derive(Debug, PartialEq)]
+pub(crate) enum CallKind {
+    /// `tool/call`.
+    Tool { tool: String, arguments: Value },
+    /// `command/execute`.
+    Command {
+        name: String,
+        arguments: Vec<String>,
+    },
+    /// `hook/run`.
+    Hook(HookPayload),
+    /// `context/collect`.
+    Context { prompt: Option<String> },
+    /// `status/collect`.
+    StatusCollect { surface: UiSurface },
+    /// `tool/render`.
+    Render {
+        tool: String,
+        arguments: Value,
+        output: String,
+        is_error: bool,
+    },
+    /// `menu/collect`.
+    Menu,
+}
+
+impl CallKind {
+    /// The operation name, as sent in `result` lines.
+    pub fn op(&self) -> &'static str {
+        match self {
+            CallKind::Tool { .. } => "call",
+            CallKind::Command { .. } => "command",
+            CallKind::Hook(_) => "hook",
+            CallKind::Context { .. } => "context",
+            CallKind::StatusCollect { .. } => "status_collect",
+            CallKind::Render { .. } => "render",
+            CallKind::Menu => "menu",
+        }
+    }
+}
+
+/// A control line that could not be used, with the `id` when one was readable.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ControlError {
+    /// The caller's `id`, when the line had a valid one.
+    pub id: Option<ClientId>,
+    /// What is wrong.
+    pub error: ServeError,
+}
+
+/// Every operation name, for error messages.
+const OPS: &[&str] = &[
+    "discover",
+    "start",
+    "stop",
+    "reload",
+    "call",
+    "command",
+    "hook",
+    "context",
+    "status_collect",
+    "render",
+    "menu",
+    "cancel",
+    "answer_confirmation",
+    "answer_input",
+    "status",
+    "lifecycle",
+    "shutdown",
+];
+
+/// Parses one control line (without its LF).
+pub(crate) fn parse(line: &[u8]) -> Result<ControlLine, ControlError> {
+    let no_id = |error| ControlError { id: None, error };
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        no_id(ServeError::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "not a JSON value (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        ))
+    })?;
+    let Value::Object(object) = value else {
+        return Err(no_id(ServeError::new(
+            ErrorCode::NotAnObject,
+            "a control line must be a JSON object",
+        )));
+    };
+    let id = match object.get("id") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(ClientId::from_value(value).ok_or_else(|| {
+            no_id(ServeError::new(
+                ErrorCode::InvalidId,
+                "`id` must be a string or an integer",
+            ))
+        })?),
+    };
+    match parse_op(&Fields::new(&object, "")) {
+        Ok(op) => Ok(ControlLine { id, op }),
+        Err(error) => Err(ControlError { id, error }),
+    }
+}
+
+fn parse_op(f: &Fields) -> Result<Op, ServeError> {
+    let op = f.string("op")?;
+    let call = |kind: CallKind| -> Result<Op, ServeError> {
+        Ok(Op::Call(CallSpec {
+            call_id: f.client_id("call_id")?,
+            extension: f.string("extension")?,
+            timeout: f.opt_u64("timeout_ms")?.map(Duration::from_millis),
+            kind,
+        }))
+    };
+    match op.as_str() {
+        "discover" => Ok(Op::Discover),
+        "start" => Ok(Op::Start {
+            extension: f.string("extension")?,
+        }),
+        "stop" => Ok(Op::Stop {
+            extension: f.string("extension")?,
+        }),
+        "reload" => Ok(Op::Reload {
+            extension: f.string("extension")?,
+        }),
+        "call" => call(CallKind::Tool {
+            tool: f.string("tool")?,
+            arguments: f.object_or_empty("arguments")?,
+        }),
+        "command" => call(CallKind::Command {
+            name: f.string("name")?,
+            arguments: f.opt_strings("arguments")?,
+        }),
+        "hook" => call(CallKind::Hook(hook_payload(f)?)),
+        "context" => call(CallKind::Context {
+            prompt: f.opt_string("prompt")?,
+        }),
+        "status_collect" => call(CallKind::StatusCollect {
+            surface: surface(f)?,
+        }),
+        "render" => call(CallKind::Render {
+            tool: f.string("tool")?,
+            arguments: f.object_or_empty("arguments")?,
+            output: f.string("output")?,
+            is_error: f.opt_bool("is_error")?.unwrap_or(false),
+        }),
+        "menu" => call(CallKind::Menu),
+        "cancel" => Ok(Op::Cancel {
+            call_id: f.client_id("call_id")?,
+        }),
+        "answer_confirmation" => Ok(Op::AnswerConfirmation {
+            request_id: f.u64("request_id")?,
+            confirmed: f.bool("confirmed")?,
+        }),
+        "answer_input" => Ok(Op::AnswerInput {
+            request_id: f.u64("request_id")?,
+            value: match f.object.get("value") {
+                None => return Err(ServeError::missing("value")),
+                Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(Secret(s.clone())),
+                Some(_) => return Err(ServeError::wrong_type("value", "a string or null")),
+            },
+        }),
+        "status" => Ok(Op::Status),
+        "lifecycle" => Ok(Op::Lifecycle(lifecycle(f)?)),
+        "shutdown" => Ok(Op::Shutdown),
+        _ => Err(ServeError::new(
+            ErrorCode::UnknownOp,
+            format!("`op` must be one of {}", OPS.join(", ")),
+        )
+        .with("field", "op")),
+    }
+}
+
+/// `surface`: `"status"` (the default), `"header"` or `"footer"`.
+fn surface(f: &Fields) -> Result<UiSurface, ServeError> {
+    match f.opt_string("surface")? {
+        None => Ok(UiSurface::Status),
+        Some(name) => UiSurface::parse(&name)
+            .ok_or_else(|| ServeError::invalid_value("surface", &["status", "header", "footer"])),
+    }
+}
+
+/// `hook` and `payload`, typed per hook as the host sends it (section 1.4).
+fn hook_payload(f: &Fields) -> Result<HookPayload, ServeError> {
+    let name = f.string("hook")?;
+    let hook = HookName::parse(&name).ok_or_else(|| {
+        let names: Vec<&str> = HookName::ALL.iter().map(|h| h.as_str()).collect();
+        ServeError::invalid_value("hook", &names)
+    })?;
+    let payload = match f.object.get("payload") {
+        None | Some(Value::Null) => return Err(ServeError::missing("payload")),
+        Some(Value::Object(payload)) => payload,
+        Some(_) => return Err(ServeError::wrong_type("payload", "an object")),
+    };
+    let p = Fields::new(payload, "payload.");
+    Ok(match hook {
+        HookName::BeforePrompt => HookPayload::BeforePrompt {
+            prompt: p.string("prompt")?,
+        },
+        HookName::AfterResponse => HookPayload::AfterResponse {
+            response: p.string("response")?,
+        },
+        HookName::BeforeToolCall => HookPayload::BeforeToolCall {
+            name: p.string("name")?,
+            arguments: p.object_or_empty("arguments")?,
+        },
+        HookName::AfterToolCall => HookPayload::AfterToolCall {
+            name: p.string("name")?,
+            arguments: p.object_or_empty("arguments")?,
+            output: p.string("output")?,
+            is_error: p.bool("is_error")?,
+        },
+        HookName::ModelTurnStart => HookPayload::ModelTurnStart {
+            run_id: p.string("run_id")?,
+            turn_index: p.u64("turn_index")?,
+            timestamp_ms: p.u64("timestamp_ms")?,
+        },
+        HookName::ModelTurnEnd => HookPayload::ModelTurnEnd {
+            run_id: p.string("run_id")?,
+            turn_index: p.u64("turn_index")?,
+            timestamp_ms: p.u64("timestamp_ms")?,
+            assistant_entry: p.value("assistant_entry")?,
+            tool_result_entries: p.array("tool_result_entries")?,
+        },
+        HookName::ProviderRetry | HookName::BeforePersistence | HookName::PostMutation => {
+            HookPayload::Other {
+                hook,
+                payload: Value::Object(payload.clone()),
+            }
+        }
+    })
+}
+
+/// Every outcome, for parsing.
+const OUTCOMES: [Outcome; 7] = [
+    Outcome::Completed,
+    Outcome::Failed,
+    Outcome::Cancelled,
+    Outcome::Interrupted,
+    Outcome::FrontendDisconnected,
+    Outcome::Shutdown,
+    Outcome::LimitReached,
+];
+
+/// The lifecycle event names, as `event` takes them (the notification methods).
+const LIFECYCLE_EVENTS: &[&str] = &[
+    "session/started",
+    "session/settled",
+    "turn/started",
+    "turn/settled",
+    "tool/started",
+    "tool/settled",
+];
+
+/// `event` plus the notification's params, flattened as on the wire (section 1.10).
+fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
+    let event = f.string("event")?;
+    let settlement = || -> Result<Settlement, ServeError> {
+        let outcome = f.string("outcome")?;
+        let outcome = OUTCOMES
+            .into_iter()
+            .find(|o| o.as_str() == outcome)
+            .ok_or_else(|| {
+                let names: Vec<&str> = OUTCOMES.iter().map(|o| o.as_str()).collect();
+                ServeError::invalid_value("outcome", &names)
+            })?;
+        Ok(Settlement {
+            outcome,
+            duration_ms: f.u64("duration_ms")?,
+            reason: f.opt_string("reason")?,
+        })
+    };
+    let session_id = f.string("session_id")?;
+    Ok(match event.as_str() {
+        "session/started" => LifecycleNotification::SessionStarted { session_id },
+        "session/settled" => LifecycleNotification::SessionSettled {
+            session_id,
+            settlement: settlement()?,
+        },
+        "turn/started" => LifecycleNotification::TurnStarted {
+            session_id,
+            run_id: f.string("run_id")?,
+            turn_id: f.string("turn_id")?,
+        },
+        "turn/settled" => LifecycleNotification::TurnSettled {
+            session_id,
+            run_id: f.string("run_id")?,
+            turn_id: f.string("turn_id")?,
+            settlement: settlement()?,
+        },
+        "tool/started" => LifecycleNotification::ToolStarted {
+            session_id,
+            run_id: f.string("run_id")?,
+            turn_id: f.string("turn_id")?,
+            tool_call_id: f.string("tool_call_id")?,
+            tool_name: f.string("tool_name")?,
+        },
+        "tool/settled" => LifecycleNotification::ToolSettled {
+            session_id,
+            run_id: f.string("run_id")?,
+            turn_id: f.string("turn_id")?,
+            tool_call_id: f.string("tool_call_id")?,
+            tool_name: f.string("tool_name")?,
+            settlement: settlement()?,
+        },
+        _ => return Err(ServeError::invalid_value("event", LIFECYCLE_EVENTS)),
+    })
+}
+
+/// Typed access to the members of one object; `prefix` qualifies member names in
+/// errors (such as `payload.`). A member set to `null` counts as absent.
+struct Fields<'a> {
+    object: &'a Map<String, Value>,
+    prefix: &'static str,
+}
+
+impl<'a> Fields<'a> {
+    fn new(object: &'a Map<String, Value>, prefix: &'static str) -> Fields<'a> {
+        Fields { object, prefix }
+    }
+
+    fn name(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        self.object.get(name).filter(|v| !v.is_null())
+    }
+
+    fn required(&self, name: &str) -> Result<&'a Value, ServeError> {
+        self.get(name)
+            .ok_or_else(|| ServeError::missing(&self.name(name)))
+    }
+
+    fn string(&self, name: &str) -> Result<String, ServeError> {
+        self.opt_string(name)?
+            .ok_or_else(|| ServeError::missing(&self.name(name)))
+    }
+
+    fn opt_string(&self, name: &str) -> Result<Option<String>, ServeError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(ServeError::wrong_type(&self.name(name), "a string")),
+        }
+    }
+
+    fn bool(&self, name: &str) -> Result<bool, ServeError> {
+        self.opt_bool(name)?
+            .ok_or_else(|| ServeError::missing(&self.name(name)))
+    }
+
+    fn opt_bool(&self, name: &str) -> Result<Option<bool>, ServeError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(ServeError::wrong_type(&self.name(name), "a boolean")),
+        }
+    }
+
+    fn u64(&self, name: &str) -> Result<u64, ServeError> {
+        self.opt_u64(name)?
+            .ok_or_else(|| ServeError::missing(&self.name(name)))
+    }
+
+    fn opt_u64(&self, name: &str) -> Result<Option<u64>, ServeError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(value) => value.as_u64().map(Some).ok_or_else(|| {
+                ServeError::wrong_type(&self.name(name), "an unsigned 64-bit integer")
+            }),
+        }
+    }
+
+    fn client_id(&self, name: &str) -> Result<ClientId, ServeError> {
+        ClientId::from_value(self.required(name)?)
+            .ok_or_else(|| ServeError::wrong_type(&self.name(name), "a string or an integer"))
+    }
+
+    fn value(&self, name: &str) -> Result<Value, ServeError> {
+        self.required(name).cloned()
+    }
+
+    fn array(&self, name: &str) -> Result<Vec<Value>, ServeError> {
+        match self.required(name)? {
+            Value::Array(items) => Ok(items.clone()),
+            _ => Err(ServeError::wrong_type(&self.name(name), "an array")),
+        }
+    }
+
+    fn object_or_empty(&self, name: &str) -> Result<Value, ServeError> {
+        match self.get(name) {
+            None => Ok(Value::Object(Map::new())),
+            Some(value @ Value::Object(_)) => Ok(value.clone()),
+            Some(_) => Err(ServeError::wrong_type(&self.name(name), "an object")),
+        }
+    }
+
+    fn opt_strings(&self, name: &str) -> Result<Vec<String>, ServeError> {
+        let wrong = || ServeError::wrong_type(&self.name(name), "an array of strings");
+        match self.get(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_string).ok_or_else(wrong))
+                .collect(),
+            Some(_) => Err(wrong()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(line: &str) -> ControlLine {
+        parse(line.as_bytes()).unwrap()
+    }
+
+    fn err(line: &str) -> ControlError {
+        parse(line.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn parses_a_call_with_its_ids() {
+        let line = ok(
+            r#"{"id": 7, "op": "call", "extension": "x", "tool": "echo", "call_id": "c1", "timeout_ms": 500}"#,
+        );
+        assert_eq!(line.id, Some(ClientId::Int(7)));
+        assert_eq!(
+            line.op,
+            Op::Call(CallSpec {
+                call_id: ClientId::Text("c1".into()),
+                extension: "x".into(),
+                timeout: Some(Duration::from_millis(500)),
+                kind: CallKind::Tool {
+                    tool: "echo".into(),
+                    arguments: serde_json::json!({}),
+                },
+            })
+        );
+        assert_eq!(
+            ok(r#"{"op":"status","id":18446744073709551615}"#).id,
+            Some(ClientId::UInt(u64::MAX))
+        );
+    }
+
+    #[test]
+    fn each_malformed_line_gets_a_typed_error_keeping_the_id() {
+        assert_eq!(err("{nope").error.code, ErrorCode::InvalidJson);
+        assert_eq!(err("[1]").error.code, ErrorCode::NotAnObject);
+        assert_eq!(
+            err(r#"{"id": 1.5, "op": "status"}"#).error.code,
+            ErrorCode::InvalidId
+        );
+        let unknown = err(r#"{"id": "a", "op": "fly"}"#);
+        assert_eq!(unknown.id, Some(ClientId::Text("a".into())));
+        assert_eq!(unknown.error.code, ErrorCode::UnknownOp);
+        let missing = err(r#"{"id": 2, "op": "call", "extension": "x", "tool": "t"}"#);
+        assert_eq!(missing.id, Some(ClientId::Int(2)));
+        assert_eq!(missing.error.code, ErrorCode::MissingField);
+        assert_eq!(missing.error.details["field"], "call_id");
+        let wrong = err(r#"{"op": "answer_confirmation", "request_id": 1, "confirmed": "yes"}"#);
+        assert_eq!(wrong.error.code, ErrorCode::WrongType);
+        let nested =
+            err(r#"{"op":"hook","extension":"x","call_id":1,"hook":"before_prompt","payload":{}}"#);
+        assert_eq!(nested.error.details["field"], "payload.prompt");
+        let bad_hook =
+            err(r#"{"op":"hook","extension":"x","call_id":1,"hook":"nope","payload":{}}"#);
+        assert_eq!(bad_hook.error.code, ErrorCode::InvalidValue);
+    }
+
+    #[test]
+    fn a_misplaced_secret_is_never_repeated() {
+        let line = r#"{"op": "answer_input", "request_id": "hunter2-secret", "value": "x"}"#;
+        let error = err(line).error.to_value().to_string();
+        assert!(!error.contains("hunter2"), "{error}");
+        let line = r#"{"op": "answer_confirmation", "request_id": 1, "confirmed": "hunter2"}"#;
+        let error = err(line).error.to_value().to_string();
+        assert!(!error.contains("hunter2"), "{error}");
+        let parsed = ok(r#"{"op": "answer_input", "request_id": 3, "value": "hunter2"}"#);
+        assert!(!format!("{parsed:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn lifecycle_lines_map_to_notifications() {
+        let line = ok(
+            r#"{"op":"lifecycle","event":"turn/settled","session_id":"s","run_id":"r","turn_id":"t","outcome":"completed","duration_ms":942}"#,
+        );
+        let Op::Lifecycle(notification) = line.op else {
+            panic!("lifecycle expected")
+        };
+        assert_eq!(
+            notification.params(),
+            serde_json::json!({"session_id": "s", "run_id": "r", "turn_id": "t",
+                               "outcome": "completed", "duration_ms": 942, "reason": null})
+        );
+        assert_eq!(
+            err(r#"{"op":"lifecycle","event":"turn/settled","session_id":"s","run_id":"r","turn_id":"t","outcome":"meh","duration_ms":1}"#)
+                .error
+                .code,
+            ErrorCode::InvalidValue
+        );
+    }
+}

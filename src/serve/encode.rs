@@ -1,0 +1,403 @@
+//! The JSON shapes of everything `serve` writes: typed call outputs, host events,
+//! status snapshots, shutdown reports and the discovery catalog.
+//!
+//! Outputs keep the wire's member names (section 1 of the reference) so a client that
+//! knows the extension protocol can read them without a second vocabulary; optional
+//! members are `null` when absent rather than left out, so every line of one kind has
+//! the same members.
+
+use base64::Engine;
+use serde_json::{json, Map, Value};
+
+use super::error::ServeError;
+use crate::host::{
+    Diagnostic, ExtensionShutdown, ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason,
+    MenuOutcome, OutputStream, Progress, ProgressEvent, ShutdownReport, StartedExtension,
+};
+use crate::manifest::{Catalog, LocatedManifest};
+use crate::validate::{
+    CommandOutput, ContentPart, ContextContribution, Disposition, HookOutput, Notification,
+    RenderOutput, SessionOperation, StatusContribution, ToolOutput,
+};
+
+/// A `tool/call` result: `content` parts, `is_error`, `structured_content`, `metadata`.
+pub(crate) fn tool_output(output: &ToolOutput) -> Value {
+    json!({
+        "content": output.content.iter().map(content_part).collect::<Vec<_>>(),
+        "is_error": output.is_error,
+        "structured_content": output.structured_content,
+        "metadata": output.metadata,
+    })
+}
+
+fn content_part(part: &ContentPart) -> Value {
+    match part {
+        ContentPart::Text { text } => json!({"type": "text", "text": text}),
+        ContentPart::Image {
+            artifact_id,
+            mime_type,
+            alt,
+        } => {
+            json!({"type": "image", "artifact_id": artifact_id, "mime_type": mime_type, "alt": alt})
+        }
+        ContentPart::Audio {
+            artifact_id,
+            mime_type,
+            transcript,
+        } => json!({
+            "type": "audio", "artifact_id": artifact_id, "mime_type": mime_type,
+            "transcript": transcript,
+        }),
+    }
+}
+
+/// A `command/execute` result.
+pub(crate) fn command_output(output: &CommandOutput) -> Value {
+    json!({
+        "text": output.text,
+        "notifications": output.notifications.iter().map(notification).collect::<Vec<_>>(),
+        "context": output.context.iter().map(context_contribution).collect::<Vec<_>>(),
+    })
+}
+
+/// A `hook/run` result, with the disposition the host acts on.
+pub(crate) fn hook_output(output: &HookOutput) -> Value {
+    json!({
+        "hook": output.hook.as_str(),
+        "disposition": disposition(&output.disposition),
+        "effective_disposition": disposition(output.effective_disposition()),
+        "denial_ignored": output.denial_ignored(),
+        "context": output.context.iter().map(context_contribution).collect::<Vec<_>>(),
+        "notifications": output.notifications.iter().map(notification).collect::<Vec<_>>(),
+        "session_operation": output.session_operation.map(|op| match op {
+            SessionOperation::Continue => json!({"action": "continue"}),
+        }),
+    })
+}
+
+fn disposition(disposition: &Disposition) -> Value {
+    match disposition {
+        Disposition::Continue => json!({"action": "continue"}),
+        Disposition::Deny { reason } => json!({"action": "deny", "reason": reason}),
+    }
+}
+
+/// A `context/collect` result.
+pub(crate) fn context_output(contributions: &[ContextContribution]) -> Value {
+    json!({
+        "contributions": contributions.iter().map(context_contribution).collect::<Vec<_>>(),
+    })
+}
+
+/// A `status/collect` result (`contribution` is `null` when there is none).
+pub(crate) fn status_output(contribution: Option<&StatusContribution>) -> Value {
+    json!({"contribution": contribution.map(status_contribution)})
+}
+
+/// A `tool/render` result.
+pub(crate) fn render_output(output: &RenderOutput) -> Value {
+    let segments: Vec<Value> = output
+        .segments
+        .iter()
+        .map(|s| json!({"text": s.text, "style_role": s.style_role}))
+        .collect();
+    json!({"segments": segments})
+}
+
+/// A `menu/collect` outcome: the menu to show and, when the generated fallback replaced
+/// the extension's menu, why.
+pub(crate) fn menu_output(outcome: &MenuOutcome) -> Value {
+    let fallback_reason = match &outcome.fallback_reason {
+        None => Value::Null,
+        Some(MenuFallbackReason::Call(error)) => {
+            json!({"kind": "call_failed", "error": ServeError::from(error).to_value()})
+        }
+        Some(MenuFallbackReason::Invalid(error)) => json!({
+            "kind": "invalid_menu", "path": error.path(), "message": error.to_string(),
+        }),
+    };
+    json!({"menu": outcome.menu.to_value(), "fallback_reason": fallback_reason})
+}
+
+fn notification(n: &Notification) -> Value {
+    json!({"level": n.level.as_str(), "title": n.title, "message": n.message})
+}
+
+fn context_contribution(c: &ContextContribution) -> Value {
+    json!({"label": c.label, "content": c.content, "placement": c.placement.as_str()})
+}
+
+fn status_contribution(c: &StatusContribution) -> Value {
+    json!({
+        "surface": c.surface.as_str(), "text": c.text, "style_role": c.style_role,
+        "priority": c.priority,
+    })
+}
+
+/// One progress event of a call: the wire's `event` object, with output bytes as
+/// `utf8` text when they are valid UTF-8 and as `base64` otherwise.
+pub(crate) fn progress(progress: &Progress) -> Value {
+    let event = match &progress.event {
+        ProgressEvent::Status {
+            message,
+            current,
+            total,
+            unit,
+        } => json!({
+            "type": "status", "message": message, "current": current, "total": total,
+            "unit": unit,
+        }),
+        ProgressEvent::Output { stream, data } => {
+            let stream = match stream {
+                OutputStream::Stdout => "stdout",
+                OutputStream::Stderr => "stderr",
+            };
+            let (encoding, data) = match std::str::from_utf8(data) {
+                Ok(text) => ("utf8", text.to_string()),
+                Err(_) => (
+                    "base64",
+                    base64::engine::general_purpose::STANDARD.encode(data),
+                ),
+            };
+            json!({"type": "output", "stream": stream, "encoding": encoding, "data": data})
+        }
+        ProgressEvent::Decoration { label, detail } => {
+            json!({"type": "decoration", "label": label, "detail": detail})
+        }
+    };
+    json!({"request_id": progress.request_id, "sequence": progress.sequence, "progress": event})
+}
+
+/// A host event as an `event` line, or `None` for progress, which `serve` emits from
+/// each call's own channel so the line can carry the call's `call_id`.
+pub(crate) fn host_event(event: &HostEvent) -> Option<Value> {
+    let mut line = Map::new();
+    line.insert("type".into(), "event".into());
+    let (name, source, fields) = match event {
+        HostEvent::Diagnostic { source, diagnostic } => {
+            ("diagnostic", Some(source), diagnostic_fields(diagnostic))
+        }
+        HostEvent::Notification {
+            source,
+            notification: n,
+        } => ("notification", Some(source), notification(n)),
+        HostEvent::ContextContribution {
+            source,
+            contribution,
+        } => (
+            "context_contribution",
+            Some(source),
+            json!({"contribution": context_contribution(contribution)}),
+        ),
+        HostEvent::StatusContribution {
+            source,
+            contribution,
+        } => (
+            "status_contribution",
+            Some(source),
+            json!({"contribution": status_contribution(contribution)}),
+        ),
+        HostEvent::StateChanged { source, state } => {
+            ("state", Some(source), json!({"state": state.as_str()}))
+        }
+        HostEvent::EventsDropped { count } => ("events_dropped", None, json!({"count": count})),
+        HostEvent::Progress { .. } => return None,
+    };
+    line.insert("event".into(), name.into());
+    if let Some(source) = source {
+        insert_source(&mut line, source);
+    }
+    if let Value::Object(fields) = fields {
+        line.extend(fields);
+    }
+    Some(Value::Object(line))
+}
+
+/// Adds `extension` and `generation` members.
+pub(crate) fn insert_source(line: &mut Map<String, Value>, source: &GenerationRef) {
+    line.insert("extension".into(), source.extension.as_str().into());
+    line.insert("generation".into(), source.generation.into());
+}
+
+fn diagnostic_fields(diagnostic: &Diagnostic) -> Value {
+    match diagnostic {
+        Diagnostic::InvalidFrame { error, bytes } => json!({
+            "kind": "invalid_frame", "bytes": bytes, "message": error.to_string(),
+        }),
+        Diagnostic::OversizedFrame { bytes } => json!({"kind": "oversized_frame", "bytes": bytes}),
+        Diagnostic::UnterminatedFrame { bytes } => {
+            json!({"kind": "unterminated_frame", "bytes": bytes})
+        }
+        Diagnostic::UnknownResponseId { id } => {
+            json!({"kind": "unknown_response_id", "id": id.to_value()})
+        }
+        Diagnostic::LateResponse { id } => json!({"kind": "late_response", "id": id.to_value()}),
+        Diagnostic::Refused { method, reason } => {
+            json!({"kind": "refused", "method": method, "message": reason})
+        }
+        Diagnostic::Stderr { line } => json!({"kind": "stderr", "line": line}),
+        Diagnostic::StderrSuppressed { lines } => {
+            json!({"kind": "stderr_suppressed", "lines": lines})
+        }
+        Diagnostic::TransportLost { reason } => {
+            json!({"kind": "transport_lost", "message": reason})
+        }
+    }
+}
+
+/// What `start` settled: the generation, its pid, the negotiated catalog.
+pub(crate) fn started(info: &StartedExtension) -> Value {
+    let negotiated = &info.negotiated;
+    json!({
+        "extension": info.name,
+        "generation": info.generation,
+        "api_version": info.api_version.as_str(),
+        "pid": info.pid,
+        "features": negotiated.features.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+        "max_concurrent_requests": negotiated.max_concurrent_requests,
+        "lifecycle_subscriptions": negotiated
+            .lifecycle_subscriptions
+            .iter()
+            .map(|e| e.method())
+            .collect::<Vec<_>>(),
+        "tools": serde_json::to_value(&negotiated.tools).unwrap_or(Value::Null),
+        "commands": serde_json::to_value(&negotiated.commands).unwrap_or(Value::Null),
+    })
+}
+
+/// One live generation's status.
+pub(crate) fn status(status: &ExtensionStatus) -> Value {
+    json!({
+        "extension": status.extension,
+        "generation": status.generation,
+        "state": status.state.as_str(),
+        "api_version": status.api_version.as_str(),
+        "pid": status.pid,
+        "features": status.features,
+        "max_concurrent_requests": status.max_concurrent_requests,
+        "pending": status.pending,
+        "queued": status.queued,
+        "routed": status.routed,
+        "last_error": status.last_error,
+        "stderr_tail": status.stderr_tail,
+    })
+}
+
+/// A shutdown report.
+pub(crate) fn shutdown_report(report: &ShutdownReport) -> Value {
+    json!({"extensions": report.extensions.iter().map(extension_shutdown).collect::<Vec<_>>()})
+}
+
+fn extension_shutdown(e: &ExtensionShutdown) -> Value {
+    json!({
+        "extension": e.extension,
+        "generation": e.generation,
+        "acknowledged": e.acknowledged,
+        "forced": e.forced,
+        "exit_status": e.exit_status,
+        "final_state": e.final_state.as_str(),
+    })
+}
+
+/// The discovery catalog: usable extensions and problems found.
+pub(crate) fn catalog(catalog: &Catalog) -> Value {
+    let diagnostics: Vec<Value> = catalog
+        .diagnostics
+        .iter()
+        .map(|d| {
+            json!({
+                "path": d.path.display().to_string(),
+                "source": d.source.as_str(),
+                "message": d.kind.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "extensions": catalog.entries.iter().map(located_manifest).collect::<Vec<_>>(),
+        "diagnostics": diagnostics,
+    })
+}
+
+fn located_manifest(located: &LocatedManifest) -> Value {
+    let m = &located.manifest;
+    let c = &m.contributes;
+    json!({
+        "name": m.name,
+        "version": m.version.to_string(),
+        "api_version": m.api_version.as_str(),
+        "description": m.description,
+        "source": located.source.as_str(),
+        "dir": located.dir.display().to_string(),
+        "manifest_path": located.manifest_path.display().to_string(),
+        "contributes": {
+            "tools": c.tools,
+            "commands": c.commands,
+            "tool_renderers": c.tool_renderers,
+            "hooks": c.hooks,
+            "ui": c.ui.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            "context": c.context,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::LifecycleState;
+
+    #[test]
+    fn output_progress_is_text_or_base64() {
+        let text = Progress {
+            request_id: 4,
+            sequence: 1,
+            event: ProgressEvent::Output {
+                stream: OutputStream::Stdout,
+                data: b"hi".to_vec(),
+            },
+        };
+        assert_eq!(
+            progress(&text),
+            json!({"request_id": 4, "sequence": 1, "progress":
+                   {"type": "output", "stream": "stdout", "encoding": "utf8", "data": "hi"}})
+        );
+        let bytes = Progress {
+            request_id: 4,
+            sequence: 2,
+            event: ProgressEvent::Output {
+                stream: OutputStream::Stderr,
+                data: vec![0xff, 0x00],
+            },
+        };
+        assert_eq!(progress(&bytes)["progress"]["encoding"], "base64");
+        assert_eq!(progress(&bytes)["progress"]["data"], "/wA=");
+    }
+
+    #[test]
+    fn events_carry_their_source_and_progress_is_left_to_calls() {
+        let source = GenerationRef {
+            extension: "x".into(),
+            generation: 2,
+        };
+        let state = host_event(&HostEvent::StateChanged {
+            source: source.clone(),
+            state: LifecycleState::Ready,
+        });
+        assert_eq!(
+            state,
+            Some(json!({"type": "event", "event": "state", "extension": "x",
+                        "generation": 2, "state": "ready"}))
+        );
+        let progress = HostEvent::Progress {
+            source,
+            progress: Progress {
+                request_id: 1,
+                sequence: 1,
+                event: ProgressEvent::Decoration {
+                    label: "l".into(),
+                    detail: None,
+                },
+            },
+        };
+        assert_eq!(host_event(&progress), None);
+    }
+}

@@ -1,0 +1,785 @@
+//! `serve` driven in-process over channels: the JSON-lines control protocol against the
+//! SDK `test-extension` and the raw Python peer.
+
+mod support;
+
+use std::collections::HashMap;
+use std::io::{self, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use octet_host::serve::{self, ServeOptions, MAX_CONTROL_LINE_BYTES};
+use serde_json::{json, Value};
+use support::*;
+
+const LIVENESS: Duration = Duration::from_secs(30);
+
+/// The test-extension's contributions (as in tests/requests.rs, plus its menu).
+const TEST_EXTENSION_CONTRIBUTES: &str =
+    "tools = [\"echo\", \"sleep\", \"progress\", \"confirm\", \"ask\", \
+     \"notify\", \"crash\", \"big\", \"fail\", \"panic\", \"env\", \"events\"]\n\
+     commands = [\"fixture\"]\nhooks = [\"before_prompt\"]\ncontext = true\nui = [\"status\"]\n\
+     tool_renderers = [\"echo\"]\nnotifications = true\nconfirmations = true\nmenu = true\n";
+
+/// The read end of `serve`'s input: chunks from a channel; EOF once the sender is gone.
+struct ChannelReader {
+    chunks: Receiver<Vec<u8>>,
+    current: Vec<u8>,
+    offset: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.offset == self.current.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => {
+                    self.current = chunk;
+                    self.offset = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.offset);
+        buf[..n].copy_from_slice(&self.current[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
+/// The write end of `serve`'s output: complete lines go to a channel.
+struct LineWriter {
+    partial: Vec<u8>,
+    lines: Sender<String>,
+}
+
+impl Write for LineWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &byte in buf {
+            if byte == b'\n' {
+                let line = String::from_utf8(std::mem::take(&mut self.partial))
+                    .expect("serve writes UTF-8");
+                let _ = self.lines.send(line);
+            } else {
+                self.partial.push(byte);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A running `serve` with its input, its output lines, and every line seen so far.
+struct Serve {
+    input: Option<Sender<Vec<u8>>>,
+    lines: Receiver<String>,
+    seen: Vec<Value>,
+    /// Lines already returned by [`Serve::until`].
+    taken: Vec<bool>,
+    thread: Option<JoinHandle<io::Result<i32>>>,
+    _dirs: Vec<tempfile::TempDir>,
+}
+
+impl Serve {
+    fn start(options: ServeOptions, dirs: Vec<tempfile::TempDir>) -> Serve {
+        let (input, chunks) = crossbeam_channel::unbounded();
+        let (lines_tx, lines) = crossbeam_channel::unbounded();
+        let reader = BufReader::new(ChannelReader {
+            chunks,
+            current: Vec::new(),
+            offset: 0,
+        });
+        let writer = LineWriter {
+            partial: Vec::new(),
+            lines: lines_tx,
+        };
+        let thread = std::thread::spawn(move || serve::run(options, reader, writer));
+        let mut serve = Serve {
+            input: Some(input),
+            lines,
+            seen: Vec::new(),
+            taken: Vec::new(),
+            thread: Some(thread),
+            _dirs: dirs,
+        };
+        let ready = serve.next();
+        assert_eq!(ready["type"], "ready", "{ready}");
+        assert_eq!(ready["serve_protocol"], 1);
+        serve
+    }
+
+    /// `serve` over the SDK test-extension (API 0.4) installed as `fixture`.
+    fn fixture() -> Serve {
+        let root = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        let dir = sdk_extension(
+            root.path(),
+            "fixture",
+            "0.4",
+            "test-extension",
+            TEST_EXTENSION_CONTRIBUTES,
+        );
+        Serve::over(workspace, root, vec![dir])
+    }
+
+    fn over(workspace: tempfile::TempDir, root: tempfile::TempDir, dirs: Vec<PathBuf>) -> Serve {
+        let mut options = ServeOptions::new(workspace.path()).no_global_extensions();
+        for dir in dirs {
+            options = options.extension_dir(dir);
+        }
+        Serve::start(options, vec![workspace, root])
+    }
+
+    fn send(&self, line: Value) {
+        self.send_raw(format!("{line}\n").as_bytes());
+    }
+
+    fn send_raw(&self, bytes: &[u8]) {
+        self.input
+            .as_ref()
+            .expect("input is open")
+            .send(bytes.to_vec())
+            .unwrap();
+    }
+
+    /// The next output line, which must be one JSON object.
+    fn next(&mut self) -> Value {
+        let Ok(line) = self.lines.recv_timeout(LIVENESS) else {
+            panic!("no line within {LIVENESS:?}; seen: {:#?}", self.seen)
+        };
+        let value: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
+        assert!(value.is_object(), "{line}");
+        self.seen.push(value.clone());
+        self.taken.push(false);
+        value
+    }
+
+    /// The first line not taken yet that satisfies `matches` (reading more lines as
+    /// needed); it is taken, so each line is returned once.
+    fn until(&mut self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let found = (0..self.seen.len()).find(|&i| !self.taken[i] && matches(&self.seen[i]));
+        if let Some(i) = found {
+            self.taken[i] = true;
+            return self.seen[i].clone();
+        }
+        let start = Instant::now();
+        while start.elapsed() < LIVENESS {
+            let line = self.next();
+            if matches(&line) {
+                *self.taken.last_mut().unwrap() = true;
+                return line;
+            }
+        }
+        panic!("no {what} within {LIVENESS:?}; seen: {:#?}", self.seen)
+    }
+
+    /// The reply to the control line with `id`.
+    fn reply(&mut self, id: Value) -> Value {
+        self.until(&format!("reply {id}"), |l| {
+            l["type"] == "reply" && l["id"] == id
+        })
+    }
+
+    /// Sends `line` (which carries `id`) and returns its reply.
+    fn request(&mut self, line: Value) -> Value {
+        let id = line["id"].clone();
+        self.send(line);
+        self.reply(id)
+    }
+
+    /// The `result` line of the call `call_id`.
+    fn result(&mut self, call_id: Value) -> Value {
+        self.until(&format!("result {call_id}"), |l| {
+            l["type"] == "result" && l["call_id"] == call_id
+        })
+    }
+
+    /// Starts `extension` and returns its pid.
+    fn start_extension(&mut self, extension: &str) -> u32 {
+        let reply = self.request(
+            json!({"id": format!("start-{extension}"), "op": "start", "extension": extension}),
+        );
+        assert_eq!(reply["ok"], true, "{reply}");
+        reply["pid"].as_u64().unwrap() as u32
+    }
+
+    /// Closes the input and returns what `run` returned.
+    fn close_input(&mut self) -> io::Result<i32> {
+        self.input = None;
+        self.join()
+    }
+
+    fn join(&mut self) -> io::Result<i32> {
+        let thread = self.thread.take().expect("joined once");
+        let start = Instant::now();
+        while !thread.is_finished() {
+            assert!(start.elapsed() < LIVENESS, "serve::run did not return");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let result = thread.join().unwrap();
+        // Everything serve wrote is in the channel now.
+        while let Ok(line) = self.lines.try_recv() {
+            let value: Value = serde_json::from_str(&line).unwrap();
+            self.seen.push(value);
+            self.taken.push(false);
+        }
+        result
+    }
+}
+
+fn text_of(result: &Value) -> &str {
+    result["output"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result expected: {result}"))
+}
+
+#[test]
+fn start_call_and_result_then_shutdown_leaves_no_child() {
+    let mut serve = Serve::fixture();
+    let start = serve.request(json!({"id": 1, "op": "start", "extension": "fixture"}));
+    assert_eq!(start["ok"], true, "{start}");
+    assert_eq!(start["extension"], "fixture");
+    assert_eq!(start["api_version"], "0.4");
+    let tools: Vec<&str> = start["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"echo") && tools.contains(&"sleep"),
+        "{start}"
+    );
+    let pid = start["pid"].as_u64().unwrap() as u32;
+    assert!(process_alive(pid));
+
+    let admitted = serve.request(json!({
+        "id": "call-1", "op": "call", "extension": "fixture", "tool": "echo",
+        "arguments": {"greeting": "hi"}, "call_id": "c1",
+    }));
+    assert_eq!(
+        admitted,
+        json!({"type": "reply", "id": "call-1", "ok": true, "call_id": "c1"})
+    );
+    let result = serve.result(json!("c1"));
+    assert_eq!(result["ok"], true, "{result}");
+    assert_eq!(result["op"], "call");
+    assert_eq!(result["extension"], "fixture");
+    assert_eq!(text_of(&result), r#"{"greeting":"hi"}"#);
+    assert_eq!(result["output"]["is_error"], false);
+
+    let command = serve.request(json!({
+        "id": 2, "op": "command", "extension": "fixture", "name": "fixture",
+        "arguments": ["a", "b"], "call_id": 2,
+    }));
+    assert_eq!(command["ok"], true, "{command}");
+    let result = serve.result(json!(2));
+    assert_eq!(result["output"]["text"], "fixture: a b", "{result}");
+    assert_eq!(result["output"]["notifications"][0]["title"], "fixture");
+
+    serve.send(json!({"id": "bye", "op": "shutdown"}));
+    let report = serve.reply(json!("bye"));
+    assert_eq!(report["ok"], true);
+    let extensions = report["report"]["extensions"].as_array().unwrap();
+    assert_eq!(extensions.len(), 1, "{report}");
+    assert_eq!(extensions[0]["extension"], "fixture");
+    assert_eq!(extensions[0]["acknowledged"], true);
+    assert_eq!(serve.join().unwrap(), 0);
+    assert_eq!(
+        serve.seen.last(),
+        Some(&report),
+        "the report is the last line"
+    );
+    assert!(wait_gone(pid, LIVENESS), "the extension process is gone");
+}
+
+#[test]
+fn concurrent_calls_are_answered_under_their_caller_ids() {
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    // A call that cannot finish until the client answers it...
+    serve.send(
+        json!({"op": "call", "extension": "fixture", "tool": "confirm",
+                      "arguments": {"prompt": "Hold?"}, "call_id": "held"}),
+    );
+    let question = serve.until("the confirmation", |l| l["type"] == "confirmation_request");
+    // ...does not stop other calls, which settle under their own ids.
+    let ids = [json!(7), json!("seven"), json!(-3), json!("x-9")];
+    for (n, call_id) in ids.iter().enumerate() {
+        serve.send(json!({"op": "call", "extension": "fixture", "tool": "echo",
+                          "arguments": {"n": n}, "call_id": call_id}));
+    }
+    let mut results = HashMap::new();
+    while results.len() < ids.len() {
+        let line = serve.until("a result", |l| l["type"] == "result");
+        assert_ne!(
+            line["call_id"], "held",
+            "the held call settled early: {line}"
+        );
+        results.insert(line["call_id"].to_string(), line);
+    }
+    for (n, call_id) in ids.iter().enumerate() {
+        let result = &results[&call_id.to_string()];
+        assert_eq!(text_of(result), format!("{{\"n\":{n}}}"), "{result}");
+    }
+    serve.send(json!({"op": "answer_confirmation",
+                      "request_id": question["request_id"], "confirmed": true}));
+    assert_eq!(text_of(&serve.result(json!("held"))), "confirmed");
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn concurrent_calls_to_a_raw_peer_keep_their_ids() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(root.path(), "peer", "0.2", &["concurrent"], &["echo"]);
+    let mut serve = Serve::over(workspace, root, vec![dir]);
+    let pid = serve.start_extension("peer");
+    for n in 0..24 {
+        let call_id = if n % 2 == 0 {
+            json!(n)
+        } else {
+            json!(format!("s{n}"))
+        };
+        serve.send(json!({"op": "call", "extension": "peer", "tool": "echo",
+                          "arguments": {"n": n}, "call_id": call_id}));
+    }
+    for n in 0..24 {
+        let call_id = if n % 2 == 0 {
+            json!(n)
+        } else {
+            json!(format!("s{n}"))
+        };
+        let result = serve.result(call_id);
+        assert_eq!(text_of(&result), format!("{{\"n\":{n}}}"), "{result}");
+    }
+    assert_eq!(serve.close_input().unwrap(), 0);
+    assert!(wait_gone(pid, LIVENESS));
+}
+
+#[test]
+fn progress_lines_carry_the_call_id_in_order_before_the_result() {
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    serve.send(
+        json!({"id": 1, "op": "call", "extension": "fixture", "tool": "progress",
+                      "arguments": {"steps": 6}, "call_id": 42}),
+    );
+    let result = serve.result(json!(42));
+    assert_eq!(text_of(&result), "progress sent=6");
+    let progress: Vec<&Value> = serve
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "event" && l["event"] == "progress")
+        .collect();
+    assert_eq!(
+        progress.len(),
+        6,
+        "every event before the result: {progress:#?}"
+    );
+    for (i, line) in progress.iter().enumerate() {
+        assert_eq!(line["call_id"], 42);
+        assert_eq!(line["extension"], "fixture");
+        assert_eq!(line["progress"]["type"], "status");
+        assert_eq!(line["progress"]["message"], format!("step {} of 6", i + 1));
+        assert_eq!(line["progress"]["current"], i + 1);
+    }
+    for pair in progress.windows(2) {
+        assert!(pair[0]["sequence"].as_u64() < pair[1]["sequence"].as_u64());
+    }
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn confirmation_round_trips() {
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    for (call_id, confirmed, expected) in [("yes", true, "confirmed"), ("no", false, "denied")] {
+        serve.send(
+            json!({"op": "call", "extension": "fixture", "tool": "confirm",
+                          "arguments": {"prompt": format!("Proceed {call_id}?")},
+                          "call_id": call_id}),
+        );
+        let question = serve.until("the confirmation", |l| l["type"] == "confirmation_request");
+        assert_eq!(question["extension"], "fixture");
+        assert_eq!(question["prompt"], format!("Proceed {call_id}?"));
+        assert_eq!(question["destructive"], false);
+        let request_id = question["request_id"].clone();
+        // The wrong kind of answer is refused and the question stays open.
+        let mismatch = serve.request(json!({"id": "m", "op": "answer_input",
+                                            "request_id": request_id, "value": "x"}));
+        assert_eq!(mismatch["error"]["code"], "request_kind_mismatch");
+        let answered = serve.request(json!({"id": "a", "op": "answer_confirmation",
+                                            "request_id": request_id, "confirmed": confirmed}));
+        assert_eq!(answered["ok"], true, "{answered}");
+        assert_eq!(text_of(&serve.result(json!(call_id))), expected);
+        // A second answer finds no question.
+        let again = serve.request(json!({"id": "b", "op": "answer_confirmation",
+                                         "request_id": request_id, "confirmed": true}));
+        assert_eq!(again["error"]["code"], "unknown_request_id");
+    }
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn secret_input_is_delivered_and_never_echoed() {
+    const SECRET: &str = "s3cr3t-hunter2";
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    serve.send(json!({"op": "call", "extension": "fixture", "tool": "ask",
+                      "arguments": {"prompt": "Token?", "secret": true}, "call_id": "ask"}));
+    let question = serve.until("the input request", |l| l["type"] == "input_request");
+    assert_eq!(question["secret"], true);
+    assert_eq!(question["prompt"], "Token?");
+    // Misdirected answers carrying the secret are refused without repeating it.
+    let wrong = serve.request(json!({"id": "w1", "op": "answer_input",
+                                     "request_id": 999_999, "value": SECRET}));
+    assert_eq!(wrong["error"]["code"], "unknown_request_id");
+    let wrong = serve.request(json!({"id": "w2", "op": "answer_input",
+                                     "request_id": SECRET, "value": SECRET}));
+    assert_eq!(wrong["error"]["code"], "wrong_type");
+    let answered = serve.request(json!({"id": "a", "op": "answer_input",
+                                        "request_id": question["request_id"], "value": SECRET}));
+    assert_eq!(answered["ok"], true);
+    // The fixture echoes what it received: the secret reached the extension.
+    let result = serve.result(json!("ask"));
+    assert_eq!(text_of(&result), format!("answer={SECRET}"));
+    assert_eq!(serve.close_input().unwrap(), 0);
+    let leaks: Vec<&Value> = serve
+        .seen
+        .iter()
+        .filter(|l| l.to_string().contains(SECRET))
+        .collect();
+    assert_eq!(
+        leaks,
+        vec![&result],
+        "only the extension's own result carries it"
+    );
+}
+
+#[test]
+fn cancel_of_a_sleeping_call_yields_a_cancelled_result() {
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    let admitted = serve.request(json!({"id": 1, "op": "call", "extension": "fixture",
+                                        "tool": "sleep", "arguments": {"ms": 600_000},
+                                        "call_id": "long"}));
+    assert_eq!(admitted["ok"], true);
+    let cancelled = serve.request(json!({"id": 2, "op": "cancel", "call_id": "long"}));
+    assert_eq!(
+        cancelled,
+        json!({"type": "reply", "id": 2, "ok": true, "call_id": "long"})
+    );
+    let result = serve.result(json!("long"));
+    assert_eq!(result["ok"], false, "{result}");
+    assert_eq!(result["error"]["code"], "cancelled");
+    assert_eq!(result["error"]["reason"], "user");
+    assert_eq!(result["error"]["rpc_code"], -32800);
+    // The id is free again, and the extension still answers.
+    serve.send(json!({"op": "call", "extension": "fixture", "tool": "echo",
+                      "arguments": {}, "call_id": "long"}));
+    assert_eq!(text_of(&serve.result(json!("long"))), "{}");
+    let unknown = serve.request(json!({"id": 3, "op": "cancel", "call_id": "long"}));
+    assert_eq!(unknown["error"]["code"], "unknown_call_id");
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn bad_control_lines_each_get_one_error_reply_and_the_session_continues() {
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    // An active call, so a duplicate id can be tried.
+    serve.send(
+        json!({"id": "busy", "op": "call", "extension": "fixture", "tool": "confirm",
+                      "arguments": {"prompt": "Hold?"}, "call_id": "busy"}),
+    );
+    let question = serve.until("the confirmation", |l| l["type"] == "confirmation_request");
+
+    let overlong = format!(
+        "{{\"op\":\"status\",\"pad\":\"{}\"}}\n",
+        "x".repeat(MAX_CONTROL_LINE_BYTES)
+    );
+    let bad: Vec<(Vec<u8>, Value, &str)> = vec![
+        (b"this is not json\n".to_vec(), Value::Null, "invalid_json"),
+        (b"\xff\xfe{}\n".to_vec(), Value::Null, "invalid_json"),
+        (b"[1, 2]\n".to_vec(), Value::Null, "not_an_object"),
+        (b"{\"id\": 1.5, \"op\": \"status\"}\n".to_vec(), Value::Null, "invalid_id"),
+        (b"{\"id\": 1}\n".to_vec(), json!(1), "missing_field"),
+        (b"{\"id\": 2, \"op\": \"fly\"}\n".to_vec(), json!(2), "unknown_op"),
+        (b"{\"id\": 3, \"op\": \"call\", \"extension\": \"fixture\", \"tool\": \"echo\"}\n".to_vec(), json!(3), "missing_field"),
+        (b"{\"id\": 4, \"op\": \"start\", \"extension\": 5}\n".to_vec(), json!(4), "wrong_type"),
+        (b"{\"id\": 5, \"op\": \"call\", \"extension\": \"fixture\", \"tool\": \"echo\", \"call_id\": \"busy\"}\n".to_vec(), json!(5), "duplicate_call_id"),
+        (b"{\"id\": 6, \"op\": \"cancel\", \"call_id\": \"nobody\"}\n".to_vec(), json!(6), "unknown_call_id"),
+        (b"{\"id\": 7, \"op\": \"answer_confirmation\", \"request_id\": 12345, \"confirmed\": true}\n".to_vec(), json!(7), "unknown_request_id"),
+        (b"{\"id\": 8, \"op\": \"reload\", \"extension\": \"fixture\"}\n".to_vec(), json!(8), "not_supported"),
+        (b"{\"id\": 9, \"op\": \"call\", \"extension\": \"ghost\", \"tool\": \"echo\", \"call_id\": 1}\n".to_vec(), json!(9), "not_started"),
+        (b"{\"id\": 10, \"op\": \"call\", \"extension\": \"fixture\", \"tool\": \"echo\", \"call_id\": 2, \"arguments\": [1]}\n".to_vec(), json!(10), "wrong_type"),
+        (b"{\"id\": 11, \"op\": \"status_collect\", \"extension\": \"fixture\", \"call_id\": 3, \"surface\": \"sidebar\"}\n".to_vec(), json!(11), "invalid_value"),
+        (b"{\"id\": 12, \"op\": \"stop\", \"extension\": \"ghost\"}\n".to_vec(), json!(12), "not_started"),
+        (overlong.into_bytes(), Value::Null, "line_too_long"),
+    ];
+    for (line, _, _) in &bad {
+        serve.send_raw(line);
+    }
+    // Blank lines are skipped without a reply.
+    serve.send_raw(b"\n   \n");
+    let status = serve.request(json!({"id": "after", "op": "status"}));
+    assert_eq!(status["ok"], true);
+    assert_eq!(status["extensions"][0]["extension"], "fixture");
+    assert_eq!(status["extensions"][0]["state"], "ready");
+
+    let replies: Vec<&Value> = serve
+        .seen
+        .iter()
+        .filter(|l| {
+            l["type"] == "reply"
+                && !["start-fixture", "busy", "after"].contains(&l["id"].as_str().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(
+        replies.len(),
+        bad.len(),
+        "one reply per bad line: {replies:#?}"
+    );
+    for (reply, (_, id, code)) in replies.iter().zip(&bad) {
+        assert_eq!(reply["ok"], false, "{reply}");
+        assert_eq!(&reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], *code, "{reply}");
+        assert!(reply["error"]["message"].is_string());
+    }
+    let rpc = |i: usize| replies[i]["error"]["rpc_code"].clone();
+    assert_eq!(rpc(0), -32700);
+    assert_eq!(rpc(5), -32601);
+    assert_eq!(rpc(6), -32602);
+    assert_eq!(replies[6]["error"]["field"], "call_id");
+
+    // The held call is unharmed.
+    serve.send(
+        json!({"op": "answer_confirmation", "request_id": question["request_id"],
+                      "confirmed": true}),
+    );
+    assert_eq!(text_of(&serve.result(json!("busy"))), "confirmed");
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn stdin_eof_shuts_down_cleanly_and_settles_everything() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let fixture = sdk_extension(
+        root.path(),
+        "fixture",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    );
+    let peer = peer_extension(root.path(), "peer", "0.2", &["good"], &["echo"]);
+    let mut serve = Serve::over(workspace, root, vec![fixture, peer]);
+    let fixture_pid = serve.start_extension("fixture");
+    let peer_pid = serve.start_extension("peer");
+    serve.send(
+        json!({"op": "call", "extension": "fixture", "tool": "sleep",
+                      "arguments": {"ms": 600_000}, "call_id": "sleeping"}),
+    );
+    serve.send(
+        json!({"op": "call", "extension": "fixture", "tool": "confirm",
+                      "arguments": {"prompt": "Never answered"}, "call_id": "asking"}),
+    );
+    let question = serve.until("the confirmation", |l| l["type"] == "confirmation_request");
+
+    assert_eq!(serve.close_input().unwrap(), 0);
+
+    let position = |pred: &dyn Fn(&Value) -> bool| serve.seen.iter().position(pred);
+    let cancelled = position(&|l| {
+        l["type"] == "request_cancelled" && l["request_id"] == question["request_id"]
+    })
+    .expect("the open question was cancelled");
+    assert_eq!(serve.seen[cancelled]["reason"], "input_closed");
+    // The denial races the host's shutdown, which cancels whatever is still in flight.
+    let asking = position(&|l| l["type"] == "result" && l["call_id"] == "asking").unwrap();
+    let asking_line = &serve.seen[asking];
+    assert!(
+        asking_line["output"]["content"][0]["text"] == "denied"
+            || asking_line["error"]["reason"] == "shutdown",
+        "{asking_line}"
+    );
+    let sleeping = position(&|l| l["type"] == "result" && l["call_id"] == "sleeping").unwrap();
+    assert_eq!(serve.seen[sleeping]["ok"], false);
+    let last = serve.seen.last().unwrap();
+    assert_eq!(last["type"], "shutdown", "{last}");
+    assert_eq!(last["reason"], "input_closed");
+    let mut names: Vec<&str> = last["report"]["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["extension"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["fixture", "peer"]);
+    assert!(cancelled.max(asking).max(sleeping) < serve.seen.len() - 1);
+    for pid in [fixture_pid, peer_pid] {
+        assert!(wait_gone(pid, LIVENESS), "process {pid} is gone");
+    }
+}
+
+#[test]
+fn host_events_and_the_remaining_operations_are_lines() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let fixture = sdk_extension(
+        root.path(),
+        "fixture",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    );
+    let noisy = peer_extension(root.path(), "noisy", "0.2", &["noisy"], &["echo"]);
+    let bad = peer_extension(root.path(), "bad", "0.2", &["bad-result"], &["echo"]);
+    let mut serve = Serve::over(workspace, root, vec![fixture, noisy, bad]);
+
+    let discovered = serve.request(json!({"id": "d", "op": "discover"}));
+    let names: Vec<&str> = discovered["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["bad", "fixture", "noisy"]);
+    serve.start_extension("fixture");
+    serve.until("the ready state", |l| {
+        l["event"] == "state" && l["extension"] == "fixture" && l["state"] == "ready"
+    });
+
+    // A notification from the extension is an event line.
+    serve.send(
+        json!({"op": "call", "extension": "fixture", "tool": "notify",
+                      "arguments": {"level": "warning", "message": "careful"}, "call_id": 1}),
+    );
+    let note = serve.until("the notification", |l| l["event"] == "notification");
+    assert_eq!(note["level"], "warning");
+    assert_eq!(note["message"], "careful");
+    assert_eq!(note["extension"], "fixture");
+    serve.result(json!(1));
+
+    // Every other call kind, uniformly with a call_id.
+    let calls = [
+        (
+            json!({"op": "hook", "extension": "fixture", "hook": "before_prompt",
+                "payload": {"prompt": "hello"}, "call_id": "h"}),
+            "h",
+        ),
+        (
+            json!({"op": "context", "extension": "fixture", "prompt": "p", "call_id": "ctx"}),
+            "ctx",
+        ),
+        (
+            json!({"op": "status_collect", "extension": "fixture", "call_id": "st"}),
+            "st",
+        ),
+        (
+            json!({"op": "render", "extension": "fixture", "tool": "echo", "arguments": {},
+                "output": "{}", "call_id": "r"}),
+            "r",
+        ),
+        (
+            json!({"op": "menu", "extension": "fixture", "call_id": "m"}),
+            "m",
+        ),
+    ];
+    for (line, _) in &calls {
+        serve.send(line.clone());
+    }
+    let mut outputs = HashMap::new();
+    for (_, call_id) in &calls {
+        let result = serve.result(json!(call_id));
+        assert_eq!(result["ok"], true, "{result}");
+        outputs.insert(*call_id, result["output"].clone());
+    }
+    assert_eq!(outputs["h"]["disposition"]["action"], "continue");
+    assert_eq!(outputs["h"]["context"][0]["content"], "prompt length 5");
+    assert_eq!(
+        outputs["ctx"]["contributions"][0]["placement"],
+        "system_suffix"
+    );
+    assert_eq!(outputs["st"]["contribution"]["text"], "fixture ok");
+    assert!(outputs["r"]["segments"]
+        .as_array()
+        .is_some_and(|s| !s.is_empty()));
+    assert!(
+        outputs["m"]["menu"]["title"].is_string(),
+        "{}",
+        outputs["m"]
+    );
+
+    // A blocking kind cannot be cancelled once admitted; the refusal names the call.
+    serve.send(json!({"op": "menu", "extension": "fixture", "call_id": "m2"}));
+    let refused = serve.request(json!({"id": "c", "op": "cancel", "call_id": "m2"}));
+    // The menu may already have settled, which frees the id.
+    let code = refused["error"]["code"].as_str().unwrap();
+    assert!(
+        code == "not_cancellable" || code == "unknown_call_id",
+        "{refused}"
+    );
+    serve.result(json!("m2"));
+
+    // Lifecycle notifications reach the subscribed extension.
+    let lifecycle = serve.request(
+        json!({"id": "l", "op": "lifecycle", "event": "session/started",
+                                         "session_id": "s-1"}),
+    );
+    assert_eq!(lifecycle["ok"], true, "{lifecycle}");
+    let start = Instant::now();
+    loop {
+        let call_id = format!("events-{}", start.elapsed().as_millis());
+        serve.send(
+            json!({"op": "call", "extension": "fixture", "tool": "events",
+                          "call_id": call_id}),
+        );
+        let result = serve.result(json!(call_id));
+        if text_of(&result).contains("session/started") {
+            break;
+        }
+        assert!(start.elapsed() < LIVENESS, "{result}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A raw peer's bad frames are diagnostic events; its call still settles.
+    serve.start_extension("noisy");
+    serve.send(json!({"op": "call", "extension": "noisy", "tool": "echo",
+                      "arguments": {"a": 1}, "call_id": "noisy"}));
+    assert_eq!(text_of(&serve.result(json!("noisy"))), r#"{"a":1}"#);
+    serve.until("an invalid frame diagnostic", |l| {
+        l["event"] == "diagnostic" && l["extension"] == "noisy" && l["kind"] == "invalid_frame"
+    });
+    serve.until("an oversized frame diagnostic", |l| {
+        l["event"] == "diagnostic" && l["kind"] == "oversized_frame"
+    });
+
+    // An answer that breaks a rule is a typed result error with its JSON-RPC code.
+    serve.start_extension("bad");
+    serve.send(json!({"op": "call", "extension": "bad", "tool": "echo", "call_id": "bad"}));
+    let bad = serve.result(json!("bad"));
+    assert_eq!(bad["ok"], false);
+    assert_eq!(bad["error"]["code"], "invalid_result");
+    assert_eq!(bad["error"]["rpc_code"], -32602);
+    assert_eq!(bad["error"]["path"], "content");
+
+    // Stopping one extension reports it; calls to it are then refused.
+    let stopped = serve.request(json!({"id": "s", "op": "stop", "extension": "bad"}));
+    assert_eq!(
+        stopped["report"]["extensions"][0]["extension"], "bad",
+        "{stopped}"
+    );
+    let refused = serve.request(json!({"id": "x", "op": "call", "extension": "bad",
+                                       "tool": "echo", "call_id": "late"}));
+    assert_eq!(refused["error"]["code"], "not_started");
+
+    let unknown = serve.request(json!({"id": "u", "op": "start", "extension": "ghost"}));
+    assert_eq!(unknown["error"]["code"], "unknown_extension");
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
