@@ -427,6 +427,29 @@ fn confirmation_round_trips() {
 }
 
 #[test]
+fn a_question_whose_call_ends_is_cancelled() {
+    let mut serve = Serve::fixture();
+    serve.start_extension("fixture");
+    // Nobody answers; the call's own deadline ends it, and with it the question.
+    serve.send(
+        json!({"op": "call", "extension": "fixture", "tool": "confirm",
+                      "arguments": {"prompt": "Too late?"}, "call_id": "late",
+                      "timeout_ms": 300}),
+    );
+    let question = serve.until("the confirmation", |l| l["type"] == "confirmation_request");
+    let result = serve.result(json!("late"));
+    assert_eq!(result["error"]["code"], "deadline_exceeded", "{result}");
+    assert_eq!(result["error"]["after_ms"], 300);
+    let cancelled = serve.until("the cancellation", |l| l["type"] == "request_cancelled");
+    assert_eq!(cancelled["request_id"], question["request_id"]);
+    assert_eq!(cancelled["reason"], "no_longer_wanted");
+    let late = serve.request(json!({"id": 1, "op": "answer_confirmation",
+                                    "request_id": question["request_id"], "confirmed": true}));
+    assert_eq!(late["error"]["code"], "unknown_request_id");
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
 fn secret_input_is_delivered_and_never_echoed() {
     const SECRET: &str = "s3cr3t-hunter2";
     let mut serve = Serve::fixture();
@@ -599,7 +622,7 @@ fn stdin_eof_shuts_down_cleanly_and_settles_everything() {
         l["type"] == "request_cancelled" && l["request_id"] == question["request_id"]
     })
     .expect("the open question was cancelled");
-    assert_eq!(serve.seen[cancelled]["reason"], "input_closed");
+    assert_eq!(serve.seen[cancelled]["reason"], "shutdown");
     // The denial races the host's shutdown, which cancels whatever is still in flight.
     let asking = position(&|l| l["type"] == "result" && l["call_id"] == "asking").unwrap();
     let asking_line = &serve.seen[asking];

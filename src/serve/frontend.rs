@@ -63,15 +63,15 @@ enum CancelCause {
     /// The host no longer wants the answer (the call settled, the extension cancelled
     /// the request, or its generation ended).
     NoLongerWanted,
-    /// The client's input closed, or `serve` is shutting down.
-    InputClosed,
+    /// `serve` is shutting down (the `shutdown` operation, or the end of its input).
+    Shutdown,
 }
 
 impl CancelCause {
     fn as_str(self) -> &'static str {
         match self {
             CancelCause::NoLongerWanted => "no_longer_wanted",
-            CancelCause::InputClosed => "input_closed",
+            CancelCause::Shutdown => "shutdown",
         }
     }
 }
@@ -121,12 +121,18 @@ impl ServeFrontend {
         Ok(())
     }
 
-    /// Stops asking: every pending question ends (denied or cancelled) and new ones are
+    /// Stops asking: every pending question ends (denied or cancelled) with a
+    /// `request_cancelled` line written before this returns, and new questions are
     /// answered at once without a line.
     pub fn close(&self) {
         let mut questions = self.questions.lock();
         questions.closed = true;
-        questions.pending.clear();
+        let mut ids: Vec<u64> = questions.pending.drain().map(|(id, _)| id).collect();
+        ids.sort_unstable();
+        for request_id in ids {
+            self.out
+                .emit(cancelled_line(request_id, CancelCause::Shutdown));
+        }
     }
 
     /// Asks the client and waits for the answer, or `None` when the question ended
@@ -163,16 +169,15 @@ impl ServeFrontend {
             line.extend(fields);
         }
         self.out.emit(Value::Object(line));
-        let cause = loop {
+        loop {
             match answers.recv_timeout(CANCEL_POLL) {
                 Ok(answer) => return Some(answer),
-                Err(RecvTimeoutError::Timeout) if cancelled.is_cancelled() => {
-                    break CancelCause::NoLongerWanted
-                }
+                Err(RecvTimeoutError::Timeout) if cancelled.is_cancelled() => break,
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break CancelCause::InputClosed,
+                // `close` dropped the question and already wrote its line.
+                Err(RecvTimeoutError::Disconnected) => return None,
             }
-        };
+        }
         let removed = self.questions.lock().pending.remove(&request_id).is_some();
         if !removed {
             // The client's answer was accepted just before the question ended: it is in
@@ -182,13 +187,15 @@ impl ServeFrontend {
                 return Some(answer);
             }
         }
-        self.out.emit(json!({
-            "type": "request_cancelled",
-            "request_id": request_id,
-            "reason": cause.as_str(),
-        }));
+        self.out
+            .emit(cancelled_line(request_id, CancelCause::NoLongerWanted));
         None
     }
+}
+
+/// `{"type": "request_cancelled", "request_id": .., "reason": ..}`.
+fn cancelled_line(request_id: u64, cause: CancelCause) -> Value {
+    json!({"type": "request_cancelled", "request_id": request_id, "reason": cause.as_str()})
 }
 
 /// The [`Frontend`] the host is built with: a handle on the shared [`ServeFrontend`].
