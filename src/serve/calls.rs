@@ -15,14 +15,11 @@ use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
 use crate::host::{CallError, PendingCall, Progress};
 
-/// How often a waiter looks whether its [`PendingCall`] settled. The handle has no
-/// channel to select on, so this bounds the delay between the extension's answer and
-/// the `result` line; progress lines are forwarded as soon as they arrive.
-const SETTLE_POLL: Duration = Duration::from_millis(10);
-
-/// How long a waiter for a blocking call sleeps between looks at nothing in
-/// particular: its outcome and its progress both arrive on channels it selects on.
-const IDLE_WAKE: Duration = Duration::from_secs(1);
+/// How long a waiter of a cancellable call blocks on its [`PendingCall`] before it
+/// forwards buffered progress and looks for a `cancel`. The handle offers no channel to
+/// select on together with those, so this bounds their delay; the `result` line itself
+/// follows the extension's answer at once.
+const PENDING_TICK: Duration = Duration::from_millis(20);
 
 /// Progress events buffered per call. The host never blocks on this channel: when the
 /// client reads too slowly, further events of the call are dropped (their `sequence`
@@ -34,8 +31,8 @@ pub(crate) type CallOutcome = Result<Value, CallError>;
 
 /// A call the host offers a [`PendingCall`] for: pollable and cancellable.
 pub(crate) trait PendingJob: Send {
-    /// The outcome, if the call settled.
-    fn poll(&mut self) -> Option<CallOutcome>;
+    /// Waits at most `timeout` for the outcome.
+    fn poll(&mut self, timeout: Duration) -> Option<CallOutcome>;
 
     /// Asks the host to cancel the call.
     fn cancel(&self);
@@ -48,8 +45,8 @@ pub(crate) struct TypedPending<T> {
 }
 
 impl<T> PendingJob for TypedPending<T> {
-    fn poll(&mut self) -> Option<CallOutcome> {
-        let outcome = self.pending.wait_timeout(Duration::ZERO)?;
+    fn poll(&mut self, timeout: Duration) -> Option<CallOutcome> {
+        let outcome = self.pending.wait_timeout(timeout)?;
         Some(outcome.map(|output| (self.encode)(&output)))
     }
 
@@ -162,7 +159,7 @@ impl Waiter {
             call_id,
             op,
             extension,
-            mut job,
+            job,
             mut progress,
             cancels,
             calls,
@@ -179,29 +176,28 @@ impl Waiter {
             }
             out.emit(Value::Object(line));
         };
-        let mut cancels = cancels.unwrap_or_else(crossbeam_channel::never);
-        let (done, wake) = match &job {
-            Job::Pending(_) => (crossbeam_channel::never(), SETTLE_POLL),
-            Job::Blocking(done) => (done.clone(), IDLE_WAKE),
-        };
-        let outcome = loop {
-            if let Job::Pending(pending) = &mut job {
-                if let Some(outcome) = pending.poll() {
+        let outcome = match job {
+            Job::Pending(mut pending) => loop {
+                if let Some(outcome) = pending.poll(PENDING_TICK) {
                     break outcome;
                 }
-            }
-            crossbeam_channel::select! {
-                recv(progress) -> event => match event {
-                    Ok(event) => emit_progress(event),
-                    Err(_) => progress = crossbeam_channel::never(),
-                },
-                recv(cancels) -> cancel => match (cancel, &job) {
-                    (Ok(()), Job::Pending(pending)) => pending.cancel(),
-                    _ => cancels = crossbeam_channel::never(),
-                },
-                recv(done) -> outcome => break outcome.unwrap_or(Err(CallError::HostShutDown)),
-                default(wake) => {}
-            }
+                progress.try_iter().for_each(&emit_progress);
+                if cancels.as_ref().is_some_and(|c| c.try_recv().is_ok()) {
+                    pending.cancel();
+                }
+            },
+            // Both the outcome and the progress arrive on channels: no polling.
+            Job::Blocking(done) => loop {
+                crossbeam_channel::select! {
+                    recv(progress) -> event => match event {
+                        Ok(event) => emit_progress(event),
+                        Err(_) => progress = crossbeam_channel::never(),
+                    },
+                    recv(done) -> outcome => {
+                        break outcome.unwrap_or(Err(CallError::HostShutDown))
+                    }
+                }
+            },
         };
         // Progress is queued before the answer that settles the call, so whatever is
         // still buffered belongs before the result.
