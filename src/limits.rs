@@ -220,3 +220,23 @@ pub const STDERR_TAIL_LINES: usize = 64;
 /// Most stderr diagnostic events emitted per second per generation; the rest are
 /// counted and summarized (host policy).
 pub const STDERR_EVENTS_PER_SECOND: u32 = 20;
+
+// ---------------------------------------------------------------------------
+// Supervision and reload (section 5; SUPPLEMENT "Default bounds": supervisor).
+// ---------------------------------------------------------------------------
+
+/// Base of the full-jitter exponential restart backoff (section 5).
+pub const RESTART_BACKOFF_BASE: Duration = Duration::from_millis(250);
+
+/// Cap of the restart backoff (section 5).
+pub const RESTART_BACKOFF_CAP: Duration = Duration::from_secs(30);
+
+/// Failed restart attempts after which the extension is parked (section 5).
+pub const MAX_RESTART_ATTEMPTS: u32 = 8;
+
+/// Continuous readiness that resets the restart budget (section 5).
+pub const RESTART_BUDGET_RESET: Duration = Duration::from_secs(30);
+
+/// How long a generation being replaced by a reload may finish its in-flight requests
+/// before the rest are cancelled (section 5, "waits the bounded drain"; host policy).
+pub const RELOAD_DRAIN_TIMEOUT: Duration = Duration::from_secs(5);

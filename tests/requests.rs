@@ -447,11 +447,19 @@ fn lifecycle_notifications_reach_subscribed_generations_only() {
             reason: Some("x".repeat(9000)),
         },
     });
-    // Notifications and the next request share the one ordered writer.
-    let out = ext
-        .call_tool("events", json!({}), CallOptions::default())
-        .unwrap();
-    let text = out.text();
+    // The SDK handles notifications on its own threads, so poll until both arrived.
+    let start = Instant::now();
+    let mut text = String::new();
+    while start.elapsed() < LIVENESS {
+        text = ext
+            .call_tool("events", json!({}), CallOptions::default())
+            .unwrap()
+            .text();
+        if text.contains("turn/settled") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(
         text.contains("turn/started") && text.contains("turn/settled"),
         "{text}"

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
-use super::command::CallRequest;
+use super::command::{CallRequest, InitRole};
 use super::tombstones::Tombstones;
 use crate::host::call::{CallId, CallReply};
 use crate::host::events::GenerationRef;
 use crate::host::frontend::CancelFlag;
 use crate::host::progress::Progress;
-use crate::host::{LifecycleState, StartError, StartedExtension};
+use crate::host::LifecycleState;
 use crate::limits::WRITER_QUEUE_FRAMES;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::negotiation::{InitializeOffer, Negotiated};
@@ -23,7 +23,7 @@ use crate::wire::RequestId;
 pub(crate) enum PendingKind {
     /// The `initialize` request; the starter waits on `reply`.
     Initialize {
-        reply: Sender<Result<StartedExtension, StartError>>,
+        role: InitRole,
         offer: InitializeOffer,
     },
     /// The `shutdown` request (section 1.8).

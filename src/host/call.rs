@@ -131,6 +131,13 @@ pub enum CallError {
         /// Why.
         reason: String,
     },
+    /// The extension is parked: it will not restart until a manual reload.
+    Parked {
+        /// The extension.
+        extension: String,
+        /// Why.
+        reason: crate::supervisor::ParkReason,
+    },
     /// The host is shut down or shutting down.
     HostShutDown,
 }
@@ -185,6 +192,9 @@ impl fmt::Display for CallError {
             }
             CallError::InvalidRequest { reason } => {
                 write!(f, "cannot encode the request: {reason}")
+            }
+            CallError::Parked { extension, reason } => {
+                write!(f, "extension `{extension}` is parked: {reason}")
             }
             CallError::HostShutDown => f.write_str("the host is shut down"),
         }

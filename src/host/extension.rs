@@ -257,6 +257,24 @@ impl Extension {
         }
     }
 
+    /// Reloads this extension candidate-first (see [`ExtensionHost::reload`]); this
+    /// handle keeps working and its calls go to the new generation.
+    ///
+    /// [`ExtensionHost::reload`]: super::ExtensionHost::reload
+    pub fn reload(&self) -> Result<StartedExtension, super::StartError> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Reload {
+            extension: self.info.name.clone(),
+            reply,
+        };
+        if self.inner.commands.send(command).is_err() {
+            return Err(super::StartError::HostShutDown);
+        }
+        answer
+            .recv()
+            .unwrap_or(Err(super::StartError::HostShutDown))
+    }
+
     /// Shuts this extension down (section 1.8) and waits until its process is gone.
     pub fn shutdown(&self) -> Option<ShutdownReport> {
         let (reply, answer) = crossbeam_channel::bounded(1);
