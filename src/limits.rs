@@ -159,6 +159,33 @@ pub const MAX_JSON_KEY_BYTES: usize = 256;
 pub const MAX_RESULT_MEDIA_BYTES: u64 = 64 * 1024 * 1024;
 
 // ---------------------------------------------------------------------------
+// Artifacts (section 2.8).
+// ---------------------------------------------------------------------------
+
+/// Largest decoded inline (`data`, base64) artifact publication, in bytes (section 2.8:
+/// "256 KiB inline").
+pub const MAX_ARTIFACT_INLINE_BYTES: u64 = 256 * 1024;
+
+/// Largest single artifact, in bytes (section 2.8: "20 MiB per artifact").
+pub const MAX_ARTIFACT_BYTES: u64 = 20 * 1024 * 1024;
+
+/// Aggregate bytes of the artifacts one process generation may publish (section 2.8:
+/// "64 MiB ... per process generation").
+pub const MAX_ARTIFACT_GENERATION_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Most artifacts one process generation may publish (section 2.8: "64 artifacts per
+/// process generation").
+pub const MAX_ARTIFACTS_PER_GENERATION: usize = 64;
+
+/// Longest relative scratch `path` of a publication, in UTF-8 bytes (section 2.8:
+/// "a 4096-byte/64-component relative path").
+pub const MAX_ARTIFACT_PATH_BYTES: usize = 4096;
+
+/// Most components of a relative scratch `path` of a publication (section 2.8:
+/// "a 4096-byte/64-component relative path").
+pub const MAX_ARTIFACT_PATH_COMPONENTS: usize = 64;
+
+// ---------------------------------------------------------------------------
 // Menus (section 1.6b, section 4 ExtensionMenu).
 // ---------------------------------------------------------------------------
 
