@@ -267,3 +267,46 @@ pub const RESTART_BUDGET_RESET: Duration = Duration::from_secs(30);
 /// How long a generation being replaced by a reload may finish its in-flight requests
 /// before the rest are cancelled (section 5, "waits the bounded drain"; host policy).
 pub const RELOAD_DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+// ---------------------------------------------------------------------------
+// Policy, approvals, secrets and provider credentials (sections 1.1, 2.9, 2.10).
+// ---------------------------------------------------------------------------
+
+/// Longest a single-use approval token stays valid after it was issued: five minutes,
+/// the reference's upper bound ("bounded expiry (at most five minutes)", section 2.9).
+pub const MAX_APPROVAL_TOKEN_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// Most unredeemed approval tokens one extension's process generation may hold at once
+/// (host policy bounding section 2.9's approval state).
+pub const MAX_APPROVAL_TOKENS_PER_GENERATION: usize = 64;
+
+/// Length of an approval token: 64 lowercase hexadecimal characters (section 2.9).
+pub const APPROVAL_TOKEN_HEX_LEN: usize = 64;
+
+/// Largest `intent.kind`, `intent.operation` or `intent.data_classes` element, in UTF-8
+/// bytes (host policy bounding section 2.9's intent).
+pub const MAX_INTENT_STRING_BYTES: usize = 1024;
+
+/// Most `intent.data_classes` elements (host policy bounding section 2.9's intent).
+pub const MAX_INTENT_DATA_CLASSES: usize = 32;
+
+/// Largest `intent.target`, as compact JSON, in bytes (host policy bounding section
+/// 2.9's intent).
+pub const MAX_INTENT_TARGET_BYTES: usize = 16 * 1024;
+
+/// Deepest nesting of `intent.target`, counting the target object itself as 1 (host
+/// policy bounding section 2.9's intent; keeps the whole intent within
+/// [`CANONICAL_MAX_DEPTH`]).
+pub const MAX_INTENT_TARGET_DEPTH: usize = 16;
+
+/// Largest secret value `secret/get` returns, in UTF-8 bytes: 64 KiB (sections 2.10 and
+/// 4, ExtensionSecretGetRequest).
+pub const MAX_SECRET_VALUE_BYTES: usize = 64 * 1024;
+
+/// Largest provider or model identifier a `provider/credentials` request may name, in
+/// UTF-8 bytes (section 1.1; the identifier bound of section 2.13's model selection).
+pub const MAX_PROVIDER_IDENTITY_BYTES: usize = 256;
+
+/// Largest credential `provider/credentials` returns, in UTF-8 bytes (host policy:
+/// the same bound as a secret value, section 2.10).
+pub const MAX_PROVIDER_CREDENTIAL_BYTES: usize = MAX_SECRET_VALUE_BYTES;
