@@ -222,6 +222,41 @@ pub const LIFECYCLE_SESSION_TURN_DEADLINE: Duration = Duration::from_millis(250)
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 // ---------------------------------------------------------------------------
+// presentation/update (section 2.5; section 4, ExtensionPresentationSnapshot).
+// ---------------------------------------------------------------------------
+
+/// Largest encoded presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_SNAPSHOT_BYTES: usize = 256 * 1024;
+
+/// Most activities in one presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_ACTIVITIES: usize = 128;
+
+/// Most collection nodes in one presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_NODES: usize = 256;
+
+/// Most actions in one presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_ACTIONS: usize = 64;
+
+/// Most levels of a presentation tree, counting a root node as level 1 (section 2.5).
+pub const MAX_PRESENTATION_TREE_DEPTH: usize = 16;
+
+/// Most references on one activity, node or detail (section 2.5).
+pub const MAX_PRESENTATION_REFERENCES: usize = 8;
+
+/// Largest compact label or id of a presentation snapshot, in UTF-8 bytes (section 2.5).
+pub const MAX_PRESENTATION_COMPACT_BYTES: usize = 1024;
+
+/// Largest presentation detail `body`, in UTF-8 bytes (section 2.5).
+pub const MAX_PRESENTATION_BODY_BYTES: usize = 64 * 1024;
+
+/// Most presentation snapshots one generation emits per throttle window (section 2.5;
+/// SUPPLEMENT "Default bounds").
+pub const PRESENTATION_SNAPSHOTS_PER_WINDOW: usize = 32;
+
+/// Length of the presentation throttle window (section 2.5).
+pub const PRESENTATION_THROTTLE_WINDOW: Duration = Duration::from_secs(1);
+
+// ---------------------------------------------------------------------------
 // Canonical wire (SUPPLEMENT "API 0.3 (canonical wire)").
 // ---------------------------------------------------------------------------
 
