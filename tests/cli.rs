@@ -395,6 +395,31 @@ fn call_failures_exit_1_and_usage_errors_exit_2() {
 }
 
 #[test]
+fn a_deadline_cancels_the_call_and_exits_1() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &[
+                "call",
+                "test-extension",
+                "sleep",
+                r#"{"ms":600000}"#,
+                "--timeout",
+                "200",
+                "--json",
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(document["error"]["code"], "call.deadline_exceeded");
+    assert_eq!(document["error"]["rpc_code"], -32800);
+}
+
+#[test]
 fn an_error_result_prints_the_output_and_exits_1() {
     // git-status outside a git repository answers an `is_error` result.
     let world = World::new();

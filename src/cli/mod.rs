@@ -130,13 +130,8 @@ fn run_example(name: &str) -> i32 {
 /// Prints help and version as clap does; prints a usage error as clap does, or as a
 /// JSON error document when `--json` was among the arguments. Usage errors exit 2.
 fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
-    use clap::error::ErrorKind;
-    let informational = matches!(
-        error.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    );
+    // Help and version are the "errors" clap prints on stdout; they exit 0.
+    let informational = !error.use_stderr();
     if !informational && args.iter().any(|a| a == "--json") {
         let rendered = error.render().to_string();
         let message = rendered
