@@ -478,3 +478,22 @@ fn lifecycle_notifications_reach_subscribed_generations_only() {
         "API 0.1 never negotiates lifecycle events"
     );
 }
+
+#[test]
+fn a_late_answer_after_shutdown_began_breaks_nothing() {
+    let (host, _root, _ws) = sdk_host(None, "0.4");
+    let ext = host.start("fixture").unwrap();
+    let err = ext
+        .call_tool(
+            "sleep",
+            json!({"ms": 5000}),
+            CallOptions::with_deadline(Duration::from_millis(200)),
+        )
+        .unwrap_err();
+    assert!(matches!(err, CallError::DeadlineExceeded { .. }));
+    // The cancelled request is still owed when shutdown starts; its late -32800 answer
+    // must settle cleanly and the report must still arrive.
+    let report = host.shutdown();
+    assert_eq!(report.extensions.len(), 1, "{report:?}");
+    assert!(report.extensions[0].acknowledged);
+}

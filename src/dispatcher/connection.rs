@@ -92,9 +92,6 @@ pub(crate) struct Connection {
     pub pending: HashMap<u64, Pending>,
     /// Calls waiting for a concurrency slot, first come first served.
     pub queued: VecDeque<Box<CallRequest>>,
-    /// Admitted calls holding a concurrency slot, including cancelled ones the
-    /// extension has not settled yet.
-    pub active: usize,
     /// Frames handed to the writer and not yet reported written.
     pub writer_inflight: usize,
     /// Frames waiting for room in the writer queue.
@@ -147,7 +144,6 @@ impl Connection {
             next_id: 1,
             pending: HashMap::new(),
             queued: VecDeque::new(),
-            active: 0,
             writer_inflight: 0,
             backlog: VecDeque::new(),
             tombstones: Tombstones::default(),
@@ -170,6 +166,17 @@ impl Connection {
         let id = self.next_id;
         self.next_id += 1;
         id
+    }
+
+    /// Calls holding a concurrency slot: those in flight, and cancelled ones the
+    /// extension has not settled yet.
+    pub fn active(&self) -> usize {
+        let in_flight = self
+            .pending
+            .values()
+            .filter(|p| matches!(p.kind, PendingKind::Call { .. }))
+            .count();
+        in_flight + self.tombstones.awaiting()
     }
 
     /// The most host requests that may hold a slot at once.

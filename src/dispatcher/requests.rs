@@ -86,7 +86,7 @@ impl Dispatcher {
             let Some(c) = self.conns.get_mut(&conn) else {
                 return;
             };
-            if c.state != LifecycleState::Ready || c.active >= c.max_active() {
+            if c.state != LifecycleState::Ready || c.active() >= c.max_active() {
                 return;
             }
             let Some(request) = c.queued.pop_front() else {
@@ -133,7 +133,6 @@ impl Dispatcher {
             }
         };
         let frame = FrameState::new();
-        c.active += 1;
         c.pending.insert(
             id,
             Pending {
@@ -198,7 +197,6 @@ impl Dispatcher {
                 let c = self.conns.get_mut(&conn).expect("connection is live");
                 let now = Instant::now();
                 if frame.try_skip() {
-                    c.active -= 1;
                     c.tombstones.insert(id, now, false);
                     self.admit(conn);
                     return;
@@ -212,10 +210,7 @@ impl Dispatcher {
                         c.push_frame(OutboundFrame { bytes, state: None });
                     }
                 }
-                if let Some(evicted) = c.tombstones.insert(id, now, true) {
-                    let _ = evicted;
-                    c.active -= 1;
-                }
+                c.tombstones.insert(id, now, true);
                 self.timers
                     .schedule(now + CANCELLATION_GRACE, Timer::CancelGrace { conn, id });
             }
@@ -279,7 +274,6 @@ impl Dispatcher {
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::Call { call, reply, .. } => {
-                    c.active -= 1;
                     self.calls.remove(&call);
                     let negotiated = c
                         .negotiated
@@ -303,9 +297,7 @@ impl Dispatcher {
         }
         let now = Instant::now();
         if c.tombstones.get(id, now).is_some() {
-            if c.tombstones.settle(id) {
-                c.active -= 1;
-            }
+            c.tombstones.settle(id);
             self.shared
                 .events
                 .diagnostic(&source, Diagnostic::LateResponse { id: response.id });
@@ -339,7 +331,6 @@ impl Dispatcher {
             self.calls.remove(&request.call);
             let _ = request.reply.send(Err(error.clone()));
         }
-        c.active = 0;
         if let Some(role) = initializing {
             let start_error = match &error {
                 CallError::TransportLost { reason } => StartError::TransportLost {

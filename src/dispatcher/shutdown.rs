@@ -133,7 +133,6 @@ impl Dispatcher {
                 reason: CancelReason::Shutdown,
             }));
         }
-        c.active = 0;
         if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
             self.set_state(conn, LifecycleState::Draining);
         }
