@@ -288,6 +288,18 @@ pub(crate) fn event(event: &HostEvent) -> Value {
             "type": "progress", "source": source(s), "request_id": progress.request_id,
             "sequence": progress.sequence, "event": progress_event(&progress.event)
         }),
+        HostEvent::Presentation {
+            source: s,
+            owner,
+            snapshot,
+        } => json!({
+            "type": "presentation", "source": source(s),
+            "owner": match owner {
+                crate::services::presentation::PresentationOwner::Process => json!("process"),
+                crate::services::presentation::PresentationOwner::Resource(triple) => triple.to_value(),
+            },
+            "snapshot": snapshot.to_value()
+        }),
         HostEvent::StateChanged { source: s, state } => {
             json!({"type": "state_changed", "source": source(s), "state": state.as_str()})
         }

@@ -140,6 +140,12 @@ pub(crate) fn event_line(event: &HostEvent) -> Option<String> {
             source,
             contribution,
         } => Some(format!("{source} context {}", context_line(contribution))),
+        HostEvent::Presentation {
+            source, snapshot, ..
+        } => Some(format!(
+            "{source} presentation revision {}",
+            snapshot.revision
+        )),
         HostEvent::StatusContribution {
             source,
             contribution,

@@ -17,6 +17,7 @@ use crate::host::{LifecycleState, StartError, StartedExtension};
 use crate::limits::{MAX_MANIFEST_BYTES_DISCOVERY, RELOAD_DRAIN_TIMEOUT, REQUEST_DEADLINE};
 use crate::manifest::{self, LocatedManifest};
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
+use crate::services::ResourceOwner;
 use crate::supervisor::{backoff, launch, ParkReason, Supervision};
 use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire::{self, RequestId};
@@ -71,6 +72,11 @@ impl Dispatcher {
             launched.io,
             launched.scratch,
             launched.frame_limit,
+            ResourceOwner {
+                session_id: self.shared.session_id.clone(),
+                extension_instance_id: self.shared.instance_id.clone(),
+                process_generation: launched.generation,
+            },
         );
         let id = c.next_request_id();
         let limit = c.frame_limit.load(Ordering::Relaxed);
@@ -146,6 +152,7 @@ impl Dispatcher {
         }
         let c = self.conns.get_mut(&conn).expect("connection is live");
         c.negotiated = Some(negotiated.clone());
+        c.catalog = Arc::new(negotiated.tools.clone());
         let started = StartedExtension {
             name: name.clone(),
             generation: c.source.generation,

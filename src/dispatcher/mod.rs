@@ -14,6 +14,7 @@ mod generations;
 mod inbound;
 mod lifecycle;
 mod requests;
+mod services;
 mod shutdown;
 mod timers;
 mod tombstones;
@@ -77,6 +78,8 @@ pub(crate) struct Shared {
     pub generations: Mutex<HashMap<String, u64>>,
     /// How restarts are paced and bounded.
     pub supervisor: crate::supervisor::SupervisorPolicy,
+    /// What the embedder bound for policy, approvals, secrets and credentials.
+    pub services: crate::host::HostServices,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that
@@ -124,6 +127,8 @@ pub(crate) struct Dispatcher {
     supervision: HashMap<String, Supervision>,
     /// Live restart timers by sequence.
     restart_timers: HashMap<u64, String>,
+    /// The latest accepted presentation snapshot per owner, per extension (section 2.5).
+    presentations: HashMap<String, crate::services::PresentationStore>,
     /// Frontend answers, from the threads that ask the frontend.
     answers: Receiver<FrontendAnswer>,
     answer_sender: Sender<FrontendAnswer>,
@@ -162,6 +167,7 @@ pub(crate) fn spawn(
         shutdown: None,
         supervision: HashMap::new(),
         restart_timers: HashMap::new(),
+        presentations: HashMap::new(),
         janitor,
     };
     std::thread::Builder::new()
@@ -267,6 +273,7 @@ impl Dispatcher {
                 Timer::LifecycleDeadline { conn, seq } => self.on_lifecycle_deadline(conn, seq),
                 Timer::Restart { seq } => self.on_restart_timer(seq),
                 Timer::DrainDeadline { conn } => self.on_drain_deadline(conn),
+                Timer::PresentationPoll { conn } => self.on_presentation_poll(conn),
             }
         }
     }

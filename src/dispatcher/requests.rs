@@ -284,6 +284,9 @@ impl Dispatcher {
                             value,
                             negotiated,
                             source,
+                            tools: c.catalog.clone(),
+                            artifacts: c.artifacts.clone(),
+                            owner: c.owner.clone(),
                         }),
                         Err(error) => Err(CallError::Remote(error)),
                     };
@@ -356,7 +359,7 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
     };
     match request {
         HostRequest::ToolCall { name, .. } => {
-            if !negotiated.tools.iter().any(|t| &t.name == name) {
+            if !c.catalog.iter().any(|t| &t.name == name) {
                 return Err(missing("tool", name));
             }
         }
@@ -420,7 +423,7 @@ fn request_params(c: &Connection, shared: &super::Shared, request: &HostRequest)
                 .as_ref()
                 .is_some_and(|n| n.features.contains(Feature::DynamicTools));
             if dynamic {
-                params["catalog_revision"] = json!(0);
+                params["catalog_revision"] = json!(c.catalog_revision);
             }
             params
         }

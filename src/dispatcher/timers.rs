@@ -32,6 +32,8 @@ pub(crate) enum Timer {
     Restart { seq: u64 },
     /// The end of a replaced generation's bounded drain (section 5).
     DrainDeadline { conn: ConnId },
+    /// The presentation throttle's window opens again (section 2.5).
+    PresentationPoll { conn: ConnId },
 }
 
 #[derive(Debug)]

@@ -213,6 +213,12 @@ pub(crate) struct RawResult {
     /// The generation that answered.
     #[allow(dead_code)]
     pub source: GenerationRef,
+    /// The generation's live tool catalog when the answer arrived.
+    pub tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
+    /// The generation's artifacts, to resolve media parts against (section 1.2).
+    pub artifacts: Option<Arc<parking_lot::Mutex<crate::services::ArtifactStore>>>,
+    /// The owner triple the request carried.
+    pub owner: crate::services::ResourceOwner,
 }
 
 /// What the dispatcher sends back for one call.

@@ -28,6 +28,7 @@ mod extension;
 pub mod frontend;
 pub mod lifecycle;
 pub mod progress;
+mod services;
 mod start;
 mod status;
 
@@ -46,6 +47,7 @@ pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
+pub use services::HostServices;
 pub use start::{StartError, StartedExtension};
 pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
 
@@ -65,6 +67,7 @@ const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]
 pub struct ExtensionHostBuilder {
+    services: HostServices,
     supervisor: SupervisorPolicy,
     frontend: Arc<dyn Frontend>,
     workspace: PathBuf,
@@ -99,6 +102,13 @@ impl ExtensionHostBuilder {
     /// [`HeadlessFrontend`], which denies and cancels).
     pub fn frontend(mut self, frontend: impl Frontend) -> Self {
         self.frontend = Arc::new(frontend);
+        self
+    }
+
+    /// Binds the host services: policy engine, approver, secret broker, credential
+    /// resolver. Unbound services deny or answer "unavailable".
+    pub fn services(mut self, services: HostServices) -> Self {
+        self.services = services;
         self
     }
 
@@ -148,6 +158,7 @@ impl ExtensionHostBuilder {
             next_conn: AtomicU64::new(1),
             generations: Mutex::new(std::collections::HashMap::new()),
             supervisor: self.supervisor,
+            services: self.services,
         });
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
@@ -211,6 +222,7 @@ impl ExtensionHost {
     /// A builder for a host whose workspace is `workspace`.
     pub fn builder(workspace: impl AsRef<Path>) -> ExtensionHostBuilder {
         ExtensionHostBuilder {
+            services: HostServices::default(),
             supervisor: SupervisorPolicy::default(),
             frontend: Arc::new(HeadlessFrontend),
             workspace: workspace.as_ref().to_path_buf(),

@@ -9,7 +9,7 @@ use crate::host::events::{Diagnostic, GenerationRef};
 use crate::host::StartError;
 use crate::limits::{MAX_FRAME_BYTES, OCTET_VERSION, WRITER_QUEUE_FRAMES};
 use crate::manifest::{self, ApiVersion, LocatedManifest};
-use crate::negotiation::InitializeOffer;
+use crate::negotiation::{Feature, InitializeOffer};
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };
@@ -37,7 +37,16 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         });
     }
     let workspace = shared.workspace.clone();
-    let offer = InitializeOffer::default_for(manifest.api_version, manifest);
+    let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
+    // Conditional services are offered only when bound (section 1.1).
+    if manifest.api_version.is_feature_negotiated() {
+        if shared.services.approver.is_some() {
+            offer = offer.with_feature(Feature::Approvals);
+        }
+        if shared.services.secrets.is_some() && !manifest.capabilities.secrets.is_empty() {
+            offer = offer.with_feature(Feature::Secrets);
+        }
+    }
     let path_var = transport::process_environment("PATH");
     let program = transport::resolve_command(
         &manifest.entrypoint.command,
