@@ -11,6 +11,7 @@ mod demo;
 mod discover;
 mod encode;
 mod error;
+mod frontend;
 mod hook;
 mod inspect;
 mod output;

@@ -25,6 +25,9 @@ impl Session {
             return Err(CliError::Workspace { path: workspace });
         }
         let mut builder = ExtensionHost::builder(&workspace);
+        if let Some(frontend) = super::frontend::TerminalFrontend::if_interactive() {
+            builder = builder.frontend(frontend);
+        }
         if global.no_global {
             builder = builder.no_global_extensions();
         }
