@@ -159,6 +159,33 @@ pub const MAX_JSON_KEY_BYTES: usize = 256;
 pub const MAX_RESULT_MEDIA_BYTES: u64 = 64 * 1024 * 1024;
 
 // ---------------------------------------------------------------------------
+// Artifacts (section 2.8).
+// ---------------------------------------------------------------------------
+
+/// Largest decoded inline (`data`, base64) artifact publication, in bytes (section 2.8:
+/// "256 KiB inline").
+pub const MAX_ARTIFACT_INLINE_BYTES: u64 = 256 * 1024;
+
+/// Largest single artifact, in bytes (section 2.8: "20 MiB per artifact").
+pub const MAX_ARTIFACT_BYTES: u64 = 20 * 1024 * 1024;
+
+/// Aggregate bytes of the artifacts one process generation may publish (section 2.8:
+/// "64 MiB ... per process generation").
+pub const MAX_ARTIFACT_GENERATION_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Most artifacts one process generation may publish (section 2.8: "64 artifacts per
+/// process generation").
+pub const MAX_ARTIFACTS_PER_GENERATION: usize = 64;
+
+/// Longest relative scratch `path` of a publication, in UTF-8 bytes (section 2.8:
+/// "a 4096-byte/64-component relative path").
+pub const MAX_ARTIFACT_PATH_BYTES: usize = 4096;
+
+/// Most components of a relative scratch `path` of a publication (section 2.8:
+/// "a 4096-byte/64-component relative path").
+pub const MAX_ARTIFACT_PATH_COMPONENTS: usize = 64;
+
+// ---------------------------------------------------------------------------
 // Menus (section 1.6b, section 4 ExtensionMenu).
 // ---------------------------------------------------------------------------
 
@@ -195,6 +222,41 @@ pub const LIFECYCLE_SESSION_TURN_DEADLINE: Duration = Duration::from_millis(250)
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 // ---------------------------------------------------------------------------
+// presentation/update (section 2.5; section 4, ExtensionPresentationSnapshot).
+// ---------------------------------------------------------------------------
+
+/// Largest encoded presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_SNAPSHOT_BYTES: usize = 256 * 1024;
+
+/// Most activities in one presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_ACTIVITIES: usize = 128;
+
+/// Most collection nodes in one presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_NODES: usize = 256;
+
+/// Most actions in one presentation snapshot (section 2.5).
+pub const MAX_PRESENTATION_ACTIONS: usize = 64;
+
+/// Most levels of a presentation tree, counting a root node as level 1 (section 2.5).
+pub const MAX_PRESENTATION_TREE_DEPTH: usize = 16;
+
+/// Most references on one activity, node or detail (section 2.5).
+pub const MAX_PRESENTATION_REFERENCES: usize = 8;
+
+/// Largest compact label or id of a presentation snapshot, in UTF-8 bytes (section 2.5).
+pub const MAX_PRESENTATION_COMPACT_BYTES: usize = 1024;
+
+/// Largest presentation detail `body`, in UTF-8 bytes (section 2.5).
+pub const MAX_PRESENTATION_BODY_BYTES: usize = 64 * 1024;
+
+/// Most presentation snapshots one generation emits per throttle window (section 2.5;
+/// SUPPLEMENT "Default bounds").
+pub const PRESENTATION_SNAPSHOTS_PER_WINDOW: usize = 32;
+
+/// Length of the presentation throttle window (section 2.5).
+pub const PRESENTATION_THROTTLE_WINDOW: Duration = Duration::from_secs(1);
+
+// ---------------------------------------------------------------------------
 // Canonical wire (SUPPLEMENT "API 0.3 (canonical wire)").
 // ---------------------------------------------------------------------------
 
@@ -220,3 +282,66 @@ pub const STDERR_TAIL_LINES: usize = 64;
 /// Most stderr diagnostic events emitted per second per generation; the rest are
 /// counted and summarized (host policy).
 pub const STDERR_EVENTS_PER_SECOND: u32 = 20;
+
+// ---------------------------------------------------------------------------
+// Supervision and reload (section 5; SUPPLEMENT "Default bounds": supervisor).
+// ---------------------------------------------------------------------------
+
+/// Base of the full-jitter exponential restart backoff (section 5).
+pub const RESTART_BACKOFF_BASE: Duration = Duration::from_millis(250);
+
+/// Cap of the restart backoff (section 5).
+pub const RESTART_BACKOFF_CAP: Duration = Duration::from_secs(30);
+
+/// Failed restart attempts after which the extension is parked (section 5).
+pub const MAX_RESTART_ATTEMPTS: u32 = 8;
+
+/// Continuous readiness that resets the restart budget (section 5).
+pub const RESTART_BUDGET_RESET: Duration = Duration::from_secs(30);
+
+/// How long a generation being replaced by a reload may finish its in-flight requests
+/// before the rest are cancelled (section 5, "waits the bounded drain"; host policy).
+pub const RELOAD_DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+// ---------------------------------------------------------------------------
+// Policy, approvals, secrets and provider credentials (sections 1.1, 2.9, 2.10).
+// ---------------------------------------------------------------------------
+
+/// Longest a single-use approval token stays valid after it was issued: five minutes,
+/// the reference's upper bound ("bounded expiry (at most five minutes)", section 2.9).
+pub const MAX_APPROVAL_TOKEN_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// Most unredeemed approval tokens one extension's process generation may hold at once
+/// (host policy bounding section 2.9's approval state).
+pub const MAX_APPROVAL_TOKENS_PER_GENERATION: usize = 64;
+
+/// Length of an approval token: 64 lowercase hexadecimal characters (section 2.9).
+pub const APPROVAL_TOKEN_HEX_LEN: usize = 64;
+
+/// Largest `intent.kind`, `intent.operation` or `intent.data_classes` element, in UTF-8
+/// bytes (host policy bounding section 2.9's intent).
+pub const MAX_INTENT_STRING_BYTES: usize = 1024;
+
+/// Most `intent.data_classes` elements (host policy bounding section 2.9's intent).
+pub const MAX_INTENT_DATA_CLASSES: usize = 32;
+
+/// Largest `intent.target`, as compact JSON, in bytes (host policy bounding section
+/// 2.9's intent).
+pub const MAX_INTENT_TARGET_BYTES: usize = 16 * 1024;
+
+/// Deepest nesting of `intent.target`, counting the target object itself as 1 (host
+/// policy bounding section 2.9's intent; keeps the whole intent within
+/// [`CANONICAL_MAX_DEPTH`]).
+pub const MAX_INTENT_TARGET_DEPTH: usize = 16;
+
+/// Largest secret value `secret/get` returns, in UTF-8 bytes: 64 KiB (sections 2.10 and
+/// 4, ExtensionSecretGetRequest).
+pub const MAX_SECRET_VALUE_BYTES: usize = 64 * 1024;
+
+/// Largest provider or model identifier a `provider/credentials` request may name, in
+/// UTF-8 bytes (section 1.1; the identifier bound of section 2.13's model selection).
+pub const MAX_PROVIDER_IDENTITY_BYTES: usize = 256;
+
+/// Largest credential `provider/credentials` returns, in UTF-8 bytes (host policy:
+/// the same bound as a secret value, section 2.10).
+pub const MAX_PROVIDER_CREDENTIAL_BYTES: usize = MAX_SECRET_VALUE_BYTES;

@@ -447,11 +447,19 @@ fn lifecycle_notifications_reach_subscribed_generations_only() {
             reason: Some("x".repeat(9000)),
         },
     });
-    // Notifications and the next request share the one ordered writer.
-    let out = ext
-        .call_tool("events", json!({}), CallOptions::default())
-        .unwrap();
-    let text = out.text();
+    // The SDK handles notifications on its own threads, so poll until both arrived.
+    let start = Instant::now();
+    let mut text = String::new();
+    while start.elapsed() < LIVENESS {
+        text = ext
+            .call_tool("events", json!({}), CallOptions::default())
+            .unwrap()
+            .text();
+        if text.contains("turn/settled") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(
         text.contains("turn/started") && text.contains("turn/settled"),
         "{text}"
@@ -469,4 +477,23 @@ fn lifecycle_notifications_reach_subscribed_generations_only() {
         !out.text().contains("session/started"),
         "API 0.1 never negotiates lifecycle events"
     );
+}
+
+#[test]
+fn a_late_answer_after_shutdown_began_breaks_nothing() {
+    let (host, _root, _ws) = sdk_host(None, "0.4");
+    let ext = host.start("fixture").unwrap();
+    let err = ext
+        .call_tool(
+            "sleep",
+            json!({"ms": 5000}),
+            CallOptions::with_deadline(Duration::from_millis(200)),
+        )
+        .unwrap_err();
+    assert!(matches!(err, CallError::DeadlineExceeded { .. }));
+    // The cancelled request is still owed when shutdown starts; its late -32800 answer
+    // must settle cleanly and the report must still arrive.
+    let report = host.shutdown();
+    assert_eq!(report.extensions.len(), 1, "{report:?}");
+    assert!(report.extensions[0].acknowledged);
 }

@@ -539,7 +539,7 @@ fn bad_control_lines_each_get_one_error_reply_and_the_session_continues() {
         (b"{\"id\": 5, \"op\": \"call\", \"extension\": \"fixture\", \"tool\": \"echo\", \"call_id\": \"busy\"}\n".to_vec(), json!(5), "duplicate_call_id"),
         (b"{\"id\": 6, \"op\": \"cancel\", \"call_id\": \"nobody\"}\n".to_vec(), json!(6), "unknown_call_id"),
         (b"{\"id\": 7, \"op\": \"answer_confirmation\", \"request_id\": 12345, \"confirmed\": true}\n".to_vec(), json!(7), "unknown_request_id"),
-        (b"{\"id\": 8, \"op\": \"reload\", \"extension\": \"fixture\"}\n".to_vec(), json!(8), "not_supported"),
+        (b"{\"id\": 8, \"op\": \"reload\", \"extension\": \"ghost\"}\n".to_vec(), json!(8), "not_started"),
         (b"{\"id\": 9, \"op\": \"call\", \"extension\": \"ghost\", \"tool\": \"echo\", \"call_id\": 1}\n".to_vec(), json!(9), "not_started"),
         (b"{\"id\": 10, \"op\": \"call\", \"extension\": \"fixture\", \"tool\": \"echo\", \"call_id\": 2, \"arguments\": [1]}\n".to_vec(), json!(10), "wrong_type"),
         (b"{\"id\": 11, \"op\": \"status_collect\", \"extension\": \"fixture\", \"call_id\": 3, \"surface\": \"sidebar\"}\n".to_vec(), json!(11), "invalid_value"),
@@ -648,6 +648,36 @@ fn stdin_eof_shuts_down_cleanly_and_settles_everything() {
     for pid in [fixture_pid, peer_pid] {
         assert!(wait_gone(pid, LIVENESS), "process {pid} is gone");
     }
+}
+
+#[test]
+fn reload_replaces_the_generation_and_calls_follow() {
+    let mut serve = Serve::fixture();
+    let old_pid = serve.start_extension("fixture");
+    let reloaded = serve.request(json!({"id": "r", "op": "reload", "extension": "fixture"}));
+    assert_eq!(reloaded["ok"], true, "{reloaded}");
+    assert_eq!(reloaded["generation"], 2);
+    let new_pid = reloaded["pid"].as_u64().unwrap() as u32;
+    assert_ne!(new_pid, old_pid);
+    assert!(
+        wait_gone(old_pid, LIVENESS),
+        "the old generation drained and exited"
+    );
+    serve.send(json!({"op": "call", "extension": "fixture", "tool": "echo",
+                      "arguments": {"after": "reload"}, "call_id": 1}));
+    assert_eq!(text_of(&serve.result(json!(1))), r#"{"after":"reload"}"#);
+    let status = serve.request(json!({"id": "s", "op": "status"}));
+    let live: Vec<&Value> = status["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["routed"] == true)
+        .collect();
+    assert_eq!(live.len(), 1, "{status}");
+    assert_eq!(live[0]["generation"], 2);
+    assert_eq!(live[0]["pid"], new_pid);
+    assert_eq!(serve.close_input().unwrap(), 0);
+    assert!(wait_gone(new_pid, LIVENESS));
 }
 
 #[test]

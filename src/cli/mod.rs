@@ -1,27 +1,152 @@
-//! The `octet-host` binary's subcommands.
+//! The `octet-host` binary's command line: clap types and dispatch.
+//!
+//! Every subcommand builds one host, does its work through the library's host API
+//! ([`crate::host`]) and shuts the host down on every path out, including SIGINT,
+//! SIGTERM and SIGHUP (see `signals`). Output is text for people, or with `--json` one
+//! JSON document on stdout (errors included, with a stable `code`).
+
+mod call;
+mod command;
+mod demo;
+mod discover;
+mod encode;
+mod error;
+mod frontend;
+mod hook;
+mod inspect;
+mod output;
+mod progress;
+mod session;
+mod signals;
+mod status;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use error::CliError;
+
+/// Hosts octet extensions: discover, inspect and call them, or run the demo.
+#[derive(Debug, Parser)]
+#[command(name = "octet-host", version, about, long_about = None)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    /// The subcommand; `demo` when none is given.
+    #[command(subcommand)]
+    command: Option<CliCommand>,
+}
+
+/// Options every subcommand accepts.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// The workspace: extensions run in it and `<DIR>/.octet/extensions` is searched
+    /// [default: the current directory]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// An extension directory holding an `extension.toml` (repeatable)
+    #[arg(long = "extension-dir", global = true, value_name = "DIR")]
+    pub extension_dirs: Vec<PathBuf>,
+    /// Machine output: one JSON document on stdout, errors included
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Do not discover global extensions (`~/.octet/extensions`)
+    #[arg(long = "no-global", global = true)]
+    pub no_global: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum CliCommand {
+    /// Run the bundled example extensions through the whole protocol and print a
+    /// transcript (ignores --workspace and --extension-dir)
+    Demo,
+    /// List discovered extensions and manifest diagnostics; executes nothing
+    Discover,
+    /// Start an extension, print what `initialize` negotiated, shut it down
+    Inspect {
+        /// The extension's name
+        name: String,
+    },
+    /// Call a model tool and print its output
+    Call(call::CallArgs),
+    /// Run a slash command
+    Command(command::CommandArgs),
+    /// Run a lifecycle hook with a payload
+    Hook(hook::HookArgs),
+    /// Start the named (or every discovered) extension and print its status
+    Status {
+        /// The extension's name [default: every discovered extension]
+        name: Option<String>,
+    },
+}
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    // Hidden entry point: `octet-host __extension <name>` runs one of the bundled example
-    // extensions (`sdk::examples`) over stdio, so the demo and the tests can use the binary
-    // itself as an extension. Deliberately tiny; the CLI proper is written separately.
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("__extension") {
-        let name = args.get(2).map(String::as_str).unwrap_or("");
-        let Some(extension) = crate::sdk::examples::by_name(name) else {
-            eprintln!(
-                "unknown example extension {name:?}; known: {:?}",
-                crate::sdk::examples::NAMES
-            );
-            return 1;
-        };
-        return match extension.run() {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("{name}: {e}");
-                1
-            }
-        };
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // Hidden entry point: `octet-host __extension <name>` runs one of the bundled
+    // example extensions (`sdk::examples`) over stdio, so the demo and the tests can use
+    // the binary itself as an extension. It is not a clap subcommand, so it never shows
+    // in --help.
+    if args.get(1).is_some_and(|a| a == "__extension") {
+        let name = args.get(2).map(|a| a.to_string_lossy()).unwrap_or_default();
+        return run_example(&name);
     }
-    0
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e, &args),
+    };
+    let json = cli.global.json;
+    let result = match cli.command.unwrap_or(CliCommand::Demo) {
+        CliCommand::Demo => demo::run(json),
+        CliCommand::Discover => discover::run(&cli.global),
+        CliCommand::Inspect { name } => inspect::run(&cli.global, &name),
+        CliCommand::Call(args) => call::run(&cli.global, &args),
+        CliCommand::Command(args) => command::run(&cli.global, &args),
+        CliCommand::Hook(args) => hook::run(&cli.global, &args),
+        CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
+    };
+    output::emit(result, json)
+}
+
+/// Runs the bundled example extension `name` over stdio.
+fn run_example(name: &str) -> i32 {
+    let Some(extension) = crate::sdk::examples::by_name(name) else {
+        output::eprint_line(&format!(
+            "unknown example extension {name:?}; known: {:?}",
+            crate::sdk::examples::NAMES
+        ));
+        return 1;
+    };
+    match extension.run() {
+        Ok(()) => 0,
+        Err(e) => {
+            output::eprint_line(&format!("{name}: {e}"));
+            1
+        }
+    }
+}
+
+/// Prints help and version as clap does; prints a usage error as clap does, or as a
+/// JSON error document when `--json` was among the arguments. Usage errors exit 2.
+fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
+    // Help and version are the "errors" clap prints on stdout; they exit 0.
+    let informational = !error.use_stderr();
+    if !informational && args.iter().any(|a| a == "--json") {
+        let rendered = error.render().to_string();
+        let message = rendered
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_owned();
+        return output::emit(Err(CliError::Usage { message }), true);
+    }
+    let _ = error.print();
+    if informational {
+        0
+    } else {
+        error::EXIT_USAGE
+    }
 }

@@ -79,6 +79,17 @@ impl Dispatcher {
             ));
         }
         c.child_ids_used.insert(id.clone());
+        if super::services::SERVICE_METHODS.contains(&method) {
+            let params = params.cloned().unwrap_or(Value::Null);
+            let result = self.on_service_request(conn, method, &params)?;
+            self.answer_with(conn, id, &result);
+            super::services::wipe_result(result);
+            if method.starts_with("tools/") {
+                self.check_catalog_ack(conn);
+            }
+            return Ok(());
+        }
+        let c = self.conns.get_mut(&conn).expect("connection is live");
         let kind = match method {
             "confirmation/request" => ChildKind::Confirmation,
             "input/request" if c.api.is_feature_negotiated() => ChildKind::Input,
@@ -265,6 +276,21 @@ impl Dispatcher {
         let limit = c.frame_limit.load(Ordering::Relaxed);
         if let Ok(bytes) = wire::encode_result(id, &result, limit) {
             c.push_frame(OutboundFrame { bytes, state: None });
+        }
+    }
+
+    /// Sends a result to an extension-originated request.
+    pub(super) fn answer_with(&mut self, conn: ConnId, id: &RequestId, result: &Value) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let limit = c.frame_limit.load(Ordering::Relaxed);
+        match wire::encode_result(id, result, limit) {
+            Ok(bytes) => c.push_frame(OutboundFrame { bytes, state: None }),
+            Err(e) => {
+                let error = ResponseError::new(codes::INTERNAL_ERROR, e.to_string());
+                self.send_error(conn, id, &error);
+            }
         }
     }
 

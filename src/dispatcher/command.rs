@@ -1,7 +1,5 @@
 //! What handles send to the dispatcher.
 
-use std::sync::atomic::AtomicUsize;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_channel::Sender;
@@ -12,8 +10,7 @@ use crate::host::lifecycle::LifecycleNotification;
 use crate::host::progress::Progress;
 use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension};
 use crate::manifest::{LocatedManifest, UiSurface};
-use crate::negotiation::InitializeOffer;
-use crate::transport::{ChildProcess, ConnId, GenerationIo, ScratchDir};
+use crate::supervisor::launch::Launched;
 
 /// A request to the dispatcher.
 pub(crate) enum Command {
@@ -37,20 +34,37 @@ pub(crate) enum Command {
     Status { reply: Sender<Vec<ExtensionStatus>> },
     /// Send a lifecycle notification to every subscribed generation (section 1.10).
     Lifecycle(LifecycleNotification),
+    /// Reload an extension candidate-first (section 5).
+    Reload {
+        extension: String,
+        reply: Sender<Result<StartedExtension, StartError>>,
+    },
+    /// A first start failed before reaching the dispatcher: record the parked
+    /// generation-0 entry.
+    InitialFailure {
+        located: Box<LocatedManifest>,
+        error: String,
+    },
 }
 
-/// A spawned child ready to be registered.
+/// Why a generation is being initialized, which decides who hears the outcome.
+pub(crate) enum InitRole {
+    /// The embedder started it and waits for the answer.
+    Start {
+        reply: Sender<Result<StartedExtension, StartError>>,
+    },
+    /// The supervisor restarts it after an unexpected exit.
+    Restart,
+    /// A manual reload's candidate; the embedder waits for the answer.
+    Reload {
+        reply: Sender<Result<StartedExtension, StartError>>,
+    },
+}
+
+/// A spawned generation to register, and why.
 pub(crate) struct StartRequest {
-    pub conn: ConnId,
-    /// The process generation, counted per extension by the host.
-    pub generation: u64,
-    pub located: LocatedManifest,
-    pub offer: InitializeOffer,
-    pub child: ChildProcess,
-    pub io: GenerationIo,
-    pub scratch: ScratchDir,
-    pub frame_limit: Arc<AtomicUsize>,
-    pub reply: Sender<Result<StartedExtension, StartError>>,
+    pub launched: Launched,
+    pub role: InitRole,
 }
 
 /// One host request from the embedder.

@@ -6,24 +6,28 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
-use super::command::CallRequest;
+use super::command::{CallRequest, InitRole};
 use super::tombstones::Tombstones;
 use crate::host::call::{CallId, CallReply};
 use crate::host::events::GenerationRef;
 use crate::host::frontend::CancelFlag;
 use crate::host::progress::Progress;
-use crate::host::{LifecycleState, StartError, StartedExtension};
+use crate::host::LifecycleState;
 use crate::limits::WRITER_QUEUE_FRAMES;
 use crate::manifest::{ApiVersion, LocatedManifest};
+use crate::negotiation::ToolDefinition;
 use crate::negotiation::{InitializeOffer, Negotiated};
+use crate::services::presentation::{PresentationOwner, PresentationSnapshot};
+use crate::services::{ApprovalTokens, ArtifactStore, PresentationThrottle, ResourceOwner};
 use crate::transport::{ChildProcess, ConnId, FrameState, GenerationIo, OutboundFrame, ScratchDir};
 use crate::wire::RequestId;
+use parking_lot::Mutex;
 
 /// Why a pending host request was sent.
 pub(crate) enum PendingKind {
     /// The `initialize` request; the starter waits on `reply`.
     Initialize {
-        reply: Sender<Result<StartedExtension, StartError>>,
+        role: InitRole,
         offer: InitializeOffer,
     },
     /// The `shutdown` request (section 1.8).
@@ -83,7 +87,7 @@ pub(crate) struct Connection {
     pub api: ApiVersion,
     pub child: ChildProcess,
     pub io: GenerationIo,
-    pub _scratch: ScratchDir,
+    pub scratch: ScratchDir,
     pub frame_limit: Arc<AtomicUsize>,
     pub state: LifecycleState,
     pub stage: ShutdownStage,
@@ -92,9 +96,6 @@ pub(crate) struct Connection {
     pub pending: HashMap<u64, Pending>,
     /// Calls waiting for a concurrency slot, first come first served.
     pub queued: VecDeque<Box<CallRequest>>,
-    /// Admitted calls holding a concurrency slot, including cancelled ones the
-    /// extension has not settled yet.
-    pub active: usize,
     /// Frames handed to the writer and not yet reported written.
     pub writer_inflight: usize,
     /// Frames waiting for room in the writer queue.
@@ -109,6 +110,21 @@ pub(crate) struct Connection {
     /// by sequence.
     pub lifecycle_frames: HashMap<u64, Arc<FrameState>>,
     pub lifecycle_seq: u64,
+    /// The owner triple issued in this generation's execution contexts (section 1.2).
+    pub owner: ResourceOwner,
+    /// Verified artifacts of this generation (section 2.8); `None` when the store could
+    /// not be set up, in which case publication answers -32603. Shared with callers,
+    /// who resolve media parts of tool results against it.
+    pub artifacts: Option<Arc<Mutex<ArtifactStore>>>,
+    /// Single-use approval tokens of this generation (section 2.9).
+    pub approvals: ApprovalTokens,
+    /// The 32-per-second presentation throttle of this generation (section 2.5).
+    pub presentation: PresentationThrottle<PresentationOwner, PresentationSnapshot>,
+    /// The live tool catalog: the `initialize` catalog (epoch 0), replaced by accepted
+    /// `tools/register` and `tools/unregister` mutations (sections 2.11, 2.12).
+    pub catalog: Arc<Vec<ToolDefinition>>,
+    /// The catalog epoch; 0 is the `initialize` catalog.
+    pub catalog_revision: u64,
     pub reader_closed: bool,
     pub writer_failed: bool,
     pub last_error: Option<String>,
@@ -130,6 +146,7 @@ impl Connection {
         io: GenerationIo,
         scratch: ScratchDir,
         frame_limit: Arc<AtomicUsize>,
+        owner: ResourceOwner,
     ) -> Connection {
         let api = located.manifest.api_version;
         Connection {
@@ -139,7 +156,7 @@ impl Connection {
             api,
             child,
             io,
-            _scratch: scratch,
+            scratch,
             frame_limit,
             state: LifecycleState::Initializing,
             stage: ShutdownStage::None,
@@ -147,7 +164,6 @@ impl Connection {
             next_id: 1,
             pending: HashMap::new(),
             queued: VecDeque::new(),
-            active: 0,
             writer_inflight: 0,
             backlog: VecDeque::new(),
             tombstones: Tombstones::default(),
@@ -155,6 +171,14 @@ impl Connection {
             child_ids_used: HashSet::new(),
             lifecycle_frames: HashMap::new(),
             lifecycle_seq: 0,
+            artifacts: ArtifactStore::new(owner.process_generation)
+                .ok()
+                .map(|store| Arc::new(Mutex::new(store))),
+            owner,
+            approvals: ApprovalTokens::new(),
+            presentation: PresentationThrottle::new(),
+            catalog: Arc::new(Vec::new()),
+            catalog_revision: 0,
             reader_closed: false,
             writer_failed: false,
             last_error: None,
@@ -170,6 +194,17 @@ impl Connection {
         let id = self.next_id;
         self.next_id += 1;
         id
+    }
+
+    /// Calls holding a concurrency slot: those in flight, and cancelled ones the
+    /// extension has not settled yet.
+    pub fn active(&self) -> usize {
+        let in_flight = self
+            .pending
+            .values()
+            .filter(|p| matches!(p.kind, PendingKind::Call { .. }))
+            .count();
+        in_flight + self.tombstones.awaiting()
     }
 
     /// The most host requests that may hold a slot at once.

@@ -145,6 +145,7 @@ impl Dispatcher {
             },
             "$/progress" => self.on_progress(conn, &params),
             "$/cancelRequest" => self.on_child_cancel(conn, &params),
+            "presentation/update" => self.on_presentation(conn, &params),
             other => refuse(
                 self,
                 format!("`{other}` is not a notification the host accepts"),

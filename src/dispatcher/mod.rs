@@ -10,23 +10,28 @@
 mod children;
 mod command;
 mod connection;
+mod generations;
 mod inbound;
 mod lifecycle;
 mod requests;
+mod services;
 mod shutdown;
 mod timers;
 mod tombstones;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{select, Receiver, Sender};
 use serde_json::Value;
 
-pub(crate) use command::{CallRequest, Command, HostRequest, StartRequest};
+pub(crate) use command::{CallRequest, Command, HostRequest, InitRole, StartRequest};
 use connection::Connection;
 use timers::{Timer, Timers};
 
@@ -35,6 +40,7 @@ use crate::host::events::{EventSink, HostEvent};
 use crate::host::frontend::Frontend;
 use crate::host::{ExtensionStatus, LifecycleState, ShutdownReport};
 use crate::negotiation::HostContext;
+use crate::supervisor::Supervision;
 use crate::transport::{ConnId, GenerationIo, TransportMessage};
 use crate::wire::RequestId;
 
@@ -64,6 +70,16 @@ pub(crate) struct Shared {
     pub events: EventSink,
     /// Who answers confirmations and input requests.
     pub frontend: Arc<dyn Frontend>,
+    /// Where every generation's I/O threads report.
+    pub transport: Sender<TransportMessage>,
+    /// The next connection id.
+    pub next_conn: AtomicU64,
+    /// The last process generation used per extension name.
+    pub generations: Mutex<HashMap<String, u64>>,
+    /// How restarts are paced and bounded.
+    pub supervisor: crate::supervisor::SupervisorPolicy,
+    /// What the embedder bound for policy, approvals, secrets and credentials.
+    pub services: crate::host::HostServices,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that
@@ -107,6 +123,12 @@ pub(crate) struct Dispatcher {
     timers: Timers,
     stop_waiters: HashMap<ConnId, Vec<Sender<Option<ShutdownReport>>>>,
     shutdown: Option<HostShutdown>,
+    /// The supervisor's books, per extension name.
+    supervision: HashMap<String, Supervision>,
+    /// Live restart timers by sequence.
+    restart_timers: HashMap<u64, String>,
+    /// The latest accepted presentation snapshot per owner, per extension (section 2.5).
+    presentations: HashMap<String, crate::services::PresentationStore>,
     /// Frontend answers, from the threads that ask the frontend.
     answers: Receiver<FrontendAnswer>,
     answer_sender: Sender<FrontendAnswer>,
@@ -143,6 +165,9 @@ pub(crate) fn spawn(
         timers: Timers::default(),
         stop_waiters: HashMap::new(),
         shutdown: None,
+        supervision: HashMap::new(),
+        restart_timers: HashMap::new(),
+        presentations: HashMap::new(),
         janitor,
     };
     std::thread::Builder::new()
@@ -224,6 +249,11 @@ impl Dispatcher {
                 let _ = reply.send(self.status());
             }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
+            Command::Reload { extension, reply } => self.on_reload(&extension, reply),
+            Command::InitialFailure { located, error } => {
+                let name = located.manifest.name.clone();
+                self.record_initial_failure(&name, Some(*located), error);
+            }
         }
     }
 
@@ -241,6 +271,9 @@ impl Dispatcher {
                 Timer::ExitPoll { conn, seq } => self.on_exit_poll(conn, seq),
                 Timer::ShutdownAggregate => self.on_shutdown_aggregate(),
                 Timer::LifecycleDeadline { conn, seq } => self.on_lifecycle_deadline(conn, seq),
+                Timer::Restart { seq } => self.on_restart_timer(seq),
+                Timer::DrainDeadline { conn } => self.on_drain_deadline(conn),
+                Timer::PresentationPoll { conn } => self.on_presentation_poll(conn),
             }
         }
     }
@@ -263,28 +296,67 @@ impl Dispatcher {
     }
 
     fn status(&self) -> Vec<ExtensionStatus> {
+        let supervision = |name: &str| self.supervision.get(name);
         let mut all: Vec<ExtensionStatus> = self
             .conns
             .values()
-            .map(|c| ExtensionStatus {
-                extension: c.source.extension.clone(),
-                generation: c.source.generation,
-                state: c.state,
-                api_version: c.api,
-                pid: c.child.pid(),
-                features: c
-                    .negotiated
-                    .as_ref()
-                    .map(|n| n.features.iter().map(|f| f.as_str().to_string()).collect())
-                    .unwrap_or_default(),
-                max_concurrent_requests: c.negotiated.as_ref().map(|n| n.max_concurrent_requests),
-                pending: c.pending.len(),
-                queued: c.queued.len(),
-                routed: self.routes.get(&c.source.extension) == Some(&c.conn),
-                last_error: c.last_error.clone(),
-                stderr_tail: c.io.stderr_tail.snapshot(),
+            .map(|c| {
+                let sup = supervision(&c.source.extension);
+                ExtensionStatus {
+                    extension: c.source.extension.clone(),
+                    generation: c.source.generation,
+                    state: c.state,
+                    api_version: c.api,
+                    pid: Some(c.child.pid()),
+                    features: c
+                        .negotiated
+                        .as_ref()
+                        .map(|n| n.features.iter().map(|f| f.as_str().to_string()).collect())
+                        .unwrap_or_default(),
+                    max_concurrent_requests: c
+                        .negotiated
+                        .as_ref()
+                        .map(|n| n.max_concurrent_requests),
+                    pending: c.pending.len(),
+                    queued: c.queued.len(),
+                    routed: self.routes.get(&c.source.extension) == Some(&c.conn),
+                    last_error: c.last_error.clone(),
+                    stderr_tail: c.io.stderr_tail.snapshot(),
+                    restart_attempts: sup.map_or(0, |s| s.attempts),
+                    restart_scheduled: sup.is_some_and(|s| s.restart_pending),
+                    parked: sup.and_then(|s| s.parked.clone()),
+                }
             })
             .collect();
+        // Supervised extensions without a live generation: backing off or parked.
+        for (name, sup) in &self.supervision {
+            let live = self.conns.values().any(|c| &c.source.extension == name);
+            if live || sup.stopped || (sup.parked.is_none() && !sup.restart_pending) {
+                continue;
+            }
+            let generation = *self.shared.generations.lock().get(name).unwrap_or(&0);
+            all.push(ExtensionStatus {
+                extension: name.clone(),
+                generation: if sup.catalog.is_some() { generation } else { 0 },
+                state: if sup.parked.is_some() {
+                    LifecycleState::Stopped
+                } else {
+                    LifecycleState::Crashed
+                },
+                api_version: sup.located.manifest.api_version,
+                pid: None,
+                features: Vec::new(),
+                max_concurrent_requests: None,
+                pending: 0,
+                queued: 0,
+                routed: false,
+                last_error: sup.parked.as_ref().map(|p| p.to_string()),
+                stderr_tail: Vec::new(),
+                restart_attempts: sup.attempts,
+                restart_scheduled: sup.restart_pending,
+                parked: sup.parked.clone(),
+            });
+        }
         all.sort_by(|a, b| (&a.extension, a.generation).cmp(&(&b.extension, b.generation)));
         all
     }

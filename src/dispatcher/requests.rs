@@ -1,20 +1,19 @@
 //! Host requests: starting a generation, admitting calls through the concurrency
 //! semaphore, cancelling them (section 1.9) and settling them.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::command::{CallRequest, HostRequest, StartRequest};
+use super::command::{CallRequest, HostRequest};
 use super::connection::{Connection, Pending, PendingKind};
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
 use crate::host::call::{CallError, CallId, CancelReason, RawResult};
-use crate::host::events::{Diagnostic, GenerationRef};
-use crate::host::{LifecycleState, StartError, StartedExtension};
+use crate::host::events::Diagnostic;
+use crate::host::{LifecycleState, StartError};
 use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
-use crate::negotiation::{self, Feature};
+use crate::negotiation::Feature;
 use crate::services::ResourceOwner;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire::{self, RequestId};
@@ -24,125 +23,6 @@ use crate::wire::{self, RequestId};
 pub(crate) const MAX_QUEUED_CALLS: usize = 4096;
 
 impl Dispatcher {
-    /// Registers a spawned generation and sends `initialize` (section 1.1).
-    pub(super) fn on_start(&mut self, request: StartRequest) {
-        let StartRequest {
-            conn,
-            generation,
-            located,
-            offer,
-            child,
-            io,
-            scratch,
-            frame_limit,
-            reply,
-        } = request;
-        if self.shutdown.is_some() {
-            let _ = reply.send(Err(StartError::HostShutDown));
-            return;
-        }
-        let name = located.manifest.name.clone();
-        if self.routes.contains_key(&name)
-            || self
-                .conns
-                .values()
-                .any(|c| c.source.extension == name && c.state == LifecycleState::Initializing)
-        {
-            let _ = reply.send(Err(StartError::AlreadyRunning { extension: name }));
-            return;
-        }
-        let source = GenerationRef {
-            extension: name,
-            generation,
-        };
-        let params = match negotiation::initialize_params(
-            &located,
-            &self.shared.workspace,
-            &self.shared.host_context,
-            &offer,
-        ) {
-            Ok(params) => params,
-            Err(e) => {
-                let _ = reply.send(Err(StartError::Negotiation(e)));
-                return;
-            }
-        };
-        let mut c = Connection::new(conn, source, located, child, io, scratch, frame_limit);
-        let id = c.next_request_id();
-        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
-        let bytes = match wire::encode_request(
-            &RequestId::Number(id),
-            "initialize",
-            Some(&params),
-            limit,
-        ) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                let _ = reply.send(Err(StartError::Encode(e.to_string())));
-                return;
-            }
-        };
-        let frame = FrameState::new();
-        c.pending.insert(
-            id,
-            Pending {
-                kind: PendingKind::Initialize { reply, offer },
-                frame: frame.clone(),
-                last_progress: None,
-            },
-        );
-        c.push_frame(OutboundFrame {
-            bytes,
-            state: Some(frame),
-        });
-        let now = Instant::now();
-        self.timers
-            .schedule(now + REQUEST_DEADLINE, Timer::RequestDeadline { conn, id });
-        self.emit_state(&c);
-        self.conns.insert(conn, c);
-        self.schedule_exit_poll(conn, super::HEALTH_POLL_INTERVAL);
-    }
-
-    /// Validates the `initialize` answer; a rejected generation is terminated.
-    pub(super) fn on_initialize_answer(
-        &mut self,
-        conn: ConnId,
-        reply: crossbeam_channel::Sender<Result<StartedExtension, StartError>>,
-        offer: negotiation::InitializeOffer,
-        outcome: Result<Value, wire::ResponseError>,
-    ) {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        let result = match outcome {
-            Ok(value) => negotiation::validate_initialize_result(&c.located, &offer, &value)
-                .map_err(StartError::Negotiation),
-            Err(error) => Err(StartError::InitializeRejected(error)),
-        };
-        match result {
-            Ok(negotiated) => {
-                let negotiated = Arc::new(negotiated);
-                c.negotiated = Some(negotiated.clone());
-                let started = StartedExtension {
-                    name: c.source.extension.clone(),
-                    generation: c.source.generation,
-                    api_version: c.api,
-                    pid: c.child.pid(),
-                    negotiated,
-                    manifest: c.located.clone(),
-                };
-                self.routes.insert(c.source.extension.clone(), conn);
-                self.set_state(conn, LifecycleState::Ready);
-                let _ = reply.send(Ok(started));
-            }
-            Err(error) => {
-                c.last_error = Some(error.to_string());
-                let _ = reply.send(Err(error));
-                self.terminate(conn, LifecycleState::Stopped);
-            }
-        }
-    }
-
     /// An embedder call: route it to the extension's generation and admit it.
     pub(super) fn on_call(&mut self, request: Box<CallRequest>) {
         if self.shutdown.is_some() {
@@ -150,9 +30,20 @@ impl Dispatcher {
             return;
         }
         let Some(&conn) = self.routes.get(&request.extension) else {
-            let _ = request.reply.send(Err(CallError::NotStarted {
-                extension: request.extension,
-            }));
+            let error = match self.supervision.get(&request.extension) {
+                Some(s) if s.parked.is_some() => CallError::Parked {
+                    extension: request.extension,
+                    reason: s.parked.clone().expect("checked"),
+                },
+                Some(s) if s.restart_pending => CallError::NotReady {
+                    extension: request.extension,
+                    state: LifecycleState::Crashed,
+                },
+                _ => CallError::NotStarted {
+                    extension: request.extension,
+                },
+            };
+            let _ = request.reply.send(Err(error));
             return;
         };
         let c = &self.conns[&conn];
@@ -195,7 +86,7 @@ impl Dispatcher {
             let Some(c) = self.conns.get_mut(&conn) else {
                 return;
             };
-            if c.state != LifecycleState::Ready || c.active >= c.max_active() {
+            if c.state != LifecycleState::Ready || c.active() >= c.max_active() {
                 return;
             }
             let Some(request) = c.queued.pop_front() else {
@@ -242,7 +133,6 @@ impl Dispatcher {
             }
         };
         let frame = FrameState::new();
-        c.active += 1;
         c.pending.insert(
             id,
             Pending {
@@ -307,7 +197,6 @@ impl Dispatcher {
                 let c = self.conns.get_mut(&conn).expect("connection is live");
                 let now = Instant::now();
                 if frame.try_skip() {
-                    c.active -= 1;
                     c.tombstones.insert(id, now, false);
                     self.admit(conn);
                     return;
@@ -321,10 +210,7 @@ impl Dispatcher {
                         c.push_frame(OutboundFrame { bytes, state: None });
                     }
                 }
-                if let Some(evicted) = c.tombstones.insert(id, now, true) {
-                    let _ = evicted;
-                    c.active -= 1;
-                }
+                c.tombstones.insert(id, now, true);
                 self.timers
                     .schedule(now + CANCELLATION_GRACE, Timer::CancelGrace { conn, id });
             }
@@ -359,12 +245,13 @@ impl Dispatcher {
         let Some(pending) = c.pending.remove(&id) else {
             return;
         };
-        if let PendingKind::Initialize { reply, .. } = pending.kind {
+        if let PendingKind::Initialize { role, .. } = pending.kind {
             c.last_error = Some("no initialize answer within the deadline".into());
-            let _ = reply.send(Err(StartError::InitializeTimeout {
+            let error = StartError::InitializeTimeout {
                 after: REQUEST_DEADLINE,
-            }));
+            };
             self.terminate(conn, LifecycleState::Stopped);
+            self.on_initialize_failed(conn, role, error);
         }
     }
 
@@ -382,12 +269,11 @@ impl Dispatcher {
         };
         if let Some(pending) = c.pending.remove(&id) {
             match pending.kind {
-                PendingKind::Initialize { reply, offer } => {
-                    self.on_initialize_answer(conn, reply, offer, response.outcome)
+                PendingKind::Initialize { role, offer } => {
+                    self.on_initialize_answer(conn, role, offer, response.outcome)
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::Call { call, reply, .. } => {
-                    c.active -= 1;
                     self.calls.remove(&call);
                     let negotiated = c
                         .negotiated
@@ -398,21 +284,23 @@ impl Dispatcher {
                             value,
                             negotiated,
                             source,
+                            tools: c.catalog.clone(),
+                            artifacts: c.artifacts.clone(),
+                            owner: c.owner.clone(),
                         }),
                         Err(error) => Err(CallError::Remote(error)),
                     };
                     let _ = reply.send(answer);
                     self.settle_children(conn, id);
                     self.admit(conn);
+                    self.maybe_finish_drain(conn);
                 }
             }
             return;
         }
         let now = Instant::now();
         if c.tombstones.get(id, now).is_some() {
-            if c.tombstones.settle(id) {
-                c.active -= 1;
-            }
+            c.tombstones.settle(id);
             self.shared
                 .events
                 .diagnostic(&source, Diagnostic::LateResponse { id: response.id });
@@ -431,21 +319,14 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
+        let mut initializing = None;
         for (_, pending) in c.pending.drain() {
             match pending.kind {
                 PendingKind::Call { call, reply, .. } => {
                     self.calls.remove(&call);
                     let _ = reply.send(Err(error.clone()));
                 }
-                PendingKind::Initialize { reply, .. } => {
-                    let start_error = match &error {
-                        CallError::TransportLost { reason } => StartError::TransportLost {
-                            reason: reason.clone(),
-                        },
-                        _ => StartError::HostShutDown,
-                    };
-                    let _ = reply.send(Err(start_error));
-                }
+                PendingKind::Initialize { role, .. } => initializing = Some(role),
                 PendingKind::Shutdown => {}
             }
         }
@@ -453,7 +334,15 @@ impl Dispatcher {
             self.calls.remove(&request.call);
             let _ = request.reply.send(Err(error.clone()));
         }
-        c.active = 0;
+        if let Some(role) = initializing {
+            let start_error = match &error {
+                CallError::TransportLost { reason } => StartError::TransportLost {
+                    reason: reason.clone(),
+                },
+                _ => StartError::HostShutDown,
+            };
+            self.on_initialize_failed(conn, role, start_error);
+        }
     }
 }
 
@@ -470,7 +359,7 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
     };
     match request {
         HostRequest::ToolCall { name, .. } => {
-            if !negotiated.tools.iter().any(|t| &t.name == name) {
+            if !c.catalog.iter().any(|t| &t.name == name) {
                 return Err(missing("tool", name));
             }
         }
@@ -534,7 +423,7 @@ fn request_params(c: &Connection, shared: &super::Shared, request: &HostRequest)
                 .as_ref()
                 .is_some_and(|n| n.features.contains(Feature::DynamicTools));
             if dynamic {
-                params["catalog_revision"] = json!(0);
+                params["catalog_revision"] = json!(c.catalog_revision);
             }
             params
         }

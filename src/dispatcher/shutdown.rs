@@ -32,6 +32,11 @@ impl Dispatcher {
             .filter(|c| c.source.extension == extension)
             .map(|c| c.conn)
             .collect();
+        if let Some(supervision) = self.supervision.get_mut(extension) {
+            // An explicit stop ends supervision: nothing restarts it.
+            supervision.stopped = true;
+            supervision.restart_pending = false;
+        }
         let Some(&last) = conns.iter().max() else {
             let _ = reply.send(None);
             return;
@@ -90,6 +95,7 @@ impl Dispatcher {
             return;
         };
         let pending: Vec<u64> = c.pending.keys().copied().collect();
+        let mut initializing = None;
         for id in pending {
             let c = self.conns.get_mut(&conn).expect("connection is live");
             let Some(p) = c.pending.remove(&id) else {
@@ -111,11 +117,14 @@ impl Dispatcher {
                         }
                     }
                 }
-                PendingKind::Initialize { reply, .. } => {
-                    let _ = reply.send(Err(StartError::HostShutDown));
+                PendingKind::Initialize { role, .. } => {
+                    initializing = Some(role);
                 }
                 PendingKind::Shutdown => {}
             }
+        }
+        if let Some(role) = initializing {
+            self.on_initialize_failed(conn, role, StartError::HostShutDown);
         }
         let c = self.conns.get_mut(&conn).expect("connection is live");
         for request in c.queued.drain(..) {
@@ -124,7 +133,6 @@ impl Dispatcher {
                 reason: CancelReason::Shutdown,
             }));
         }
-        c.active = 0;
         if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
             self.set_state(conn, LifecycleState::Draining);
         }
@@ -312,7 +320,8 @@ impl Dispatcher {
         // extension left behind in it (a background `cmd &`, for example), then reaps.
         let status = c.child.finish().ok();
         c.io.stop();
-        if self.routes.get(&c.source.extension) == Some(&conn) {
+        let was_routed = self.routes.get(&c.source.extension) == Some(&conn);
+        if was_routed {
             self.routes.remove(&c.source.extension);
         }
         if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
@@ -337,6 +346,13 @@ impl Dispatcher {
                     extensions: vec![record.clone()],
                 }));
             }
+        }
+        let crashed = matches!(
+            record.final_state,
+            LifecycleState::Crashed | LifecycleState::Degraded
+        );
+        if was_routed && crashed {
+            self.on_unexpected_exit(&record.extension);
         }
     }
 }

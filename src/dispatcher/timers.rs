@@ -28,6 +28,12 @@ pub(crate) enum Timer {
     ShutdownAggregate,
     /// The 250 ms delivery deadline of a session or turn notification (section 1.10).
     LifecycleDeadline { conn: ConnId, seq: u64 },
+    /// A restart's backoff elapsed (section 5); `seq` names the supervision timer.
+    Restart { seq: u64 },
+    /// The end of a replaced generation's bounded drain (section 5).
+    DrainDeadline { conn: ConnId },
+    /// The presentation throttle's window opens again (section 2.5).
+    PresentationPoll { conn: ConnId },
 }
 
 #[derive(Debug)]

@@ -24,37 +24,40 @@ pub(crate) struct Tombstone {
 pub(crate) struct Tombstones {
     order: VecDeque<u64>,
     entries: HashMap<u64, Tombstone>,
+    /// How many remembered ids still await settlement.
+    awaiting: usize,
 }
 
 impl Tombstones {
-    /// Tombstones `id` at `now`. Returns an id that was forgotten to make room and was
-    /// still awaiting settlement, so the caller can release what it held.
-    pub fn insert(&mut self, id: u64, now: Instant, awaiting_settlement: bool) -> Option<u64> {
+    /// Tombstones `id` at `now`, forgetting the oldest id when full.
+    pub fn insert(&mut self, id: u64, now: Instant, awaiting_settlement: bool) {
         self.expire(now);
-        let mut evicted = None;
         if self.entries.len() >= MAX_TOMBSTONES {
             if let Some(old) = self.order.pop_front() {
-                if let Some(t) = self.entries.remove(&old) {
-                    if t.awaiting_settlement {
-                        evicted = Some(old);
-                    }
-                }
+                self.forget(old);
             }
         }
-        if self
-            .entries
-            .insert(
-                id,
-                Tombstone {
-                    at: now,
-                    awaiting_settlement,
-                },
-            )
-            .is_none()
-        {
-            self.order.push_back(id);
+        let previous = self.entries.insert(
+            id,
+            Tombstone {
+                at: now,
+                awaiting_settlement,
+            },
+        );
+        match previous {
+            None => self.order.push_back(id),
+            Some(t) if t.awaiting_settlement => self.awaiting -= 1,
+            Some(_) => {}
         }
-        evicted
+        if awaiting_settlement {
+            self.awaiting += 1;
+        }
+    }
+
+    /// Cancelled requests the extension has not settled yet: they still hold a
+    /// concurrency slot.
+    pub fn awaiting(&self) -> usize {
+        self.awaiting
     }
 
     /// The tombstone for `id`, if it is remembered at `now`.
@@ -69,6 +72,7 @@ impl Tombstones {
         match self.entries.get_mut(&id) {
             Some(t) if t.awaiting_settlement => {
                 t.awaiting_settlement = false;
+                self.awaiting -= 1;
                 true
             }
             _ => false,
@@ -91,7 +95,15 @@ impl Tombstones {
                 break;
             }
             self.order.pop_front();
-            self.entries.remove(&front);
+            self.forget(front);
+        }
+    }
+
+    fn forget(&mut self, id: u64) {
+        if let Some(t) = self.entries.remove(&id) {
+            if t.awaiting_settlement {
+                self.awaiting -= 1;
+            }
         }
     }
 }
@@ -105,17 +117,15 @@ mod tests {
     fn bounded_and_oldest_first() {
         let mut t = Tombstones::default();
         let now = Instant::now();
-        assert_eq!(t.insert(0, now, true), None);
+        t.insert(0, now, true);
         for id in 1..MAX_TOMBSTONES as u64 {
-            assert_eq!(t.insert(id, now, false), None);
+            t.insert(id, now, false);
         }
         assert_eq!(t.len(), MAX_TOMBSTONES);
-        assert_eq!(
-            t.insert(9999, now, false),
-            Some(0),
-            "evicts the oldest, still owed"
-        );
+        assert_eq!(t.awaiting(), 1);
+        t.insert(9999, now, false);
         assert_eq!(t.len(), MAX_TOMBSTONES);
+        assert_eq!(t.awaiting(), 0, "the oldest, still owed, was forgotten");
         assert!(t.get(0, now).is_none());
         assert!(t.get(9999, now).is_some());
     }
@@ -125,8 +135,10 @@ mod tests {
         let mut t = Tombstones::default();
         let now = Instant::now();
         t.insert(5, now, true);
+        assert_eq!(t.awaiting(), 1);
         assert!(t.settle(5));
         assert!(!t.settle(5));
+        assert_eq!(t.awaiting(), 0);
         assert!(t
             .get(5, now + TOMBSTONE_TTL - Duration::from_millis(1))
             .is_some());

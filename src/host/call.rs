@@ -131,6 +131,13 @@ pub enum CallError {
         /// Why.
         reason: String,
     },
+    /// The extension is parked: it will not restart until a manual reload.
+    Parked {
+        /// The extension.
+        extension: String,
+        /// Why.
+        reason: crate::supervisor::ParkReason,
+    },
     /// The host is shut down or shutting down.
     HostShutDown,
 }
@@ -186,6 +193,9 @@ impl fmt::Display for CallError {
             CallError::InvalidRequest { reason } => {
                 write!(f, "cannot encode the request: {reason}")
             }
+            CallError::Parked { extension, reason } => {
+                write!(f, "extension `{extension}` is parked: {reason}")
+            }
             CallError::HostShutDown => f.write_str("the host is shut down"),
         }
     }
@@ -203,6 +213,12 @@ pub(crate) struct RawResult {
     /// The generation that answered.
     #[allow(dead_code)]
     pub source: GenerationRef,
+    /// The generation's live tool catalog when the answer arrived.
+    pub tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
+    /// The generation's artifacts, to resolve media parts against (section 1.2).
+    pub artifacts: Option<Arc<parking_lot::Mutex<crate::services::ArtifactStore>>>,
+    /// The owner triple the request carried.
+    pub owner: crate::services::ResourceOwner,
 }
 
 /// What the dispatcher sends back for one call.

@@ -122,6 +122,15 @@ pub enum HostEvent {
         /// The accepted event.
         progress: crate::host::progress::Progress,
     },
+    /// An accepted `presentation/update` snapshot (section 2.5), after throttling.
+    Presentation {
+        /// The generation that published it.
+        source: GenerationRef,
+        /// Whose state it is.
+        owner: crate::services::presentation::PresentationOwner,
+        /// The complete, validated snapshot.
+        snapshot: Box<crate::services::presentation::PresentationSnapshot>,
+    },
     /// An extension generation changed lifecycle state (section 5).
     StateChanged {
         /// The generation concerned.

@@ -11,10 +11,11 @@ use super::{HostInner, ShutdownReport, StartedExtension};
 use crate::dispatcher::{CallRequest, Command, HostRequest};
 use crate::limits::{MENU_COLLECT_DEADLINE, REQUEST_DEADLINE};
 use crate::manifest::UiSurface;
+use crate::negotiation::Feature;
 use crate::validate::{
-    self, CommandOutput, ContextContribution, FallbackCommand, HookOutput, HookPayload, Menu,
-    OutputSchema, RenderOutput, ResultError, StatusContribution, StructuredViolation, ToolOutput,
-    ToolResultContext,
+    self, CommandOutput, ContextContribution, FallbackCommand, HookOutput, HookPayload,
+    MediaPolicy, Menu, OutputSchema, RenderOutput, ResultError, StatusContribution,
+    StructuredViolation, ToolOutput, ToolResultContext,
 };
 
 /// A handle to a started extension. Cheap to clone; usable from any thread.
@@ -93,7 +94,7 @@ impl Extension {
             arguments,
         };
         self.request(request, &options, REQUEST_DEADLINE, move |raw| {
-            let definition = raw.negotiated.tools.iter().find(|t| t.name == tool);
+            let definition = raw.tools.iter().find(|t| t.name == tool);
             let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
             let check = |value: &Value| match &compiled {
                 Some(schema) => schema.0.validate(value).map_err(|e| StructuredViolation {
@@ -107,6 +108,17 @@ impl Extension {
                 context.output_schema = OutputSchema::Declared {
                     validator: Some(&check),
                 };
+            }
+            // Media parts resolve only against this generation's artifacts, for the owner
+            // the request carried (section 1.2).
+            let store = raw
+                .artifacts
+                .as_ref()
+                .filter(|_| raw.negotiated.features.contains(Feature::Artifacts))
+                .map(|store| store.lock());
+            let view = store.as_ref().map(|store| store.owner_view(&raw.owner));
+            if let Some(view) = &view {
+                context.media = MediaPolicy::Artifacts(view);
             }
             validate::tool_output(&raw.value, &context).map_err(CallError::InvalidResult)
         })
@@ -255,6 +267,24 @@ impl Extension {
                 fallback_reason: Some(MenuFallbackReason::Call(e)),
             }),
         }
+    }
+
+    /// Reloads this extension candidate-first (see [`ExtensionHost::reload`]); this
+    /// handle keeps working and its calls go to the new generation.
+    ///
+    /// [`ExtensionHost::reload`]: super::ExtensionHost::reload
+    pub fn reload(&self) -> Result<StartedExtension, super::StartError> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Reload {
+            extension: self.info.name.clone(),
+            reply,
+        };
+        if self.inner.commands.send(command).is_err() {
+            return Err(super::StartError::HostShutDown);
+        }
+        answer
+            .recv()
+            .unwrap_or(Err(super::StartError::HostShutDown))
     }
 
     /// Shuts this extension down (section 1.8) and waits until its process is gone.

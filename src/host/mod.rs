@@ -28,6 +28,7 @@ mod extension;
 pub mod frontend;
 pub mod lifecycle;
 pub mod progress;
+mod services;
 mod start;
 mod status;
 
@@ -46,6 +47,7 @@ pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
+pub use services::HostServices;
 pub use start::{StartError, StartedExtension};
 pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
 
@@ -53,7 +55,7 @@ use crate::dispatcher::{self, Command, Shared};
 use crate::limits::{SHUTDOWN_AGGREGATE_DEADLINE, SIGNAL_SHUTDOWN_CAP};
 use crate::manifest::{Catalog, DiscoveryRoots};
 use crate::negotiation::HostContext;
-use crate::transport::TransportMessage;
+use crate::supervisor::SupervisorPolicy;
 
 /// Capacity of the channel from handles to the dispatcher. A full channel makes the
 /// caller wait, which is the backpressure an embedder flooding the host should feel.
@@ -65,6 +67,8 @@ const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]
 pub struct ExtensionHostBuilder {
+    services: HostServices,
+    supervisor: SupervisorPolicy,
     frontend: Arc<dyn Frontend>,
     workspace: PathBuf,
     explicit_dirs: Vec<PathBuf>,
@@ -101,6 +105,20 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// Binds the host services: policy engine, approver, secret broker, credential
+    /// resolver. Unbound services deny or answer "unavailable".
+    pub fn services(mut self, services: HostServices) -> Self {
+        self.services = services;
+        self
+    }
+
+    /// Sets how extensions are restarted after unexpected exits (default: the
+    /// reference's 250 ms base, 30 s cap, 8 attempts, 30 s budget reset).
+    pub fn supervisor_policy(mut self, policy: SupervisorPolicy) -> Self {
+        self.supervisor = policy;
+        self
+    }
+
     /// Sets the `host` object sent in `initialize` and every execution context.
     pub fn host_context(mut self, host_context: HostContext) -> Self {
         self.host_context = host_context;
@@ -125,6 +143,9 @@ impl ExtensionHostBuilder {
         let (events, event_receiver) = events::EventSink::new(events::EVENT_CHANNEL_CAPACITY);
         let host_value = serde_json::to_value(&self.host_context)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
+        let (transport, transport_receiver) =
+            crossbeam_channel::bounded(TRANSPORT_CHANNEL_CAPACITY);
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
             host_context: self.host_context,
@@ -133,10 +154,12 @@ impl ExtensionHostBuilder {
             session_id,
             events,
             frontend: self.frontend,
+            transport,
+            next_conn: AtomicU64::new(1),
+            generations: Mutex::new(std::collections::HashMap::new()),
+            supervisor: self.supervisor,
+            services: self.services,
         });
-        let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
-        let (transport, transport_receiver) =
-            crossbeam_channel::bounded(TRANSPORT_CHANNEL_CAPACITY);
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
             workspace,
@@ -147,10 +170,7 @@ impl ExtensionHostBuilder {
             inner: Arc::new(HostInner {
                 shared,
                 commands,
-                transport,
-                next_conn: AtomicU64::new(1),
                 next_call: Arc::new(AtomicU64::new(1)),
-                generations: Mutex::new(std::collections::HashMap::new()),
             }),
             roots,
             catalog: Mutex::new(None),
@@ -164,11 +184,7 @@ impl ExtensionHostBuilder {
 pub(crate) struct HostInner {
     pub shared: Arc<Shared>,
     pub commands: Sender<Command>,
-    pub transport: Sender<TransportMessage>,
-    pub next_conn: AtomicU64,
     pub next_call: Arc<AtomicU64>,
-    /// The last process generation used per extension name.
-    pub generations: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 /// A running host: one dispatcher thread and the extensions it started.
@@ -206,6 +222,8 @@ impl ExtensionHost {
     /// A builder for a host whose workspace is `workspace`.
     pub fn builder(workspace: impl AsRef<Path>) -> ExtensionHostBuilder {
         ExtensionHostBuilder {
+            services: HostServices::default(),
+            supervisor: SupervisorPolicy::default(),
             frontend: Arc::new(HeadlessFrontend),
             workspace: workspace.as_ref().to_path_buf(),
             explicit_dirs: Vec::new(),
@@ -280,10 +298,6 @@ impl ExtensionHost {
             let _ = thread.join();
         }
         report
-    }
-
-    fn next_conn(&self) -> u64 {
-        self.inner.next_conn.fetch_add(1, Ordering::Relaxed)
     }
 }
 

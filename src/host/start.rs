@@ -1,17 +1,15 @@
 //! Starting an extension: resolve, spawn, hand the child to the dispatcher, negotiate.
 
 use std::fmt;
-use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::events::{Diagnostic, GenerationRef};
 use super::{Extension, ExtensionHost};
-use crate::dispatcher::{Command, StartRequest};
-use crate::limits::{MAX_FRAME_BYTES, OCTET_VERSION, WRITER_QUEUE_FRAMES};
+use crate::dispatcher::{Command, InitRole, StartRequest};
 use crate::manifest::{self, ApiVersion, LocatedManifest, ManifestError};
-use crate::negotiation::{InitializeOffer, Negotiated, NegotiationError};
-use crate::transport::{self, ConnId, IoConfig, ScratchDir, SpawnError, SpawnSpec, StderrEvent};
+use crate::negotiation::{Negotiated, NegotiationError};
+use crate::supervisor::launch;
+use crate::transport::SpawnError;
 use crate::wire::ResponseError;
 
 /// A generation that completed `initialize`.
@@ -71,6 +69,17 @@ pub enum StartError {
         /// What happened.
         reason: String,
     },
+    /// A reload's candidate changed what the extension contributes; that needs a full
+    /// host rebuild (section 5). The running generation stays.
+    ReRegistrationRequired {
+        /// What changed.
+        changed: String,
+    },
+    /// No generation of that extension is known to the host (for reload).
+    NotStarted {
+        /// The name asked for.
+        extension: String,
+    },
     /// The host is shutting down.
     HostShutDown,
 }
@@ -100,6 +109,15 @@ impl fmt::Display for StartError {
             }
             StartError::TransportLost { reason } => {
                 write!(f, "lost the extension during initialize: {reason}")
+            }
+            StartError::ReRegistrationRequired { changed } => {
+                write!(
+                    f,
+                    "re-registration required: {changed} changed; rebuild the host"
+                )
+            }
+            StartError::NotStarted { extension } => {
+                write!(f, "extension `{extension}` was never started")
             }
             StartError::HostShutDown => f.write_str("the host is shut down"),
         }
@@ -142,87 +160,24 @@ impl ExtensionHost {
 
     /// Starts an extension from a manifest the embedder located itself.
     pub fn start_manifest(&self, located: LocatedManifest) -> Result<Extension, StartError> {
-        let manifest = &located.manifest;
-        manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
-        if !manifest.api_version.is_feature_negotiated() && manifest.api_version != ApiVersion::V0_1
-        {
-            return Err(StartError::UnsupportedApiVersion {
-                api_version: manifest.api_version,
-            });
-        }
-        let inner = &self.inner;
-        let workspace = inner.shared.workspace.clone();
-        let offer = InitializeOffer::default_for(manifest.api_version, manifest);
-        let path_var = transport::process_environment("PATH");
-        let program = transport::resolve_command(
-            &manifest.entrypoint.command,
-            &located.dir,
-            path_var.as_deref(),
-        )
-        .map_err(StartError::Spawn)?;
-        let scratch = ScratchDir::new().map_err(StartError::Io)?;
-        let env = transport::child_environment(
-            &located,
-            &workspace,
-            scratch.path(),
-            &transport::process_environment,
-        );
-        let spec = SpawnSpec {
-            program,
-            args: manifest.entrypoint.args.clone(),
-            env,
-            cwd: workspace,
+        let launched = match launch::launch(&self.inner.shared, located.clone()) {
+            Ok(launched) => launched,
+            Err(error) => {
+                // An initial failure is a parked generation-0 entry, never retried.
+                let _ = self.inner.commands.send(Command::InitialFailure {
+                    located: Box::new(located),
+                    error: error.to_string(),
+                });
+                return Err(error);
+            }
         };
-        let mut spawned = transport::spawn(&spec).map_err(StartError::Spawn)?;
-
-        let conn = ConnId(self.next_conn());
-        let generation = {
-            let mut generations = inner.generations.lock();
-            let g = generations.entry(manifest.name.clone()).or_insert(0);
-            *g += 1;
-            *g
-        };
-        let source = GenerationRef {
-            extension: manifest.name.clone(),
-            generation,
-        };
-        let events = inner.shared.events.clone();
-        let stderr_source = source.clone();
-        let stderr_sink = Box::new(move |event: StderrEvent| {
-            let diagnostic = match event {
-                StderrEvent::Line { text, .. } => Diagnostic::Stderr { line: text },
-                StderrEvent::Suppressed { count } => Diagnostic::StderrSuppressed { lines: count },
-            };
-            events.diagnostic(&stderr_source, diagnostic);
-        });
-        let frame_limit = Arc::new(AtomicUsize::new(MAX_FRAME_BYTES));
-        let config = IoConfig {
-            frame_limit: frame_limit.clone(),
-            writer_queue: WRITER_QUEUE_FRAMES,
-        };
-        let io = transport::start_io(
-            conn,
-            &mut spawned,
-            config,
-            inner.transport.clone(),
-            stderr_sink,
-        )
-        .map_err(StartError::Io)?;
-        let child = spawned.into_process();
-
         let (reply, answer) = crossbeam_channel::bounded(1);
         let request = StartRequest {
-            conn,
-            generation,
-            located,
-            offer,
-            child,
-            io,
-            scratch,
-            frame_limit,
-            reply,
+            launched,
+            role: InitRole::Start { reply },
         };
-        if inner
+        if self
+            .inner
             .commands
             .send(Command::Start(Box::new(request)))
             .is_err()
@@ -230,6 +185,24 @@ impl ExtensionHost {
             return Err(StartError::HostShutDown);
         }
         let started = answer.recv().unwrap_or(Err(StartError::HostShutDown))?;
-        Ok(Extension::new(Arc::new(started), inner.clone()))
+        Ok(Extension::new(Arc::new(started), self.inner.clone()))
+    }
+
+    /// Reloads `name` candidate-first (section 5): a new generation is started and fully
+    /// negotiated while the current one keeps serving; a candidate whose catalog changed
+    /// (tools without `dynamic_tools`, or commands) is rejected with
+    /// [`StartError::ReRegistrationRequired`] and the current generation stays. On
+    /// success new calls go to the new generation at once, and the old one drains
+    /// (bounded) and shuts down. A parked extension is revived.
+    pub fn reload(&self, name: &str) -> Result<StartedExtension, StartError> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Reload {
+            extension: name.to_string(),
+            reply,
+        };
+        if self.inner.commands.send(command).is_err() {
+            return Err(StartError::HostShutDown);
+        }
+        answer.recv().unwrap_or(Err(StartError::HostShutDown))
     }
 }

@@ -57,8 +57,9 @@ pub struct ExtensionStatus {
     pub state: LifecycleState,
     /// The wire version.
     pub api_version: ApiVersion,
-    /// The child's process id (also its process group id).
-    pub pid: u32,
+    /// The child's process id (also its process group id); `None` while no process
+    /// runs (backing off before a restart, or parked).
+    pub pid: Option<u32>,
     /// Negotiated features (empty for API 0.1 or before negotiation).
     pub features: Vec<String>,
     /// Negotiated concurrency bound, once negotiated.
@@ -73,6 +74,13 @@ pub struct ExtensionStatus {
     pub last_error: Option<String>,
     /// The last lines the extension wrote on stderr.
     pub stderr_tail: Vec<String>,
+    /// Restart attempts used from the budget of
+    /// [`MAX_RESTART_ATTEMPTS`](crate::limits::MAX_RESTART_ATTEMPTS).
+    pub restart_attempts: u32,
+    /// A restart is scheduled (the extension is backing off).
+    pub restart_scheduled: bool,
+    /// Why automatic restarts stopped, if they did.
+    pub parked: Option<crate::supervisor::ParkReason>,
 }
 
 /// How one generation ended during a shutdown.

@@ -86,7 +86,7 @@ pub(crate) enum Op {
     Start { extension: String },
     /// Stop an extension.
     Stop { extension: String },
-    /// Restart an extension (not supported yet).
+    /// Restart an extension candidate-first.
     Reload { extension: String },
     /// Admit a call; its result follows as a `result` line.
     Call(CallSpec),

@@ -15,6 +15,7 @@ use crate::host::{
     MenuOutcome, OutputStream, Progress, ProgressEvent, ShutdownReport, StartedExtension,
 };
 use crate::manifest::{Catalog, LocatedManifest};
+use crate::services::presentation::PresentationOwner;
 use crate::validate::{
     CommandOutput, ContentPart, ContextContribution, Disposition, HookOutput, Notification,
     RenderOutput, SessionOperation, StatusContribution, ToolOutput,
@@ -197,6 +198,21 @@ pub(crate) fn host_event(event: &HostEvent) -> Option<Value> {
             Some(source),
             json!({"contribution": status_contribution(contribution)}),
         ),
+        HostEvent::Presentation {
+            source,
+            owner,
+            snapshot,
+        } => {
+            let owner = match owner {
+                PresentationOwner::Process => Value::from("process"),
+                PresentationOwner::Resource(triple) => triple.to_value(),
+            };
+            (
+                "presentation",
+                Some(source),
+                json!({"owner": owner, "snapshot": snapshot.to_value()}),
+            )
+        }
         HostEvent::StateChanged { source, state } => {
             ("state", Some(source), json!({"state": state.as_str()}))
         }
@@ -280,6 +296,9 @@ pub(crate) fn status(status: &ExtensionStatus) -> Value {
         "routed": status.routed,
         "last_error": status.last_error,
         "stderr_tail": status.stderr_tail,
+        "restart_attempts": status.restart_attempts,
+        "restart_scheduled": status.restart_scheduled,
+        "parked": status.parked.as_ref().map(|reason| reason.to_string()),
     })
 }
 

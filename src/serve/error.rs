@@ -30,8 +30,6 @@ pub enum ErrorCode {
     InvalidValue,
     /// `op` names no operation.
     UnknownOp,
-    /// The operation exists but this host does not support it yet (`reload`).
-    NotSupported,
     /// `call_id` is already used by an active call.
     DuplicateCallId,
     /// `cancel` names no active call.
@@ -64,6 +62,11 @@ pub enum ErrorCode {
     InitializeTimeout,
     /// The connection to the extension was lost.
     TransportLost,
+    /// A reload's candidate changed what the extension contributes; the running
+    /// generation stays.
+    ReRegistrationRequired,
+    /// The extension is parked: it will not restart until a reload.
+    Parked,
     /// The host is shut down or shutting down.
     HostShutDown,
     /// The extension is not accepting calls in its current state.
@@ -98,7 +101,6 @@ impl ErrorCode {
             ErrorCode::WrongType => "wrong_type",
             ErrorCode::InvalidValue => "invalid_value",
             ErrorCode::UnknownOp => "unknown_op",
-            ErrorCode::NotSupported => "not_supported",
             ErrorCode::DuplicateCallId => "duplicate_call_id",
             ErrorCode::UnknownCallId => "unknown_call_id",
             ErrorCode::NotCancellable => "not_cancellable",
@@ -115,6 +117,8 @@ impl ErrorCode {
             ErrorCode::NegotiationFailed => "negotiation_failed",
             ErrorCode::InitializeTimeout => "initialize_timeout",
             ErrorCode::TransportLost => "transport_lost",
+            ErrorCode::ReRegistrationRequired => "re_registration_required",
+            ErrorCode::Parked => "parked",
             ErrorCode::HostShutDown => "host_shut_down",
             ErrorCode::NotReady => "not_ready",
             ErrorCode::NotDeclared => "not_declared",
@@ -228,6 +232,8 @@ impl From<&StartError> for ServeError {
             StartError::Negotiation(_) => ErrorCode::NegotiationFailed,
             StartError::InitializeTimeout { .. } => ErrorCode::InitializeTimeout,
             StartError::TransportLost { .. } => ErrorCode::TransportLost,
+            StartError::ReRegistrationRequired { .. } => ErrorCode::ReRegistrationRequired,
+            StartError::NotStarted { .. } => ErrorCode::NotStarted,
             StartError::HostShutDown => ErrorCode::HostShutDown,
         };
         let serve = ServeError::new(code, error.to_string());
@@ -278,6 +284,9 @@ impl From<&CallError> for ServeError {
                 ServeError::new(ErrorCode::Overloaded, message).with("queued", *queued)
             }
             CallError::InvalidRequest { .. } => ServeError::new(ErrorCode::InvalidRequest, message),
+            CallError::Parked { reason, .. } => {
+                ServeError::new(ErrorCode::Parked, message).with("reason", reason.to_string())
+            }
             CallError::HostShutDown => ServeError::new(ErrorCode::HostShutDown, message),
         };
         serve.with_rpc_code(error.code())

@@ -19,7 +19,8 @@
 //! ```
 //!
 //! Threads: the caller's thread reads control lines and answers the quick operations
-//! itself; `start` and `stop` run on threads of their own, as does one waiter per call;
+//! itself; `start`, `stop` and `reload` run on threads of their own, as does one waiter
+//! per call;
 //! one thread forwards host events; one writer thread owns the output, so lines never
 //! interleave.
 

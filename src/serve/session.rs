@@ -130,14 +130,7 @@ impl Session {
             }
             Op::Start { extension } => self.start(id, extension),
             Op::Stop { extension } => self.stop(id, extension),
-            Op::Reload { .. } => self.reply_error(
-                id,
-                ServeError::new(
-                    ErrorCode::NotSupported,
-                    "reload is not supported by this host yet; stop and start instead",
-                )
-                .with("op", "reload"),
-            ),
+            Op::Reload { extension } => self.reload(id, extension),
             Op::Call(spec) => self.call(id, spec),
             Op::Cancel { call_id } => match self.calls.cancel(&call_id) {
                 Ok(()) => self.reply_ok(id, json!({"call_id": call_id.to_value()})),
@@ -189,6 +182,26 @@ impl Session {
                     out.emit(reply_error_line(id.as_ref(), &ServeError::from(&error)));
                 }
             };
+        });
+    }
+
+    /// Reloads candidate-first on a thread of its own (section 5): the current
+    /// generation keeps serving until the new one is ready, and the session's handle
+    /// routes to the new one from then on.
+    fn reload(&mut self, id: Option<&ClientId>, extension: String) {
+        if !self.started.lock().contains_key(&extension) {
+            self.reply_error(id, not_started(&extension));
+            return;
+        }
+        let host = self.host.clone();
+        let out = self.out.clone();
+        let id = id.cloned();
+        self.spawn("octet-serve-reload", move || {
+            let line = match host.reload(&extension) {
+                Ok(info) => reply_ok_line(id.as_ref(), encode::started(&info)),
+                Err(error) => reply_error_line(id.as_ref(), &ServeError::from(&error)),
+            };
+            out.emit(line);
         });
     }
 

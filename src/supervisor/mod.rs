@@ -1,1 +1,110 @@
-//! Lifecycle state machine, restart backoff, reload and shutdown sequencing (section 5).
+//! Supervision (section 5): launching generations, restart backoff, and the bookkeeping
+//! behind "parked". The decisions themselves are taken on the dispatcher thread, which
+//! owns this state, so a manual reload and a scheduled restart can never race.
+
+pub mod backoff;
+pub(crate) mod launch;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use crate::limits::{
+    MAX_RESTART_ATTEMPTS, RESTART_BACKOFF_BASE, RESTART_BACKOFF_CAP, RESTART_BUDGET_RESET,
+};
+
+use crate::manifest::LocatedManifest;
+use crate::negotiation::{CommandDefinition, ToolDefinition};
+
+/// How the supervisor restarts extensions after unexpected exits (section 5). The
+/// defaults are the reference's; embedders and tests may tighten them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SupervisorPolicy {
+    /// Base of the full-jitter exponential backoff.
+    pub backoff_base: Duration,
+    /// Cap of the backoff.
+    pub backoff_cap: Duration,
+    /// Failed attempts after which the extension is parked.
+    pub max_attempts: u32,
+    /// Continuous readiness that resets the budget.
+    pub budget_reset: Duration,
+}
+
+impl Default for SupervisorPolicy {
+    fn default() -> SupervisorPolicy {
+        SupervisorPolicy {
+            backoff_base: RESTART_BACKOFF_BASE,
+            backoff_cap: RESTART_BACKOFF_CAP,
+            max_attempts: MAX_RESTART_ATTEMPTS,
+            budget_reset: RESTART_BUDGET_RESET,
+        }
+    }
+}
+
+/// Why an extension is parked: no automatic restart happens until a manual reload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParkReason {
+    /// The first start failed; the supervisor only restarts extensions that were ready
+    /// once (section 5: "generation-0 parked discovery entries").
+    InitialFailure {
+        /// The start error.
+        error: String,
+    },
+    /// Eight restart attempts failed without 30 s of continuous readiness.
+    RetryBudgetExhausted {
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// A permanent manifest, version or re-registration error.
+    Permanent {
+        /// The error.
+        error: String,
+    },
+}
+
+impl fmt::Display for ParkReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParkReason::InitialFailure { error } => write!(f, "initial start failed: {error}"),
+            ParkReason::RetryBudgetExhausted { attempts } => {
+                write!(f, "{attempts} restart attempts failed")
+            }
+            ParkReason::Permanent { error } => write!(f, "permanent error: {error}"),
+        }
+    }
+}
+
+/// What the supervisor keeps about one extension.
+pub(crate) struct Supervision {
+    /// The manifest its generations are launched from.
+    pub located: LocatedManifest,
+    /// The catalog of the last generation that was ready (the re-registration check).
+    pub catalog: Option<(Vec<ToolDefinition>, Vec<CommandDefinition>)>,
+    /// Restart attempts since the budget was last reset.
+    pub attempts: u32,
+    /// When the current generation became ready.
+    pub ready_since: Option<Instant>,
+    /// Set while automatic restarts are stopped.
+    pub parked: Option<ParkReason>,
+    /// The sequence of the live restart timer; older timers are stale.
+    pub restart_seq: u64,
+    /// A restart is scheduled.
+    pub restart_pending: bool,
+    /// Explicitly stopped: no supervision.
+    pub stopped: bool,
+}
+
+impl Supervision {
+    /// Supervision of an extension whose generation just became ready.
+    pub fn new(located: LocatedManifest) -> Supervision {
+        Supervision {
+            located,
+            catalog: None,
+            attempts: 0,
+            ready_since: None,
+            parked: None,
+            restart_seq: 0,
+            restart_pending: false,
+            stopped: false,
+        }
+    }
+}

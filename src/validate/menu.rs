@@ -104,7 +104,8 @@ impl MenuItem {
         }
     }
 
-    /// The item in wire shape; false flags and absent options are left out.
+    /// The item in wire shape; false flags, empty `arguments` and absent options are left
+    /// out, so the wire form is never larger than the result it was validated from.
     pub fn to_value(&self) -> Value {
         let mut object = Map::new();
         object.insert("id".into(), Value::from(self.id()));
@@ -120,7 +121,9 @@ impl MenuItem {
             } => {
                 object.insert("label".into(), Value::from(label.as_str()));
                 object.insert("command".into(), Value::from(command.as_str()));
-                object.insert("arguments".into(), json!(arguments));
+                if !arguments.is_empty() {
+                    object.insert("arguments".into(), json!(arguments));
+                }
                 insert_flag(&mut object, "recommended", *recommended);
                 insert_flag(&mut object, "destructive", *destructive);
                 insert_option(&mut object, "description", description);
@@ -435,6 +438,30 @@ mod tests {
         let parsed = menu(&reference_menu(), COMMANDS).unwrap();
         assert_eq!(menu(&parsed.to_value(), COMMANDS).unwrap(), parsed);
         assert_eq!(parsed.to_value(), reference_menu());
+    }
+
+    /// Found by the `menu` fuzz target's invariant: `to_value` once wrote `"arguments":[]`
+    /// for every action without arguments, so a menu accepted near the byte bound came
+    /// back over it and its own wire form was rejected.
+    #[test]
+    fn to_value_of_a_menu_at_the_byte_bound_validates_again() {
+        use crate::validate::json_bounds::encoded_len;
+
+        let padded =
+            |pad: usize| {
+                let items: Vec<Value> = (0..MAX_MENU_ITEMS)
+                .map(|index| {
+                    let label = if index == 0 { "x".repeat(pad) } else { String::new() };
+                    json!({"id": format!("i{index}"), "label": label, "command": "computer-use"})
+                })
+                .collect();
+                json!({"title": "t", "items": items})
+            };
+        let result = padded(MAX_MENU_BYTES - encoded_len(&padded(0)));
+        assert_eq!(encoded_len(&result), MAX_MENU_BYTES);
+        let parsed = menu(&result, COMMANDS).unwrap();
+        assert!(encoded_len(&parsed.to_value()) <= MAX_MENU_BYTES);
+        assert_eq!(menu(&parsed.to_value(), COMMANDS).unwrap(), parsed);
     }
 
     #[test]

@@ -1,0 +1,121 @@
+//! `demo`: the bundled example extensions through the whole protocol, as a transcript.
+//!
+//! The manifests live in a temporary directory and start this very binary with
+//! `__extension <example>`: hello-world on API 0.1, git-status and checkpoint on API
+//! 0.4. The workspace is a temporary git repository (one commit, one modified file) when
+//! `git` is available, a plain directory otherwise.
+
+mod setup;
+mod steps;
+mod transcript;
+
+use serde_json::json;
+
+use super::error::CliError;
+use super::output::Report;
+use super::session::Session;
+use crate::host::{Extension, ExtensionHost, HostEvent};
+use setup::{DemoWorld, WorkspaceKind};
+use transcript::Transcript;
+
+/// Runs the demo; `json` selects the JSON document instead of the transcript.
+pub(crate) fn run(json: bool) -> Result<Report, CliError> {
+    let program = std::env::current_exe().map_err(CliError::Host)?;
+    let world = DemoWorld::create(&program).map_err(CliError::Host)?;
+    let mut builder = ExtensionHost::builder(&world.workspace).no_global_extensions();
+    for dir in &world.extension_dirs {
+        builder = builder.extension_dir(dir);
+    }
+    let session = Session::from_builder(builder)?;
+    let mut demo = Demo {
+        session: &session,
+        world: &world,
+        t: Transcript::new(json),
+        events: Vec::new(),
+        started: Vec::new(),
+    };
+    demo.run_all();
+    let Demo { t, events, .. } = demo;
+    let failed = t.failed();
+    let total = t.len();
+    if failed == 0 {
+        t.line(format!("\nDemo finished: {total} steps, all passed."));
+    } else {
+        t.line(format!(
+            "\nDemo finished: {failed} of {total} steps failed."
+        ));
+    }
+    let document = json!({
+        "ok": failed == 0,
+        "workspace": {
+            "path": world.workspace,
+            "git": world.kind == WorkspaceKind::Git,
+        },
+        "extension_dirs": world.extension_dirs,
+        "steps": t.into_steps(),
+        "events": events.iter().map(super::encode::event).collect::<Vec<_>>(),
+        "summary": {"steps": total, "failed": failed},
+    });
+    let mut report = Report::new(document, String::new());
+    if failed > 0 {
+        report.failure = Some(CliError::DemoFailed { failed });
+    }
+    session.finish(Ok(report))
+}
+
+/// The demo's state while it runs.
+struct Demo<'a> {
+    session: &'a Session,
+    world: &'a DemoWorld,
+    t: Transcript,
+    /// Every host event received so far, in order.
+    events: Vec<HostEvent>,
+    /// Every extension that started, for the process check after shutdown.
+    started: Vec<Extension>,
+}
+
+impl Demo<'_> {
+    fn run_all(&mut self) {
+        self.intro();
+        self.discovery();
+        let [hello, git, checkpoint] = self.start_all();
+        let git_output = self.tool_calls(hello.as_ref(), git.as_ref());
+        if let (Some(git), Some((text, is_error))) = (git.as_ref(), git_output) {
+            self.render(git, &text, is_error);
+        }
+        if let Some(checkpoint) = checkpoint.as_ref() {
+            self.command(checkpoint);
+            self.hook(checkpoint);
+        }
+        self.context_and_status(hello.as_ref(), git.as_ref(), checkpoint.as_ref());
+        self.host_events();
+        self.shutdown();
+    }
+
+    /// Moves every delivered host event into `events`.
+    fn collect_events(&mut self) {
+        let fresh = self.session.drain_events();
+        self.events.extend(fresh);
+    }
+
+    fn intro(&mut self) {
+        let world = self.world;
+        self.t
+            .line("octet-host demo · bundled example extensions, started from this binary");
+        let workspace = match &world.kind {
+            WorkspaceKind::Git => format!(
+                "{} (git repository on main: one commit, README.md modified)",
+                world.workspace.display()
+            ),
+            WorkspaceKind::Plain { reason } => format!(
+                "{} (plain directory: {reason}; git_status will answer an error result)",
+                world.workspace.display()
+            ),
+        };
+        self.t.detail(format!("workspace   {workspace}"));
+        self.t.detail(format!(
+            "manifests   {}",
+            world.root().join("extensions").display()
+        ));
+    }
+}

@@ -1,0 +1,101 @@
+//! One host for the length of a subcommand, with signal handling around it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::error::CliError;
+use super::signals::SignalWatch;
+use super::GlobalArgs;
+use crate::host::{Extension, ExtensionHost, ExtensionHostBuilder, HostEvent, ShutdownReport};
+
+/// A host, shut down on every path out of the subcommand.
+pub(crate) struct Session {
+    host: Arc<ExtensionHost>,
+    signals: Option<SignalWatch>,
+}
+
+impl Session {
+    /// A host over the global options' workspace and extension directories.
+    pub(crate) fn open(global: &GlobalArgs) -> Result<Session, CliError> {
+        let workspace = match &global.workspace {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().map_err(CliError::Host)?,
+        };
+        if !workspace.is_dir() {
+            return Err(CliError::Workspace { path: workspace });
+        }
+        let mut builder = ExtensionHost::builder(&workspace);
+        if let Some(frontend) = super::frontend::TerminalFrontend::if_interactive() {
+            builder = builder.frontend(frontend);
+        }
+        if global.no_global {
+            builder = builder.no_global_extensions();
+        }
+        for dir in &global.extension_dirs {
+            builder = builder.extension_dir(dir);
+        }
+        Session::from_builder(builder)
+    }
+
+    /// Builds the host and installs the signal handlers.
+    pub(crate) fn from_builder(builder: ExtensionHostBuilder) -> Result<Session, CliError> {
+        let host = Arc::new(builder.build().map_err(CliError::Host)?);
+        let signals = SignalWatch::install(host.clone()).map_err(CliError::Host)?;
+        Ok(Session {
+            host,
+            signals: Some(signals),
+        })
+    }
+
+    /// The host.
+    pub(crate) fn host(&self) -> &ExtensionHost {
+        &self.host
+    }
+
+    /// Starts the discovered extension `name`.
+    pub(crate) fn start(&self, name: &str) -> Result<Extension, CliError> {
+        self.host.start(name).map_err(|error| CliError::Start {
+            extension: name.to_owned(),
+            error,
+        })
+    }
+
+    /// Every event already delivered, without waiting.
+    pub(crate) fn drain_events(&self) -> Vec<HostEvent> {
+        self.host.events().try_iter().collect()
+    }
+
+    /// Events until `quiet` passes without a new one (or `within` in total): stderr
+    /// lines travel on their own thread and may trail the answer they came with.
+    pub(crate) fn settle_events(&self, quiet: Duration, within: Duration) -> Vec<HostEvent> {
+        let end = Instant::now() + within;
+        let mut events = Vec::new();
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            match self.host.events().recv_timeout(quiet.min(left)) {
+                Ok(event) => events.push(event),
+                Err(_) => break,
+            }
+        }
+        events
+    }
+
+    /// Shuts every extension down (the bounded sequence of section 1.8).
+    pub(crate) fn shutdown(&self) -> ShutdownReport {
+        self.host.shutdown()
+    }
+
+    /// Ends the session: stops watching signals and shuts the host down. When a signal
+    /// arrived meanwhile, the outcome is [`CliError::Interrupted`] whatever `result` was,
+    /// since the signal shutdown is what ended the subcommand's calls.
+    pub(crate) fn finish<T>(mut self, result: Result<T, CliError>) -> Result<T, CliError> {
+        let interrupt = self.signals.take().and_then(SignalWatch::finish);
+        if let Some(interrupt) = interrupt {
+            return Err(CliError::Interrupted {
+                signal: interrupt.signal,
+                report: interrupt.report,
+            });
+        }
+        self.host.shutdown();
+        result
+    }
+}

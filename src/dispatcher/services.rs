@@ -1,0 +1,351 @@
+//! Extension-originated requests the host answers itself, at once: artifacts (2.8),
+//! policy (2.9), secrets (2.10), provider credentials (1.1) and dynamic tools (2.11,
+//! 2.12); and `presentation/update` snapshots (2.5).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::connection::PendingKind;
+use super::timers::Timer;
+use super::Dispatcher;
+use crate::host::events::{Diagnostic, HostEvent};
+use crate::limits::MAX_TOOLS;
+use crate::negotiation::{Feature, ToolDefinition};
+use crate::services::presentation::{parse_update, Offer, PresentationOwner, PresentationScope};
+use crate::services::{
+    parent_request_id, policy_evaluate, provider_credentials, secret_get, wipe_json, ActiveParent,
+    OperationContext, PolicyService,
+};
+use crate::transport::ConnId;
+use crate::wire::{codes, ResponseError};
+
+/// The host-served methods, answered synchronously.
+pub(super) const SERVICE_METHODS: [&str; 6] = [
+    "artifact/publish",
+    "policy/evaluate",
+    "secret/get",
+    "provider/credentials",
+    "tools/register",
+    "tools/unregister",
+];
+
+impl Dispatcher {
+    /// Answers a host-served request. The answer is never logged: a secret may be in it.
+    pub(super) fn on_service_request(
+        &mut self,
+        conn: ConnId,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, ResponseError> {
+        let shared = self.shared.clone();
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let features = c
+            .negotiated
+            .as_ref()
+            .map(|n| n.features)
+            .unwrap_or_default();
+        // The active parent named by the params, if it is a live host call: its owner is
+        // this generation's issued triple (section 2).
+        let parent = parent_request_id(params).ok().filter(|id| {
+            c.pending
+                .get(id)
+                .is_some_and(|p| matches!(p.kind, PendingKind::Call { .. }))
+        });
+        let owner = c.owner.clone();
+        let ctx = OperationContext {
+            extension: &c.source.extension,
+            parent: parent.map(|parent_request_id| ActiveParent {
+                parent_request_id,
+                owner: Some(&owner),
+            }),
+        };
+        let service_error = |e: crate::services::ServiceError| e.to_response_error();
+        match method {
+            "artifact/publish" => {
+                if !features.contains(Feature::Artifacts) {
+                    return Err(ResponseError::new(
+                        codes::METHOD_NOT_FOUND,
+                        "artifacts was not negotiated",
+                    ));
+                }
+                let Some(parent) = parent else {
+                    return Err(ResponseError::new(
+                        codes::NO_OWNER,
+                        "no active host request owns this publication",
+                    ));
+                };
+                let _ = parent;
+                let Some(store) = &c.artifacts else {
+                    return Err(ResponseError::new(
+                        codes::INTERNAL_ERROR,
+                        "the artifact store is unavailable",
+                    ));
+                };
+                let mut store = store.lock();
+                match store.publish(params, c.scratch.path(), &owner) {
+                    Ok(id) => Ok(id.publish_result()),
+                    Err(e) => Err(ResponseError::new(e.code(), e.to_string())),
+                }
+            }
+            "policy/evaluate" => {
+                let approvals = match (
+                    &shared.services.approver,
+                    features.contains(Feature::Approvals),
+                ) {
+                    (Some(_), true) => Some(&mut c.approvals),
+                    _ => None,
+                };
+                let service = PolicyService {
+                    engine: shared.services.policy.as_ref(),
+                    approver: shared.services.approver.as_deref(),
+                    approvals,
+                };
+                policy_evaluate(params, &ctx, &features, service, Instant::now())
+                    .map_err(service_error)
+            }
+            "secret/get" => secret_get(
+                params,
+                &c.located.manifest.capabilities.secrets,
+                &features,
+                shared.services.secrets.as_deref(),
+                &ctx,
+            )
+            .map_err(service_error),
+            "provider/credentials" => provider_credentials(
+                params,
+                c.located.manifest.capabilities.provider_credentials,
+                &features,
+                shared.services.credentials.as_deref(),
+                &ctx,
+            )
+            .map_err(service_error),
+            "tools/register" | "tools/unregister" => self.on_catalog_mutation(conn, method, params),
+            _ => Err(ResponseError::new(
+                codes::METHOD_NOT_FOUND,
+                "unknown or unnegotiated method",
+            )),
+        }
+    }
+
+    /// `tools/register` and `tools/unregister` (sections 2.11, 2.12): validate the whole
+    /// prospective catalog, refuse conflicts with other extensions' tools, then publish
+    /// it atomically as the next epoch. Any refusal leaves the catalog unchanged.
+    fn on_catalog_mutation(
+        &mut self,
+        conn: ConnId,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, ResponseError> {
+        let invalid = |message: String| ResponseError::new(codes::INVALID_PARAMS, message);
+        let c = &self.conns[&conn];
+        let negotiated = c
+            .negotiated
+            .clone()
+            .expect("ready generations are negotiated");
+        if !negotiated.features.contains(Feature::DynamicTools) {
+            return Err(ResponseError::new(
+                codes::METHOD_NOT_FOUND,
+                "dynamic_tools was not negotiated",
+            ));
+        }
+        let mut catalog: Vec<ToolDefinition> = c.catalog.as_ref().clone();
+        if method == "tools/register" {
+            let tools = params
+                .get("tools")
+                .and_then(Value::as_array)
+                .ok_or_else(|| invalid("`tools` must be an array".into()))?;
+            if tools.len() > MAX_TOOLS {
+                return Err(invalid(format!("at most {MAX_TOOLS} tools per request")));
+            }
+            let mut seen = HashSet::new();
+            for (i, tool) in tools.iter().enumerate() {
+                let definition =
+                    ToolDefinition::parse(tool, &format!("tools[{i}]"), c.api, negotiated.features)
+                        .map_err(|e| invalid(e.to_string()))?;
+                if !seen.insert(definition.name.clone()) {
+                    return Err(invalid(format!("tool `{}` appears twice", definition.name)));
+                }
+                match catalog.iter_mut().find(|t| t.name == definition.name) {
+                    Some(existing) => *existing = definition,
+                    None => catalog.push(definition),
+                }
+            }
+            if catalog.len() > MAX_TOOLS {
+                return Err(invalid(format!(
+                    "the catalog would exceed {MAX_TOOLS} tools"
+                )));
+            }
+            let taken: HashSet<&str> = self
+                .conns
+                .values()
+                .filter(|other| other.source.extension != c.source.extension)
+                .flat_map(|other| other.catalog.iter().map(|t| t.name.as_str()))
+                .collect();
+            if let Some(clash) = catalog.iter().find(|t| taken.contains(t.name.as_str())) {
+                return Err(invalid(format!(
+                    "tool `{}` belongs to another extension",
+                    clash.name
+                )));
+            }
+        } else {
+            let names = params
+                .get("names")
+                .and_then(Value::as_array)
+                .ok_or_else(|| invalid("`names` must be an array".into()))?;
+            if names.len() > MAX_TOOLS {
+                return Err(invalid(format!("at most {MAX_TOOLS} names per request")));
+            }
+            let mut seen = HashSet::new();
+            for name in names {
+                let name = name
+                    .as_str()
+                    .ok_or_else(|| invalid("every name must be a string".into()))?;
+                if crate::manifest::rules::check_contribution_name(name).is_err() {
+                    return Err(invalid(format!("`{name}` is not a valid tool identifier")));
+                }
+                if !seen.insert(name) {
+                    return Err(invalid(format!("`{name}` appears twice")));
+                }
+            }
+            catalog.retain(|t| !seen.contains(t.name.as_str()));
+        }
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        c.catalog_revision += 1;
+        c.catalog = Arc::new(catalog);
+        let names: Vec<&str> = c.catalog.iter().map(|t| t.name.as_str()).collect();
+        Ok(json!({"revision": c.catalog_revision, "tools": names}))
+    }
+
+    /// After a catalog acknowledgement was queued: if it cannot be delivered, host and
+    /// extension would disagree on the catalog, so the dynamic group is removed and the
+    /// generation terminated (section 2.11).
+    pub(super) fn check_catalog_ack(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.writer_failed {
+            if let Some(negotiated) = &c.negotiated {
+                c.catalog = Arc::new(negotiated.tools.clone());
+            }
+            c.last_error = Some("a catalog acknowledgement could not be delivered".into());
+            self.terminate(conn, crate::host::LifecycleState::Degraded);
+        }
+    }
+
+    /// `presentation/update` (section 2.5): validate the whole snapshot, resolve its
+    /// owner (a live parent, an issued triple, or the process), drop stale revisions,
+    /// retain it, and emit it through the 32-per-second throttle.
+    pub(super) fn on_presentation(&mut self, conn: ConnId, params: &Value) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let source = c.source.clone();
+        let refuse = |reason: String| Diagnostic::Refused {
+            method: "presentation/update".into(),
+            reason,
+        };
+        if !c.api.is_feature_negotiated() || !c.located.manifest.contributes.presentation {
+            self.shared.events.diagnostic(
+                &source,
+                refuse("the manifest does not declare presentation".into()),
+            );
+            return;
+        }
+        let update = match parse_update(params, &c.located.manifest.contributes.commands) {
+            Ok(update) => update,
+            Err(e) => {
+                self.shared
+                    .events
+                    .diagnostic(&source, refuse(e.to_string()));
+                return;
+            }
+        };
+        let owner = match &update.scope {
+            PresentationScope::Parent(id) => {
+                if !c
+                    .pending
+                    .get(id)
+                    .is_some_and(|p| matches!(p.kind, PendingKind::Call { .. }))
+                {
+                    self.shared.events.diagnostic(
+                        &source,
+                        refuse(format!("request {id} is not an active host request")),
+                    );
+                    return;
+                }
+                PresentationOwner::Resource(c.owner.clone())
+            }
+            PresentationScope::Owner(triple) if *triple == c.owner => {
+                PresentationOwner::Resource(triple.clone())
+            }
+            PresentationScope::Owner(_) => {
+                self.shared
+                    .events
+                    .diagnostic(&source, refuse("a stale or foreign resource_owner".into()));
+                return;
+            }
+            PresentationScope::Process => PresentationOwner::Process,
+        };
+        let store = self
+            .presentations
+            .entry(source.extension.clone())
+            .or_default();
+        if let Err(stale) = store.accept(source.generation, owner.clone(), update.snapshot.clone())
+        {
+            self.shared
+                .events
+                .diagnostic(&source, refuse(format!("stale snapshot: {stale}")));
+            return;
+        }
+        let now = Instant::now();
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        match c.presentation.offer(now, owner.clone(), update.snapshot) {
+            Offer::Emit(snapshot) => self.shared.events.emit(HostEvent::Presentation {
+                source,
+                owner,
+                snapshot: Box::new(snapshot),
+            }),
+            Offer::Coalesced { diagnose } => {
+                if diagnose {
+                    self.shared.events.diagnostic(
+                        &source,
+                        refuse(
+                            "more than 32 snapshots in one second; coalescing, newest wins".into(),
+                        ),
+                    );
+                }
+                if let Some(at) = c.presentation.next_wakeup() {
+                    self.timers.schedule(at, Timer::PresentationPoll { conn });
+                }
+            }
+        }
+    }
+
+    /// The throttle window opened again: emit the held snapshots.
+    pub(super) fn on_presentation_poll(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let source = c.source.clone();
+        let now = Instant::now();
+        while let Some((owner, snapshot)) = c.presentation.poll(now) {
+            self.shared.events.emit(HostEvent::Presentation {
+                source: source.clone(),
+                owner,
+                snapshot: Box::new(snapshot),
+            });
+        }
+        if let Some(at) = c.presentation.next_wakeup() {
+            self.timers.schedule(at, Timer::PresentationPoll { conn });
+        }
+    }
+}
+
+/// Wipes a served secret from a result value once it has been encoded (best effort;
+/// the extension's copy is its own, section 2.10).
+pub(super) fn wipe_result(mut value: Value) {
+    wipe_json(&mut value);
+}

@@ -1,0 +1,116 @@
+//! Launching one generation: resolve the entrypoint, make its scratch directory, spawn
+//! it in its own process group with the sanitized environment, start its I/O threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crate::dispatcher::Shared;
+use crate::host::events::{Diagnostic, GenerationRef};
+use crate::host::StartError;
+use crate::limits::{MAX_FRAME_BYTES, OCTET_VERSION, WRITER_QUEUE_FRAMES};
+use crate::manifest::{self, ApiVersion, LocatedManifest};
+use crate::negotiation::{Feature, InitializeOffer};
+use crate::transport::{
+    self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
+};
+
+/// A spawned generation, not yet registered with the dispatcher.
+pub(crate) struct Launched {
+    pub conn: ConnId,
+    pub generation: u64,
+    pub located: LocatedManifest,
+    pub offer: InitializeOffer,
+    pub child: ChildProcess,
+    pub io: GenerationIo,
+    pub scratch: ScratchDir,
+    pub frame_limit: Arc<AtomicUsize>,
+}
+
+/// Checks the manifest and spawns a new generation of it. Nothing runs when
+/// `requires_octet` excludes this host.
+pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launched, StartError> {
+    let manifest = &located.manifest;
+    manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
+    if manifest.api_version == ApiVersion::V0_3 {
+        return Err(StartError::UnsupportedApiVersion {
+            api_version: manifest.api_version,
+        });
+    }
+    let workspace = shared.workspace.clone();
+    let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
+    // Conditional services are offered only when bound (section 1.1).
+    if manifest.api_version.is_feature_negotiated() {
+        if shared.services.approver.is_some() {
+            offer = offer.with_feature(Feature::Approvals);
+        }
+        if shared.services.secrets.is_some() && !manifest.capabilities.secrets.is_empty() {
+            offer = offer.with_feature(Feature::Secrets);
+        }
+    }
+    let path_var = transport::process_environment("PATH");
+    let program = transport::resolve_command(
+        &manifest.entrypoint.command,
+        &located.dir,
+        path_var.as_deref(),
+    )
+    .map_err(StartError::Spawn)?;
+    let scratch = ScratchDir::new().map_err(StartError::Io)?;
+    let env = transport::child_environment(
+        &located,
+        &workspace,
+        scratch.path(),
+        &transport::process_environment,
+    );
+    let spec = SpawnSpec {
+        program,
+        args: manifest.entrypoint.args.clone(),
+        env,
+        cwd: workspace,
+    };
+    let mut spawned = transport::spawn(&spec).map_err(StartError::Spawn)?;
+
+    let conn = ConnId(shared.next_conn.fetch_add(1, Ordering::Relaxed));
+    let generation = {
+        let mut generations = shared.generations.lock();
+        let g = generations.entry(manifest.name.clone()).or_insert(0);
+        *g += 1;
+        *g
+    };
+    let events = shared.events.clone();
+    let source = GenerationRef {
+        extension: manifest.name.clone(),
+        generation,
+    };
+    let stderr_sink = Box::new(move |event: StderrEvent| {
+        let diagnostic = match event {
+            StderrEvent::Line { text, .. } => Diagnostic::Stderr { line: text },
+            StderrEvent::Suppressed { count } => Diagnostic::StderrSuppressed { lines: count },
+        };
+        events.diagnostic(&source, diagnostic);
+    });
+    let frame_limit = Arc::new(AtomicUsize::new(MAX_FRAME_BYTES));
+    let config = IoConfig {
+        frame_limit: frame_limit.clone(),
+        writer_queue: WRITER_QUEUE_FRAMES,
+    };
+    // A child that cannot get its I/O threads is dropped here, which kills its group.
+    let io = transport::start_io(
+        conn,
+        &mut spawned,
+        config,
+        shared.transport.clone(),
+        stderr_sink,
+    )
+    .map_err(StartError::Io)?;
+    let child = spawned.into_process();
+    Ok(Launched {
+        conn,
+        generation,
+        located,
+        offer,
+        child,
+        io,
+        scratch,
+        frame_limit,
+    })
+}

@@ -1,0 +1,647 @@
+//! The `octet-host` binary, run as a person or a script would run it.
+
+mod support;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::{octet_binary, process_alive, sdk_extension, write_manifest};
+
+/// Generous: the binary spawns real children on a loaded machine.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The test-extension fixture's declared contributions.
+const TEST_EXTENSION: &str = "tools = [\"echo\", \"sleep\", \"progress\", \"confirm\", \"ask\", \
+     \"notify\", \"crash\", \"big\", \"fail\", \"panic\", \"env\", \"events\"]\n\
+     commands = [\"fixture\"]\nhooks = [\"before_prompt\"]\ncontext = true\nui = [\"status\"]";
+
+/// A temporary workspace plus an extensions root.
+struct World {
+    dir: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("workspace")).unwrap();
+        World { dir }
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.dir.path().join("workspace")
+    }
+
+    fn extensions(&self) -> PathBuf {
+        self.dir.path().join("extensions")
+    }
+
+    /// The test-extension fixture on API 0.4, as an explicit directory.
+    fn test_extension(&self) -> PathBuf {
+        sdk_extension(
+            &self.extensions(),
+            "test-extension",
+            "0.4",
+            "test-extension",
+            TEST_EXTENSION,
+        )
+    }
+
+    /// `--workspace W --no-global --extension-dir D..` followed by `args`.
+    fn args(&self, dirs: &[PathBuf], args: &[&str]) -> Vec<String> {
+        let mut all = vec![
+            "--workspace".to_owned(),
+            self.workspace().to_string_lossy().into_owned(),
+            "--no-global".to_owned(),
+        ];
+        for dir in dirs {
+            all.push("--extension-dir".to_owned());
+            all.push(dir.to_string_lossy().into_owned());
+        }
+        all.extend(args.iter().map(|a| a.to_string()));
+        all
+    }
+}
+
+fn command(args: &[String], cwd: &Path) -> Command {
+    let mut command = Command::new(octet_binary());
+    command
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Waits for `child` at most [`RUN_TIMEOUT`], killing it when it takes longer.
+fn wait(child: Child) -> Output {
+    let pid = child.id();
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(RUN_TIMEOUT) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("octet-host did not finish within {RUN_TIMEOUT:?}");
+        }
+    }
+}
+
+/// Runs the binary with `args` in `cwd`, feeding `stdin`.
+fn run_with_stdin(args: &[String], cwd: &Path, stdin: &str) -> Output {
+    let mut child = command(args, cwd).stdin(Stdio::piped()).spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    wait(child)
+}
+
+/// Runs the binary with `args` in `cwd`.
+fn run(args: &[String], cwd: &Path) -> Output {
+    wait(command(args, cwd).stdin(Stdio::null()).spawn().unwrap())
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json_stdout(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", stdout(output)))
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
+#[test]
+fn demo_runs_the_whole_flow_and_leaves_no_process() {
+    let cwd = tempfile::tempdir().unwrap();
+    let output = run(&strings(&["demo"]), cwd.path());
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}\n{}", stderr(&output));
+    let has_line = |needles: &[&str]| {
+        text.lines()
+            .any(|line| needles.iter().all(|needle| line.contains(needle)))
+    };
+    assert!(has_line(&["Discovery"]), "{text}");
+    assert!(has_line(&["3 extensions found"]), "{text}");
+    assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
+    assert!(has_line(&["initialize", "0.1"]), "{text}");
+    assert!(has_line(&["initialize", "0.4"]), "{text}");
+    assert!(has_line(&["api_version", "0.1"]), "{text}");
+    assert!(has_line(&["api_version", "0.4"]), "{text}");
+    assert!(has_line(&["← Hello, octet!"]), "{text}");
+    assert!(has_line(&["tool/call git-status git_status"]), "{text}");
+    assert!(has_line(&["tool/render git-status"]), "{text}");
+    assert!(
+        has_line(&["command/execute checkpoint", "release-v2"]),
+        "{text}"
+    );
+    assert!(has_line(&["Checkpoint preview · release-v2"]), "{text}");
+    assert!(has_line(&["hook/run checkpoint before_prompt"]), "{text}");
+    assert!(has_line(&["disposition: continue"]), "{text}");
+    assert!(has_line(&["context/collect checkpoint"]), "{text}");
+    assert!(
+        has_line(&["The last checkpoint preview was `release-v2`."]),
+        "{text}"
+    );
+    assert!(has_line(&["status/collect git-status"]), "{text}");
+    assert!(
+        has_line(&["[success] Hello: hello_world greeted octet"]),
+        "{text}"
+    );
+    assert!(has_line(&["shutdown"]), "{text}");
+    for name in ["hello-world#1", "git-status#1", "checkpoint#1"] {
+        assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
+    }
+    assert!(has_line(&["no child process left"]), "{text}");
+    assert!(has_line(&["all passed"]), "{text}");
+}
+
+#[test]
+fn demo_json_is_one_document_of_steps() {
+    let cwd = tempfile::tempdir().unwrap();
+    let output = run(&strings(&["demo", "--json"]), cwd.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(document["ok"], true, "{document:#}");
+    let steps = document["steps"].as_array().unwrap();
+    let kinds: Vec<&str> = steps.iter().map(|s| s["step"].as_str().unwrap()).collect();
+    for kind in [
+        "discover",
+        "start",
+        "tool_call",
+        "tool_render",
+        "command",
+        "hook",
+        "context_collect",
+        "status_collect",
+        "host_events",
+        "shutdown",
+        "processes",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    assert!(steps.iter().all(|s| s["ok"] == true), "{document:#}");
+    let apis: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["step"] == "start")
+        .map(|s| s["negotiated"]["api_version"].as_str().unwrap())
+        .collect();
+    assert_eq!(apis, ["0.1", "0.4", "0.4"]);
+    let hello = steps
+        .iter()
+        .find(|s| s["step"] == "tool_call" && s["tool"] == "hello_world")
+        .unwrap();
+    assert_eq!(hello["output"]["text"], "Hello, octet!");
+    assert_eq!(steps.last().unwrap()["running"], json!([]));
+}
+
+#[test]
+fn discover_lists_one_entry_and_one_typed_diagnostic() {
+    let world = World::new();
+    let good = world.test_extension();
+    let bad = write_manifest(
+        &world.extensions(),
+        "bad",
+        "name = \"bad\"\nversion = \"0.1.0\"\napi_version = \"0.9\"\n\n[entrypoint]\ncommand = \"x\"\n",
+    );
+    let output = run(
+        &world.args(&[good.clone(), bad.clone()], &["discover", "--json"]),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    let entries = document["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{document:#}");
+    assert_eq!(entries[0]["name"], "test-extension");
+    assert_eq!(entries[0]["api_version"], "0.4");
+    assert_eq!(entries[0]["source"], "explicit");
+    assert_eq!(entries[0]["contributes"]["commands"], json!(["fixture"]));
+    let diagnostics = document["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{document:#}");
+    assert_eq!(diagnostics[0]["kind"], "invalid_manifest");
+    assert_eq!(diagnostics[0]["field"], "api_version");
+    let path = PathBuf::from(diagnostics[0]["path"].as_str().unwrap());
+    assert!(path.ends_with("bad/extension.toml"), "{path:?}");
+
+    // The text form names both, and nothing was executed for either.
+    let text = run(&world.args(&[good, bad], &["discover"]), &world.workspace());
+    assert_eq!(text.status.code(), Some(0));
+    let text = stdout(&text);
+    assert!(
+        text.contains("test-extension 0.1.0 (api 0.4, explicit)"),
+        "{text}"
+    );
+    assert!(text.contains("invalid_manifest"), "{text}");
+}
+
+#[test]
+fn call_prints_the_echoed_arguments() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &["call", "test-extension", "echo", r#"{"a":[1,2],"b":"x"}"#],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let echoed: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(echoed, json!({"a": [1, 2], "b": "x"}));
+
+    // `-` reads the arguments from stdin; --json wraps the output.
+    let output = run_with_stdin(
+        &world.args(&dirs, &["call", "test-extension", "echo", "-", "--json"]),
+        &world.workspace(),
+        r#"{"from": "stdin"}"#,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(document["output"]["text"], r#"{"from":"stdin"}"#);
+    assert_eq!(document["output"]["is_error"], false);
+    assert_eq!(document["output"]["content"][0]["type"], "text");
+}
+
+#[test]
+fn call_reports_progress_events_in_json() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &[
+                "call",
+                "test-extension",
+                "progress",
+                r#"{"steps":3}"#,
+                "--json",
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(document["output"]["text"], "progress sent=3");
+    let progress: Vec<&Value> = document["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "progress")
+        .collect();
+    let messages: Vec<&str> = progress
+        .iter()
+        .map(|e| e["event"]["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["step 1 of 3", "step 2 of 3", "step 3 of 3"]);
+}
+
+#[test]
+fn call_of_an_unknown_extension_exits_2_with_one_error_line() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(&dirs, &["call", "nope", "echo"]),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("`nope`"),
+        "{err}"
+    );
+
+    let output = run(
+        &world.args(&dirs, &["call", "nope", "echo", "--json"]),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let document = json_stdout(&output);
+    assert_eq!(document["error"]["code"], "start.unknown_extension");
+    assert_eq!(document["error"]["exit_code"], 2);
+}
+
+#[test]
+fn call_failures_exit_1_and_usage_errors_exit_2() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let failing = run(
+        &world.args(
+            &dirs,
+            &[
+                "call",
+                "test-extension",
+                "fail",
+                r#"{"code":-32001,"message":"boom"}"#,
+                "--json",
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(failing.status.code(), Some(1), "{}", stderr(&failing));
+    let document = json_stdout(&failing);
+    assert_eq!(document["error"]["code"], "call.remote_error");
+    assert_eq!(document["error"]["rpc_code"], -32001);
+
+    let undeclared = run(
+        &world.args(&dirs, &["call", "test-extension", "nope"]),
+        &world.workspace(),
+    );
+    assert_eq!(undeclared.status.code(), Some(1));
+    assert!(
+        stderr(&undeclared).starts_with("error: "),
+        "{}",
+        stderr(&undeclared)
+    );
+
+    let bad_json = run(
+        &world.args(&dirs, &["call", "test-extension", "echo", "{", "--json"]),
+        &world.workspace(),
+    );
+    assert_eq!(bad_json.status.code(), Some(2));
+    assert_eq!(
+        json_stdout(&bad_json)["error"]["code"],
+        "usage.invalid_json"
+    );
+
+    let not_object = run(
+        &world.args(&dirs, &["call", "test-extension", "echo", "[1]"]),
+        &world.workspace(),
+    );
+    assert_eq!(not_object.status.code(), Some(2));
+
+    let unknown_flag = run(&strings(&["call", "--bogus"]), &world.workspace());
+    assert_eq!(unknown_flag.status.code(), Some(2));
+    assert!(
+        stderr(&unknown_flag).contains("error:"),
+        "{}",
+        stderr(&unknown_flag)
+    );
+}
+
+#[test]
+fn a_deadline_cancels_the_call_and_exits_1() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &[
+                "call",
+                "test-extension",
+                "sleep",
+                r#"{"ms":600000}"#,
+                "--timeout",
+                "200",
+                "--json",
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(document["error"]["code"], "call.deadline_exceeded");
+    assert_eq!(document["error"]["rpc_code"], -32800);
+}
+
+#[test]
+fn an_error_result_prints_the_output_and_exits_1() {
+    // git-status outside a git repository answers an `is_error` result.
+    let world = World::new();
+    let dir = sdk_extension(
+        &world.extensions(),
+        "git-status",
+        "0.4",
+        "git-status",
+        "tools = [\"git_status\"]",
+    );
+    let output = run(
+        &world.args(&[dir], &["call", "git-status", "git_status"]),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(!stdout(&output).trim().is_empty());
+    assert!(
+        stderr(&output).contains("reported an error result"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn command_runs_with_its_arguments() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &["command", "test-extension", "fixture", "a", "b", "--", "-c"],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("fixture: a b -c\n"), "{text}");
+    assert!(
+        text.contains("[info] fixture: ran with 3 arguments"),
+        "{text}"
+    );
+
+    let output = run(
+        &world.args(
+            &dirs,
+            &["command", "test-extension", "fixture", "x", "--json"],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(document["output"]["text"], "fixture: x");
+    assert_eq!(document["output"]["notifications"][0]["level"], "info");
+}
+
+#[test]
+fn hook_builds_the_legacy_payload_and_shows_the_disposition() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &[
+                "hook",
+                "test-extension",
+                "before_prompt",
+                r#"{"prompt":"hello"}"#,
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("disposition: continue"), "{text}");
+    assert!(text.contains("prompt length 5"), "{text}");
+
+    let output = run(
+        &world.args(
+            &dirs,
+            &[
+                "hook",
+                "test-extension",
+                "before_prompt",
+                r#"{"prompt":"deny it"}"#,
+                "--json",
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    assert_eq!(
+        document["output"]["effective_disposition"]["action"],
+        "deny"
+    );
+
+    let missing = run(
+        &world.args(
+            &dirs,
+            &["hook", "test-extension", "before_prompt", "--json"],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(json_stdout(&missing)["error"]["code"], "usage.hook_payload");
+}
+
+#[test]
+fn status_json_shows_a_ready_generation() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(&dirs, &["status", "--json"]),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    let extensions = document["extensions"].as_array().unwrap();
+    assert_eq!(extensions.len(), 1, "{document:#}");
+    let status = &extensions[0];
+    assert_eq!(status["extension"], "test-extension");
+    assert_eq!(status["state"], "ready");
+    assert_eq!(status["api_version"], "0.4");
+    assert_eq!(status["generation"], 1);
+    assert_eq!(status["pending"], 0);
+    assert!(status["features"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("request_progress")));
+    let pid = status["pid"].as_u64().unwrap() as u32;
+    assert!(support::wait_gone(pid, Duration::from_secs(10)));
+}
+
+#[test]
+fn inspect_prints_the_negotiated_catalog() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(&dirs, &["inspect", "test-extension"]),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("api_version: 0.4"), "{text}");
+    assert!(text.contains("request_cancellation"), "{text}");
+    assert!(
+        text.contains("echo: Return the arguments as JSON text"),
+        "{text}"
+    );
+    assert!(text.contains("/fixture"), "{text}");
+
+    let output = run(
+        &world.args(&dirs, &["inspect", "test-extension", "--json"]),
+        &world.workspace(),
+    );
+    let document = json_stdout(&output);
+    assert_eq!(document["tools"].as_array().unwrap().len(), 12);
+    assert_eq!(document["max_concurrent_requests"], 16);
+}
+
+#[test]
+fn help_does_not_show_the_hidden_extension_entry_point() {
+    let output = run(&strings(&["--help"]), Path::new("."));
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.contains("demo") && text.contains("discover"), "{text}");
+    assert!(!text.contains("__extension"), "{text}");
+}
+
+/// The pids of the live children of `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the parenthesised name: state, then the parent pid.
+        let mut fields = stat.rsplit(')').next().unwrap_or("").split_whitespace();
+        let ppid = fields.nth(1).and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(parent) && process_alive(pid) {
+            children.push(pid);
+        }
+    }
+    children
+}
+
+#[test]
+fn sigint_shuts_the_extensions_down_and_exits_130() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let child = command(
+        &world.args(
+            &dirs,
+            &["call", "test-extension", "sleep", r#"{"ms":600000}"#],
+        ),
+        &world.workspace(),
+    )
+    .stdin(Stdio::null())
+    .spawn()
+    .unwrap();
+    let cli = child.id();
+    // Wait (generously) until the extension runs.
+    let start = Instant::now();
+    let extension = loop {
+        if let Some(&pid) = children_of(cli).first() {
+            break pid;
+        }
+        assert!(start.elapsed() < RUN_TIMEOUT, "the extension never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Give the call time to be written; the outcome does not depend on it.
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(cli as i32, libc::SIGINT) };
+    let output = wait(child);
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("interrupted by SIGINT"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!process_alive(extension), "extension {extension} survived");
+}
