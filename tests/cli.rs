@@ -645,3 +645,58 @@ fn sigint_shuts_the_extensions_down_and_exits_130() {
     );
     assert!(!process_alive(extension), "extension {extension} survived");
 }
+
+#[test]
+fn serve_speaks_the_control_protocol_over_the_binarys_stdio() {
+    use std::io::BufRead;
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let mut child = command(&world.args(&dirs, &["serve"]), &world.workspace())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    assert_eq!(next()["type"], "ready");
+    writeln!(
+        stdin,
+        "{{\"id\":1,\"op\":\"start\",\"extension\":\"test-extension\"}}"
+    )
+    .unwrap();
+    let started = loop {
+        let line = next();
+        if line["type"] == "reply" && line["id"] == 1 {
+            break line;
+        }
+    };
+    assert_eq!(started["ok"], true, "{started}");
+    writeln!(stdin, "not json").unwrap();
+    writeln!(
+        stdin,
+        "{{\"id\":2,\"op\":\"call\",\"extension\":\"test-extension\",\"tool\":\"echo\",\"arguments\":{{\"k\":1}},\"call_id\":\"c1\"}}"
+    )
+    .unwrap();
+    let mut saw_error_reply = false;
+    let result = loop {
+        let line = next();
+        if line["type"] == "reply" && line["ok"] == false {
+            saw_error_reply = true;
+        }
+        if line["type"] == "result" && line["call_id"] == "c1" {
+            break line;
+        }
+    };
+    assert!(saw_error_reply, "the bad line got an error reply");
+    assert_eq!(result["ok"], true, "{result}");
+    // Closing stdin shuts the host down in order; the report is the last line.
+    drop(stdin);
+    let mut last = Value::Null;
+    for line in lines {
+        last = serde_json::from_str(&line.unwrap()).unwrap();
+    }
+    assert_eq!(last["type"], "shutdown");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

@@ -80,6 +80,8 @@ enum CliCommand {
         /// The extension's name [default: every discovered extension]
         name: Option<String>,
     },
+    /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
+    Serve,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -106,8 +108,31 @@ pub fn main() -> i32 {
         CliCommand::Command(args) => command::run(&cli.global, &args),
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
+        CliCommand::Serve => return serve(&cli.global),
     };
     output::emit(result, json)
+}
+
+/// `octet-host serve`: the sidecar control protocol over this process's stdio.
+fn serve(global: &GlobalArgs) -> i32 {
+    let workspace = match &global.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
+    };
+    let mut options = crate::serve::ServeOptions::new(workspace);
+    for dir in &global.extension_dirs {
+        options = options.extension_dir(dir);
+    }
+    if global.no_global {
+        options = options.no_global_extensions();
+    }
+    match crate::serve::run(options, std::io::stdin().lock(), std::io::stdout()) {
+        Ok(code) => code,
+        Err(e) => {
+            output::eprint_line(&format!("error: serve: {e}"));
+            1
+        }
+    }
 }
 
 /// Runs the bundled example extension `name` over stdio.
