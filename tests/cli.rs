@@ -136,7 +136,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
     };
     assert!(has_line(&["Discovery"]), "{text}");
-    assert!(has_line(&["3 extensions found"]), "{text}");
+    assert!(has_line(&["6 extensions found"]), "{text}");
     assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
     assert!(has_line(&["initialize", "0.1"]), "{text}");
     assert!(has_line(&["initialize", "0.4"]), "{text}");
@@ -162,8 +162,51 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         has_line(&["[success] Hello: hello_world greeted octet"]),
         "{text}"
     );
+    // Section 5: the crashed fixture is restarted as generation 2 and answers; the
+    // reload negotiates hello-world#2 first, then drains generation 1. Then the host
+    // services of showcase: artifact, dynamic tool, presentation, policy.
+    let later: &[&[&str]] = &[
+        &["Supervision: crash and restart"],
+        &["tool/call test-extension crash", "exits the process"],
+        &["failed as expected", "connection lost"],
+        &["test-extension#2 ready", "after the crash"],
+        &["restart attempts  1 of 8"],
+        &["generation 1 (pid", "is gone"],
+        &[r#"← {"after":"restart"}"#],
+        &["Reload (section 5, candidate-first)"],
+        &["generation 1 → 2", "candidate"],
+        &["order", "hello-world#2 ready → hello-world#1 draining"],
+        &["drained and exited"],
+        &["← Hello, reloaded!"],
+        &["Host services (showcase, API 0.4)"],
+        &["features", "artifacts", "policy_intents", "dynamic_tools"],
+        &["Published a 1x1 PNG as artifact-"],
+        &["[image] artifact-", "image/png"],
+        &["structured_content", "output_schema"],
+        &[r#""presentation_revision": 1"#],
+        &["tools/register answered: catalog revision 1", "stamp"],
+        &["← stamped: registered at run time"],
+        &["showcase#1 presentation revision 1", "owner: session"],
+        &["activity  snapshot:1", "succeeded", "→ artifact artifact-"],
+        &["← decision: deny"],
+    ];
+    for needles in later {
+        assert!(has_line(needles), "{needles:?} missing:\n{text}");
+    }
+    // API 0.3 runs when the host supports it, and is skipped with a typed error if not.
+    assert!(has_line(&["API 0.3 (canonical wire)"]), "{text}");
+    assert!(
+        has_line(&["← Hello, canonical!"]) || has_line(&["skipped: [start."]),
+        "{text}"
+    );
     assert!(has_line(&["shutdown"]), "{text}");
-    for name in ["hello-world#1", "git-status#1", "checkpoint#1"] {
+    for name in [
+        "hello-world#2",
+        "git-status#1",
+        "checkpoint#1",
+        "test-extension#2",
+        "showcase#1",
+    ] {
         assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
     }
     assert!(has_line(&["no child process left"]), "{text}");
@@ -188,6 +231,15 @@ fn demo_json_is_one_document_of_steps() {
         "hook",
         "context_collect",
         "status_collect",
+        "supervised_start",
+        "crash",
+        "restart",
+        "reload",
+        "services_start",
+        "snapshot",
+        "presentation",
+        "policy",
+        "api_0_3",
         "host_events",
         "shutdown",
         "processes",
@@ -206,6 +258,23 @@ fn demo_json_is_one_document_of_steps() {
         .find(|s| s["step"] == "tool_call" && s["tool"] == "hello_world")
         .unwrap();
     assert_eq!(hello["output"]["text"], "Hello, octet!");
+    let step = |kind: &str| steps.iter().find(|s| s["step"] == kind).unwrap();
+    assert_eq!(step("restart")["status"]["generation"], 2);
+    assert_eq!(step("restart")["restart_attempts"], 1);
+    assert_eq!(step("reload")["to_generation"], 2);
+    assert_eq!(step("reload")["old_process_gone"], true);
+    let snapshot = &step("snapshot")["output"];
+    let artifact_id = &snapshot["structured_content"]["artifact"]["artifact_id"];
+    assert_eq!(snapshot["content"][1]["type"], "image");
+    assert_eq!(snapshot["content"][1]["mime_type"], "image/png");
+    assert_eq!(&snapshot["content"][1]["artifact_id"], artifact_id);
+    let stamp = steps
+        .iter()
+        .find(|s| s["step"] == "tool_call" && s["tool"] == "stamp")
+        .unwrap();
+    assert_eq!(stamp["output"]["text"], "stamped: registered at run time");
+    assert_eq!(step("presentation")["snapshot"]["revision"], 1);
+    assert_eq!(step("policy")["decision"], "deny");
     assert_eq!(steps.last().unwrap()["running"], json!([]));
 }
 

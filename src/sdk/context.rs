@@ -276,6 +276,27 @@ impl Context {
         self.shared.send_notification("notification", &notification)
     }
 
+    /// Sends any notification with `params` exactly as given, for methods without a
+    /// dedicated helper such as `presentation/update` (section 2.5); false when it could
+    /// not be queued. Add [`Context::parent_request_id`] to `params` when the method
+    /// correlates with the active request.
+    pub fn notify_raw(&self, method: &str, params: &Map<String, Value>) -> bool {
+        self.shared.send_notification(method, params)
+    }
+
+    /// The `parent_request_id` that correlates a message with this request (section 2):
+    /// its numeric id on API 0.2/0.4 while it is still active; `None` on API 0.1, in
+    /// lifecycle handlers, and once the request settled.
+    pub fn parent_request_id(&self) -> Option<u64> {
+        if !self.session.api_version.is_feature_negotiated() {
+            return None;
+        }
+        self.request
+            .as_ref()
+            .filter(|r| !r.is_settled())
+            .and_then(|r| r.id.as_u64())
+    }
+
     /// Pushes unsolicited prompt context (`context/contribution`, section 2.3).
     pub fn context_contribution(&self, contribution: &ContextContribution) -> bool {
         self.shared
@@ -376,10 +397,7 @@ impl Context {
     ) -> Result<Value, ChildRequestError> {
         if with_parent && self.session.api_version.is_feature_negotiated() {
             let parent = self
-                .request
-                .as_ref()
-                .filter(|r| !r.is_settled())
-                .and_then(|r| r.id.as_u64())
+                .parent_request_id()
                 .ok_or(ChildRequestError::NoParent)?;
             params.insert("parent_request_id".into(), json!(parent));
         }

@@ -202,6 +202,8 @@ pub(crate) struct LifecycleEntry {
 pub struct Extension {
     pub(crate) api_version: Option<ApiVersion>,
     pub(crate) tools: Vec<ToolEntry>,
+    /// Handlers of tools added at run time (`tools/register`); not in `initialize`.
+    pub(crate) dynamic_tools: Vec<ToolEntry>,
     pub(crate) commands: Vec<CommandEntry>,
     pub(crate) hooks: Vec<(String, Arc<HookFn>)>,
     pub(crate) context: Option<Arc<ContextFn>>,
@@ -218,6 +220,10 @@ impl std::fmt::Debug for Extension {
         f.debug_struct("Extension")
             .field("api_version", &self.api_version)
             .field("tools", &self.tools().map(|t| &t.name).collect::<Vec<_>>())
+            .field(
+                "dynamic_tools",
+                &self.dynamic_tools().map(|t| &t.name).collect::<Vec<_>>(),
+            )
             .field(
                 "commands",
                 &self.commands().map(|c| &c.name).collect::<Vec<_>>(),
@@ -248,6 +254,7 @@ impl Extension {
         Extension {
             api_version: None,
             tools: Vec::new(),
+            dynamic_tools: Vec::new(),
             commands: Vec::new(),
             hooks: Vec::new(),
             context: None,
@@ -306,15 +313,26 @@ impl Extension {
         A: DeserializeOwned,
         F: Fn(A, &Context) -> Result<ToolOutput, HandlerError> + Send + Sync + 'static,
     {
-        let name = tool.name.clone();
-        let handler: Arc<ToolFn> = Arc::new(move |args: Value, cx: &Context| {
-            let args = serde_json::from_value::<A>(args).map_err(|e| {
-                HandlerError::invalid_params(format!("invalid arguments for tool `{name}`: {e}"))
-            })?;
-            handler(args, cx)
-        });
-        self.tools.retain(|t| t.tool.name != tool.name);
-        self.tools.push(ToolEntry { tool, handler });
+        let entry = tool_entry(tool, handler);
+        self.tools.retain(|t| t.tool.name != entry.tool.name);
+        self.tools.push(entry);
+        self
+    }
+
+    /// Registers the handler of a tool this extension adds at run time with
+    /// `tools/register` (section 2.11, feature `dynamic_tools`). The tool is dispatched
+    /// like a declared one but is not part of the `initialize` catalog: the host only
+    /// calls it once a handler sent its definition ([`Extension::dynamic_tools`] lists
+    /// them). A declared tool of the same name takes precedence.
+    pub fn dynamic_tool<A, F>(mut self, tool: Tool, handler: F) -> Extension
+    where
+        A: DeserializeOwned,
+        F: Fn(A, &Context) -> Result<ToolOutput, HandlerError> + Send + Sync + 'static,
+    {
+        let entry = tool_entry(tool, handler);
+        self.dynamic_tools
+            .retain(|t| t.tool.name != entry.tool.name);
+        self.dynamic_tools.push(entry);
         self
     }
 
@@ -430,6 +448,11 @@ impl Extension {
         self.tools.iter().map(|t| &t.tool)
     }
 
+    /// The definitions of the tools added at run time, in registration order.
+    pub fn dynamic_tools(&self) -> impl Iterator<Item = &Tool> {
+        self.dynamic_tools.iter().map(|t| &t.tool)
+    }
+
     /// The registered command definitions, in registration order.
     pub fn commands(&self) -> impl Iterator<Item = &Command> {
         self.commands.iter().map(|c| &c.command)
@@ -492,7 +515,10 @@ impl Extension {
     }
 
     pub(crate) fn find_tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.tools.iter().find(|t| t.tool.name == name)
+        self.tools
+            .iter()
+            .chain(&self.dynamic_tools)
+            .find(|t| t.tool.name == name)
     }
 
     pub(crate) fn find_command(&self, name: &str) -> Option<&CommandEntry> {
@@ -509,4 +535,21 @@ impl Extension {
             .find(|(n, _)| n == name)
             .map(|(_, h)| h)
     }
+}
+
+/// A tool entry whose handler deserializes its arguments into `A` first; arguments
+/// that do not deserialize are answered with -32602.
+fn tool_entry<A, F>(tool: Tool, handler: F) -> ToolEntry
+where
+    A: DeserializeOwned,
+    F: Fn(A, &Context) -> Result<ToolOutput, HandlerError> + Send + Sync + 'static,
+{
+    let name = tool.name.clone();
+    let handler: Arc<ToolFn> = Arc::new(move |args: Value, cx: &Context| {
+        let args = serde_json::from_value::<A>(args).map_err(|e| {
+            HandlerError::invalid_params(format!("invalid arguments for tool `{name}`: {e}"))
+        })?;
+        handler(args, cx)
+    });
+    ToolEntry { tool, handler }
 }

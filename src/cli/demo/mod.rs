@@ -2,12 +2,19 @@
 //!
 //! The manifests live in a temporary directory and start this very binary with
 //! `__extension <example>`: hello-world on API 0.1, git-status and checkpoint on API
-//! 0.4. The workspace is a temporary git repository (one commit, one modified file) when
-//! `git` is available, a plain directory otherwise.
+//! 0.4; then the test-extension fixture (crash and restart), a reload of hello-world,
+//! the showcase example (host services) on API 0.4, and hello-world on API 0.3. The
+//! workspace is a temporary git repository (one commit, one modified file) when `git`
+//! is available, a plain directory otherwise.
 
+mod canonical;
+mod services;
 mod setup;
 mod steps;
+mod supervision;
 mod transcript;
+
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -33,6 +40,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         t: Transcript::new(json),
         events: Vec::new(),
         started: Vec::new(),
+        later_pids: Vec::new(),
     };
     demo.run_all();
     let Demo { t, events, .. } = demo;
@@ -72,6 +80,8 @@ struct Demo<'a> {
     events: Vec<HostEvent>,
     /// Every extension that started, for the process check after shutdown.
     started: Vec<Extension>,
+    /// Processes of later generations (restarts, reloads), for the same check.
+    later_pids: Vec<u32>,
 }
 
 impl Demo<'_> {
@@ -88,6 +98,12 @@ impl Demo<'_> {
             self.hook(checkpoint);
         }
         self.context_and_status(hello.as_ref(), git.as_ref(), checkpoint.as_ref());
+        self.crash_and_restart();
+        if let Some(hello) = hello.as_ref() {
+            self.reload(hello);
+        }
+        self.host_services();
+        self.canonical_wire();
         self.host_events();
         self.shutdown();
     }
@@ -96,6 +112,30 @@ impl Demo<'_> {
     fn collect_events(&mut self) {
         let fresh = self.session.drain_events();
         self.events.extend(fresh);
+    }
+
+    /// Receives host events into `events` until one from index `from` on satisfies
+    /// `found`, or `within` passes. Returns the index of the first match.
+    fn await_event(
+        &mut self,
+        from: usize,
+        within: Duration,
+        found: impl Fn(&HostEvent) -> bool,
+    ) -> Option<usize> {
+        self.collect_events();
+        let deadline = Instant::now() + within;
+        let mut next = from;
+        loop {
+            if let Some(offset) = self.events[next..].iter().position(&found) {
+                return Some(next + offset);
+            }
+            next = self.events.len();
+            let left = deadline.checked_duration_since(Instant::now())?;
+            match self.session.host().events().recv_timeout(left) {
+                Ok(event) => self.events.push(event),
+                Err(_) => return None,
+            }
+        }
     }
 
     fn intro(&mut self) {

@@ -17,8 +17,10 @@ const BRANCH: &str = "main";
 
 /// One bundled example as the demo declares it.
 pub(super) struct Example {
-    /// The manifest and example name.
+    /// The manifest name.
     pub name: &'static str,
+    /// The bundled example it runs (`__extension <program>`).
+    pub program: &'static str,
     /// The API version the manifest selects.
     pub api: &'static str,
     /// The manifest description.
@@ -33,6 +35,7 @@ pub(super) struct Example {
 pub(super) const EXAMPLES: [Example; 3] = [
     Example {
         name: "hello-world",
+        program: "hello-world",
         api: "0.1",
         description: "Greets from an executable extension (the reference's running example)",
         capabilities: no_capabilities,
@@ -40,6 +43,7 @@ pub(super) const EXAMPLES: [Example; 3] = [
     },
     Example {
         name: "git-status",
+        program: "git-status",
         api: "0.4",
         description: "A read-only git status tool with a renderer and a status line",
         capabilities: runs_git,
@@ -47,10 +51,49 @@ pub(super) const EXAMPLES: [Example; 3] = [
     },
     Example {
         name: "checkpoint",
+        program: "checkpoint",
         api: "0.4",
         description: "Read-only checkpoint previews, a before_prompt hook and prompt context",
         capabilities: runs_git,
         contributes: checkpoint_contributes,
+    },
+];
+
+/// The test-extension fixture's manifest name (crash and restart).
+pub(super) const TEST_EXTENSION: &str = "test-extension";
+
+/// The showcase example's manifest name (host services).
+pub(super) const SHOWCASE: &str = "showcase";
+
+/// hello-world's second manifest, on the API 0.3 canonical wire.
+pub(super) const CANONICAL: &str = "hello-canonical";
+
+/// The examples of the later sections, each started there: the test-extension fixture
+/// and showcase on API 0.4, and hello-world once more on API 0.3.
+pub(super) const MORE_EXAMPLES: [Example; 3] = [
+    Example {
+        name: TEST_EXTENSION,
+        program: "test-extension",
+        api: "0.4",
+        description: "The kitchen-sink fixture; its crash tool exits mid-call",
+        capabilities: no_capabilities,
+        contributes: test_extension_contributes,
+    },
+    Example {
+        name: SHOWCASE,
+        program: "showcase",
+        api: "0.4",
+        description: "Artifacts, dynamic tools, presentation and policy from one tool",
+        capabilities: no_capabilities,
+        contributes: showcase_contributes,
+    },
+    Example {
+        name: CANONICAL,
+        program: "hello-world",
+        api: "0.3",
+        description: "hello-world on the API 0.3 canonical wire",
+        capabilities: no_capabilities,
+        contributes: canonical_contributes,
     },
 ];
 
@@ -104,6 +147,38 @@ fn checkpoint_contributes() -> Table {
     t
 }
 
+fn test_extension_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert(
+        "tools".into(),
+        strings(&[
+            "echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail",
+            "panic", "env", "events",
+        ]),
+    );
+    t.insert("commands".into(), strings(&["fixture"]));
+    t.insert("hooks".into(), strings(&["before_prompt"]));
+    t.insert("context".into(), true.into());
+    t.insert("ui".into(), strings(&["status"]));
+    t.insert("tool_renderers".into(), strings(&["echo"]));
+    t.insert("notifications".into(), true.into());
+    t.insert("confirmations".into(), true.into());
+    t
+}
+
+fn showcase_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert("tools".into(), strings(&["snapshot"]));
+    t.insert("presentation".into(), true.into());
+    t
+}
+
+fn canonical_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert("tools".into(), strings(&["hello_world"]));
+    t
+}
+
 /// What the workspace turned out to be.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum WorkspaceKind {
@@ -143,7 +218,7 @@ impl DemoWorld {
         };
         let extensions = root.path().join("extensions");
         let mut extension_dirs = Vec::new();
-        for example in &EXAMPLES {
+        for example in EXAMPLES.iter().chain(&MORE_EXAMPLES) {
             extension_dirs.push(write_manifest(
                 &extensions,
                 example.name,
@@ -172,7 +247,7 @@ fn manifest(example: &Example, program: &Path) -> String {
         "command".into(),
         program.to_string_lossy().into_owned().into(),
     );
-    entrypoint.insert("args".into(), strings(&["__extension", example.name]));
+    entrypoint.insert("args".into(), strings(&["__extension", example.program]));
     let mut t = Table::new();
     t.insert("name".into(), example.name.into());
     t.insert("version".into(), "0.1.0".into());

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::setup::{WorkspaceKind, BROKEN, EXAMPLES};
+use super::setup::{Example, WorkspaceKind, BROKEN, EXAMPLES, MORE_EXAMPLES};
 use super::Demo;
 use crate::cli::command::command_text;
 use crate::cli::discover::{catalog_json, catalog_text};
@@ -12,7 +12,7 @@ use crate::cli::encode;
 use crate::cli::error::CliError;
 use crate::cli::hook::hook_text;
 use crate::cli::output::{context_line, diagnostic_line, event_line, notification_line};
-use crate::host::{CallError, CallOptions, Extension, HostEvent, LifecycleState};
+use crate::host::{CallError, CallOptions, Extension, HostEvent, LifecycleState, StartedExtension};
 use crate::manifest::UiSurface;
 use crate::validate::{Disposition, HookPayload, RenderOutput};
 
@@ -34,6 +34,9 @@ const EVENT_SETTLE: Duration = Duration::from_secs(1);
 /// How long the process check waits for a pid to disappear after shutdown.
 const PROCESS_GONE_WITHIN: Duration = Duration::from_secs(3);
 
+/// How often the demo polls a process or the host status while it waits.
+pub(super) const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
 /// Longest segment excerpt shown for `tool/render`.
 const EXCERPT_CHARS: usize = 48;
 
@@ -47,7 +50,10 @@ impl Demo<'_> {
         ));
         let catalog = self.session.host().discover();
         self.t.line(catalog_text(&catalog, "    ").trim_end());
-        let found = EXAMPLES.iter().all(|e| catalog.get(e.name).is_some());
+        let found = EXAMPLES
+            .iter()
+            .chain(&MORE_EXAMPLES)
+            .all(|e| catalog.get(e.name).is_some());
         let diagnosed = catalog.diagnostics.iter().any(|d| {
             d.path
                 .starts_with(self.world.root().join("extensions").join(BROKEN))
@@ -69,62 +75,39 @@ impl Demo<'_> {
 
     pub(super) fn start_all(&mut self) -> [Option<Extension>; 3] {
         self.t.section("Start and initialize");
-        EXAMPLES.map(|example| {
-            self.t.request(format!(
-                "spawn {} and initialize (api {})",
-                example.name, example.api
-            ));
-            match self.session.start(example.name) {
-                Ok(extension) => {
-                    let info = extension.info();
-                    let n = &info.negotiated;
-                    let features: Vec<&str> = n.features.iter().map(|f| f.as_str()).collect();
-                    let tools: Vec<&str> = n.tools.iter().map(|t| t.name.as_str()).collect();
-                    let commands: Vec<String> =
-                        n.commands.iter().map(|c| format!("/{}", c.name)).collect();
-                    let none = |items: String| {
-                        if items.is_empty() {
-                            "none".into()
-                        } else {
-                            items
-                        }
-                    };
-                    self.t.answer(format!(
-                        "ready · generation {} · pid {}\n\
-                         api_version  {}\n\
-                         features     {}\n\
-                         concurrency  at most {} requests at once\n\
-                         tools        {}\n\
-                         commands     {}",
-                        info.generation,
-                        info.pid,
-                        n.api_version,
-                        none(features.join(", ")),
-                        n.max_concurrent_requests,
-                        none(tools.join(", ")),
-                        none(commands.join(", ")),
-                    ));
-                    let data = json!({
-                        "extension": example.name,
-                        "generation": info.generation,
-                        "pid": info.pid,
-                        "negotiated": encode::negotiated(n),
-                    });
-                    self.t.record("start", true, data);
-                    self.started.push(extension.clone());
-                    Some(extension)
-                }
-                Err(error) => {
-                    self.t.failure(error.to_string());
-                    self.t.record(
-                        "start",
-                        false,
-                        json!({"extension": example.name, "error": error.to_json()}),
-                    );
-                    None
-                }
+        EXAMPLES.map(|example| self.start_example(&example, "start"))
+    }
+
+    /// Starts `example`, prints what `initialize` settled, and records it as `step`.
+    pub(super) fn start_example(&mut self, example: &Example, step: &str) -> Option<Extension> {
+        self.t.request(format!(
+            "spawn {} and initialize (api {})",
+            example.name, example.api
+        ));
+        match self.session.start(example.name) {
+            Ok(extension) => {
+                let info = extension.info();
+                self.t.answer(ready_text(info));
+                let data = json!({
+                    "extension": example.name,
+                    "generation": info.generation,
+                    "pid": info.pid,
+                    "negotiated": encode::negotiated(&info.negotiated),
+                });
+                self.t.record(step, true, data);
+                self.started.push(extension.clone());
+                Some(extension)
             }
-        })
+            Err(error) => {
+                self.t.failure(error.to_string());
+                self.t.record(
+                    step,
+                    false,
+                    json!({"extension": example.name, "error": error.to_json()}),
+                );
+                None
+            }
+        }
     }
 
     /// Calls hello_world and git_status; returns git_status's text and is_error.
@@ -158,7 +141,7 @@ impl Demo<'_> {
         outcome
     }
 
-    fn tool_answer(
+    pub(super) fn tool_answer(
         &mut self,
         tool: &str,
         extension: &str,
@@ -184,7 +167,7 @@ impl Demo<'_> {
     }
 
     /// Prints a failed call and returns its JSON error.
-    fn call_failed(&self, extension: &str, target: &str, error: CallError) -> Value {
+    pub(super) fn call_failed(&self, extension: &str, target: &str, error: CallError) -> Value {
         let error = CliError::Call {
             extension: extension.to_owned(),
             target: target.to_owned(),
@@ -435,13 +418,14 @@ impl Demo<'_> {
     /// Checks through `/proc/<pid>/stat` that every child is gone (a zombie counts as
     /// gone: it no longer runs).
     fn process_check(&mut self) {
-        let pids: Vec<u32> = self.started.iter().map(|e| e.info().pid).collect();
+        let mut pids: Vec<u32> = self.started.iter().map(|e| e.info().pid).collect();
+        pids.extend(&self.later_pids);
         let deadline = Instant::now() + PROCESS_GONE_WITHIN;
         let mut left: Vec<u32> = pids.clone();
         while !left.is_empty() && Instant::now() < deadline {
             left.retain(|pid| process_alive(*pid));
             if !left.is_empty() {
-                std::thread::sleep(Duration::from_millis(20));
+                std::thread::sleep(POLL_INTERVAL);
             }
         }
         let list = |pids: &[u32]| {
@@ -465,8 +449,47 @@ impl Demo<'_> {
     }
 }
 
+/// "ready · generation N · pid P" and what `initialize` settled, one item a line.
+pub(super) fn ready_text(info: &StartedExtension) -> String {
+    let n = &info.negotiated;
+    let none = |items: Vec<String>| {
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.join(", ")
+        }
+    };
+    format!(
+        "ready · generation {} · pid {}\n\
+         api_version  {}\n\
+         features     {}\n\
+         concurrency  at most {} requests at once\n\
+         tools        {}\n\
+         commands     {}",
+        info.generation,
+        info.pid,
+        n.api_version,
+        none(n.features.iter().map(|f| f.as_str().to_owned()).collect()),
+        n.max_concurrent_requests,
+        none(n.tools.iter().map(|t| t.name.clone()).collect()),
+        none(n.commands.iter().map(|c| format!("/{}", c.name)).collect()),
+    )
+}
+
+/// Waits up to `within` for `pid` to be gone; true when it is.
+pub(super) fn wait_gone(pid: u32, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    while process_alive(pid) {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+    true
+}
+
 /// True while `pid` names a process that is not a zombie.
-fn process_alive(pid: u32) -> bool {
+pub(super) fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // The state letter follows the parenthesised command name.
         Ok(stat) => !matches!(
@@ -480,13 +503,19 @@ fn process_alive(pid: u32) -> bool {
 }
 
 /// Each generation's state changes among `events`, as `a → b → c`, in first-seen order.
-fn state_chains(events: &[HostEvent]) -> Vec<(String, String)> {
+/// A state repeated right after itself (the host reports a generation's final state
+/// once more when it forgets the generation) is shown once.
+pub(super) fn state_chains(events: &[HostEvent]) -> Vec<(String, String)> {
     let mut chains: Vec<(String, Vec<&'static str>)> = Vec::new();
     for event in events {
         if let HostEvent::StateChanged { source, state } = event {
             let key = source.to_string();
             match chains.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, states)) => states.push(state.as_str()),
+                Some((_, states)) => {
+                    if states.last() != Some(&state.as_str()) {
+                        states.push(state.as_str());
+                    }
+                }
                 None => chains.push((key, vec![state.as_str()])),
             }
         }
@@ -545,12 +574,20 @@ mod tests {
                 source: source("a"),
                 state: LifecycleState::Ready,
             },
+            HostEvent::StateChanged {
+                source: source("b"),
+                state: LifecycleState::Crashed,
+            },
+            HostEvent::StateChanged {
+                source: source("b"),
+                state: LifecycleState::Crashed,
+            },
         ];
         assert_eq!(
             state_chains(&events),
             vec![
                 ("a#1".to_owned(), "starting → ready".to_owned()),
-                ("b#1".to_owned(), "ready".to_owned())
+                ("b#1".to_owned(), "ready → crashed".to_owned())
             ]
         );
     }

@@ -9,17 +9,25 @@
 mod checkpoint;
 mod git_status;
 mod hello_world;
+pub mod showcase;
 mod test_extension;
 
 pub use checkpoint::checkpoint;
 pub use git_status::git_status;
 pub use hello_world::hello_world;
+pub use showcase::showcase;
 pub use test_extension::test_extension;
 
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 4] = ["hello-world", "git-status", "checkpoint", "test-extension"];
+pub const NAMES: [&str; 5] = [
+    "hello-world",
+    "git-status",
+    "checkpoint",
+    "test-extension",
+    "showcase",
+];
 
 /// The example called `name`: one of [`NAMES`], or the same with underscores.
 pub fn by_name(name: &str) -> Option<Extension> {
@@ -28,6 +36,7 @@ pub fn by_name(name: &str) -> Option<Extension> {
         "git-status" => Some(git_status()),
         "checkpoint" => Some(checkpoint()),
         "test-extension" => Some(test_extension()),
+        "showcase" => Some(showcase()),
         _ => None,
     }
 }
@@ -51,6 +60,7 @@ mod tests {
         assert_eq!(names(&hello_world()), ["hello_world"]);
         assert_eq!(names(&git_status()), ["git_status"]);
         assert!(names(&checkpoint()).is_empty());
+        assert_eq!(names(&showcase()), ["snapshot"]);
         assert_eq!(
             names(&test_extension()),
             [
