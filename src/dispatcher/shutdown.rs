@@ -324,10 +324,11 @@ impl Dispatcher {
         if was_routed {
             self.routes.remove(&c.source.extension);
         }
+        // Crashed and degraded generations already reported their final state.
         if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
             c.state = LifecycleState::Stopped;
+            self.emit_state(&c);
         }
-        self.emit_state(&c);
         let record = ExtensionShutdown {
             extension: c.source.extension.clone(),
             generation: c.source.generation,
