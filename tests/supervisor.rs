@@ -88,7 +88,10 @@ fn restarts_that_keep_failing_park_the_extension_until_a_manual_reload() {
     let host = fast_host(workspace.path(), &[dir]);
     let ext = host.start("fragile").unwrap();
     let _ = ext.call_tool("echo", json!({}), CallOptions::default());
-    let status = wait_for(&host, |s| s.iter().any(|e| e.parked.is_some()));
+    // Parked, and the last failed generation's process reaped.
+    let status = wait_for(&host, |s| {
+        s.iter().any(|e| e.parked.is_some()) && s.iter().all(|e| e.pid.is_none())
+    });
     let entry = status.iter().find(|e| e.parked.is_some()).expect("parked");
     assert_eq!(
         entry.parked,
