@@ -38,7 +38,10 @@ pub mod writer;
 
 pub use env::{child_environment, process_environment};
 #[cfg(unix)]
-pub use io::{start_io, start_io_with_pipes, ChildPipes, GenerationIo, IoConfig};
+pub use io::{
+    start_io, start_io_with_codec, start_io_with_pipes, start_io_with_pipes_and_codec, ChildPipes,
+    GenerationIo, IoConfig,
+};
 #[cfg(unix)]
 pub use process::{has_exited, kill_group, reap, ChildProcess, Signal};
 #[cfg(unix)]
