@@ -2,11 +2,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use octet_host::manifest::{
     ApiVersion, Capabilities, Contributes, Entrypoint, LocatedManifest, Manifest, Source, UiSurface,
 };
 use octet_host::negotiation::{HostContext, InitializeOffer};
+
+/// Generous bound for anything that should happen promptly (a loaded 2-core machine).
+pub const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The reference example's `hello-world` extension, selecting API 0.3.
 pub fn hello_world() -> LocatedManifest {
@@ -69,4 +73,9 @@ pub fn workspace() -> &'static Path {
 /// This host's default offer for `located`.
 pub fn default_offer(located: &LocatedManifest) -> InitializeOffer {
     InitializeOffer::default_for(located.manifest.api_version, &located.manifest)
+}
+
+/// The stdlib-only API 0.3 peer script.
+pub fn peer03_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer03.py")
 }
