@@ -162,9 +162,17 @@ impl InitializeOffer {
         &self.optional_features
     }
 
-    /// Whether a response may select `feature`: it is required or offered.
+    /// Whether a response may select `feature`: it is required or offered (on API
+    /// 0.3: granted by a required or offered contract capability, see
+    /// [`Capability::feature`]).
     pub fn offers(&self, feature: Feature) -> bool {
-        feature.is_required() || self.optional_features.contains(&feature)
+        feature.is_required()
+            || self.optional_features.contains(&feature)
+            || self
+                .contract
+                .optional_capabilities
+                .iter()
+                .any(|c| c.feature() == Some(feature))
     }
 
     /// The offered `max_concurrent_requests`.

@@ -110,6 +110,11 @@ fn optional_methods_follow_the_manifest() {
         [Capability::RequestProgress]
     );
     assert_eq!(offer.contract_limits(), ContractLimits::default());
+    // The features the offered capabilities grant count as offered.
+    assert!(offer.offers(Feature::RequestProgress));
+    assert!(offer.offers(Feature::ContentParts));
+    assert!(!offer.offers(Feature::Artifacts));
+    assert!(!InitializeOffer::default().offers(Feature::RequestProgress));
     // Builders add to the offer; required entries never enter the optional lists.
     let more = offer
         .with_contract_method(ContractMethod::ToolRender)
