@@ -11,7 +11,8 @@
 //! 2. [`child_environment`] and [`resolve_command`] build a [`SpawnSpec`];
 //! 3. [`spawn()`] starts the child as the leader of its own process group;
 //! 4. [`start_io`] takes the child's pipes and starts the reader, writer and stderr
-//!    threads ([`GenerationIo`]);
+//!    threads ([`GenerationIo`]); [`start_io_with_codec`] does the same for a reader
+//!    decoding with a given [`crate::wire::codec::Codec`] (the API 0.3 canonical wire);
 //! 5. [`SpawnedChild::into_process`] hands the child to a [`ChildProcess`], which ends
 //!    it in the order [`process`] documents.
 //!
