@@ -269,6 +269,13 @@ pub const CANONICAL_MAX_DEPTH: usize = 32;
 /// within +-(2^53-1) (SUPPLEMENT "API 0.3 (canonical wire)").
 pub const CANONICAL_MAX_INTEGER: u64 = MAX_SAFE_INTEGER;
 
+/// Largest frame of the API 0.3 canonical wire, the LF excluded: the `max_frame_bytes`
+/// the host offers in the `contract` (SUPPLEMENT "API 0.3 (canonical wire)":
+/// `max_frame_bytes` at most 1048576, excluding the LF). The transport's limits include
+/// the LF, so the matching transport limit is one byte more
+/// ([`crate::wire::codec::canonical_frame_limit`]).
+pub const CANONICAL_MAX_FRAME_BYTES: usize = 1024 * 1024;
+
 // ---------------------------------------------------------------------------
 // stderr drain (section "Every request and response"; DESIGN "stderr drain").
 // ---------------------------------------------------------------------------

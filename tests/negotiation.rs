@@ -533,21 +533,7 @@ fn paths_must_be_absolute_utf8() {
     }
 }
 
-#[test]
-fn api_0_3_is_refused_by_build_and_validate() {
-    let located = located(ApiVersion::V0_3);
-    let offer = default_offer(&located);
-    assert!(offer.optional_features().is_empty());
-    let expected = NegotiationError::UnsupportedApiVersion {
-        api: ApiVersion::V0_3,
-    };
-    let err = initialize_params(&located, workspace(), &example_host(), &offer).unwrap_err();
-    assert_eq!(err, expected);
-    assert_eq!(err.to_string(), "API 0.3 is not yet supported");
-    assert_eq!(err.code(), "unsupported_api_version");
-    let result = json!({"api_version": "0.3", "tools": [], "contract": {}});
-    assert_eq!(reject(&located, &offer, &result), expected);
-}
+// API 0.3 (the canonical wire and its contract) is tested in tests/api03.rs.
 
 // ---------------------------------------------------------------------------
 // The offer.

@@ -6,11 +6,13 @@
 //! and the widest offer the version allows (every optional feature, bulk storage, a
 //! concurrency limit of 8).
 //!
-//! Invariants: it never panics; API 0.3 is always refused; an accepted result respects
-//! what the offer and the manifest allow (features offered and complete, concurrency
-//! within the offer, catalog sizes, names unique, the declared tool and command sets
-//! unless negotiated away, subscriptions only with `lifecycle_events`, every output
-//! schema compiled).
+//! Invariants: it never panics; an accepted result respects what the offer and the
+//! manifest allow (features offered and complete, concurrency within the offer, catalog
+//! sizes, names unique, the declared tool and command sets unless negotiated away,
+//! subscriptions only with `lifecycle_events`, every output schema compiled); an
+//! accepted API 0.3 result has a contract within the offer (required entries present,
+//! only offered ones, limits at most the offer, tools within `max_tools`) and no
+//! commands, and only API 0.3 results have a contract.
 
 #![no_main]
 
@@ -25,8 +27,8 @@ use octet_host::manifest::{
     Source, UiSurface,
 };
 use octet_host::negotiation::{
-    validate_initialize_result, BulkLimits, BulkObjectsOffer, Feature, InitializeOffer, Negotiated,
-    NegotiationError,
+    validate_initialize_result, BulkLimits, BulkObjectsOffer, Capability, ContractMethod, Feature,
+    InitializeOffer, Negotiated,
 };
 use serde_json::Value;
 
@@ -77,11 +79,20 @@ fn located(api: ApiVersion) -> LocatedManifest {
     }
 }
 
-/// Every optional feature `api` can carry, with bulk storage when that is one of them.
+/// Every optional feature `api` can carry, with bulk storage when that is one of them;
+/// on API 0.3 every contract capability and method.
 fn widest_offer(located: &LocatedManifest) -> InitializeOffer {
     let api = located.manifest.api_version;
     let mut offer =
         InitializeOffer::default_for(api, &located.manifest).with_max_concurrent_requests(8);
+    if api == ApiVersion::V0_3 {
+        for capability in Capability::ALL {
+            offer = offer.with_contract_capability(capability);
+        }
+        for method in ContractMethod::ALL {
+            offer = offer.with_contract_method(method);
+        }
+    }
     for feature in Feature::ALL {
         if feature.is_required() || !feature.available_on(api) {
             continue;
@@ -113,9 +124,7 @@ fn cases() -> &'static [Case] {
                 InitializeOffer::default_for(api, &located.manifest),
                 widest_offer(&located),
             ] {
-                if api != ApiVersion::V0_3 {
-                    offer.check(&located).expect("the fuzz offers are valid");
-                }
+                offer.check(&located).expect("the fuzz offers are valid");
                 cases.push(Case {
                     located: located.clone(),
                     offer,
@@ -182,7 +191,12 @@ fn check_accepted(case: &Case, negotiated: &Negotiated) {
             .collect();
         assert_eq!(tools, declared);
     }
-    if !negotiated.features.contains(Feature::RuntimeCommands) {
+    if api == ApiVersion::V0_3 {
+        check_contract(case, negotiated);
+    } else {
+        assert!(negotiated.contract.is_none());
+    }
+    if api != ApiVersion::V0_3 && !negotiated.features.contains(Feature::RuntimeCommands) {
         let declared: BTreeSet<&str> = manifest
             .contributes
             .commands
@@ -204,23 +218,49 @@ fn check_accepted(case: &Case, negotiated: &Negotiated) {
     }
 }
 
+/// The API 0.3 selection stays within the offer.
+fn check_contract(case: &Case, negotiated: &Negotiated) {
+    let contract = negotiated
+        .contract
+        .as_ref()
+        .expect("API 0.3 has a contract");
+    assert!(negotiated.commands.is_empty());
+    assert!(negotiated.lifecycle_subscriptions.is_empty());
+    for capability in Capability::REQUIRED {
+        assert!(contract.capabilities.contains(&capability));
+    }
+    for method in ContractMethod::REQUIRED {
+        assert!(contract.methods.contains(&method));
+    }
+    let offered: BTreeSet<Capability> = case.offer.optional_capabilities().collect();
+    assert!(contract
+        .capabilities
+        .iter()
+        .all(|c| c.is_required() || offered.contains(c)));
+    let offered: BTreeSet<ContractMethod> = case.offer.optional_methods().collect();
+    assert!(contract
+        .methods
+        .iter()
+        .all(|m| m.is_required() || offered.contains(m)));
+    let limits = case.offer.contract_limits();
+    assert!((1..=limits.max_frame_bytes).contains(&contract.limits.max_frame_bytes));
+    assert!(contract.limits.max_tools <= limits.max_tools);
+    assert!(negotiated.tools.len() <= contract.limits.max_tools);
+    assert_eq!(
+        negotiated.max_concurrent_requests,
+        contract.limits.max_concurrent_requests
+    );
+    assert_eq!(negotiated.features, contract.features());
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(result) = serde_json::from_slice::<Value>(data) else {
         return;
     };
     for case in cases() {
         match validate_initialize_result(&case.located, &case.offer, &result) {
-            Ok(negotiated) => {
-                assert_ne!(case.located.manifest.api_version, ApiVersion::V0_3);
-                check_accepted(case, &negotiated);
-            }
+            Ok(negotiated) => check_accepted(case, &negotiated),
             Err(error) => {
-                if case.located.manifest.api_version == ApiVersion::V0_3 {
-                    assert!(matches!(
-                        error,
-                        NegotiationError::UnsupportedApiVersion { .. }
-                    ));
-                }
                 let _ = error.to_string();
                 let _ = error.code();
             }

@@ -4,22 +4,22 @@
 //! own member names with array indices, such as `tools[3].description`. A rejected
 //! initialize response sends nothing back to the extension (the child is rejected), so
 //! no variant carries a JSON-RPC error code; [`NegotiationError::code`] gives a stable
-//! machine-readable name instead.
+//! machine-readable name instead. (API 0.3 contract failures also name the code of the
+//! 0.3 error table that describes them: [`ContractError::wire_code`].)
 
 use std::fmt;
 
+use super::contract::ContractError;
 use super::feature::{Feature, LifecycleEvent};
 use crate::manifest::ApiVersion;
+use crate::wire::canonical::CanonicalError;
 
 /// A failed `initialize` rule (section 1.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NegotiationError {
-    /// The manifest selects an API version this host cannot negotiate yet (API 0.3, a
-    /// distinct canonical wire).
-    UnsupportedApiVersion {
-        /// The manifest's version.
-        api: ApiVersion,
-    },
+    /// An API 0.3 `contract` rule failed: the host's offer or the extension's
+    /// selection.
+    Contract(ContractError),
 
     // ----- Building the request (the host's own inputs) -----
     /// A path sent in `initialize` is not absolute UTF-8.
@@ -73,7 +73,17 @@ pub enum NegotiationError {
         value: u32,
     },
 
+    /// API 0.3: the `initialize` params have no canonical encoding (a float or an
+    /// out-of-range integer in the host context, for example).
+    NotCanonical(CanonicalError),
+
     // ----- Validating the response -----
+    /// API 0.3: a closed object of the response has a member it does not allow (such
+    /// as `commands` or `protocol` at the top level).
+    UnknownMember {
+        /// Where, such as `commands` or `contract.limits.max_bytes`.
+        field: String,
+    },
     /// A member has the wrong JSON type.
     WrongType {
         /// Where, such as `tools[0].parameters`; `result` for the result itself.
@@ -326,7 +336,9 @@ impl NegotiationError {
     /// A stable machine-readable name for the failed rule, for `--json` output.
     pub fn code(&self) -> &'static str {
         match self {
-            NegotiationError::UnsupportedApiVersion { .. } => "unsupported_api_version",
+            NegotiationError::Contract(e) => e.code(),
+            NegotiationError::NotCanonical(_) => "not_canonical",
+            NegotiationError::UnknownMember { .. } => "unknown_member",
             NegotiationError::InvalidPath { .. } => "invalid_path",
             NegotiationError::OfferFeatureUnavailable { .. } => "offer_feature_unavailable",
             NegotiationError::OfferRequiredFeature { .. } => "offer_required_feature",
@@ -372,8 +384,12 @@ impl NegotiationError {
 impl fmt::Display for NegotiationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NegotiationError::UnsupportedApiVersion { api } => {
-                write!(f, "API {api} is not yet supported")
+            NegotiationError::Contract(e) => e.fmt(f),
+            NegotiationError::NotCanonical(e) => {
+                write!(f, "the initialize params have no canonical encoding: {e}")
+            }
+            NegotiationError::UnknownMember { field } => {
+                write!(f, "initialize response has unknown member `{field}`")
             }
             NegotiationError::InvalidPath { field, problem } => match problem {
                 PathProblem::NotUtf8 => write!(f, "initialize `{field}` is not valid UTF-8"),
@@ -558,4 +574,12 @@ impl fmt::Display for NegotiationError {
     }
 }
 
-impl std::error::Error for NegotiationError {}
+impl std::error::Error for NegotiationError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NegotiationError::Contract(e) => Some(e),
+            NegotiationError::NotCanonical(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::contract::{Capability, ContractError, ContractLimits, ContractMethod, ContractOffer};
 use super::error::NegotiationError;
 use super::feature::Feature;
 use super::params::path_string;
@@ -16,7 +17,9 @@ use crate::manifest::{ApiVersion, LocatedManifest, Manifest};
 /// Start from [`InitializeOffer::default_for`], which gives the reference's default
 /// offer, and append conditional services the embedder actually binds with
 /// [`InitializeOffer::with_feature`]. Feature names alone grant nothing: append a
-/// feature only when its service is bound. [`InitializeOffer::check`] (run by both
+/// feature only when its service is bound. On API 0.3 the offer is the `contract`
+/// instead: optional capabilities, optional methods and the three limits
+/// ([`InitializeOffer::with_contract_method`] and friends). [`InitializeOffer::check`] (run by both
 /// [`initialize_params`](super::initialize_params) and
 /// [`validate_initialize_result`](super::validate_initialize_result)) rejects offers the
 /// reference forbids.
@@ -25,6 +28,8 @@ pub struct InitializeOffer {
     optional_features: Vec<Feature>,
     max_concurrent_requests: u32,
     bulk_objects: Option<BulkObjectsOffer>,
+    /// The API 0.3 contract offer (empty lists unless the manifest selects API 0.3).
+    pub(super) contract: ContractOffer,
 }
 
 impl Default for InitializeOffer {
@@ -34,6 +39,7 @@ impl Default for InitializeOffer {
             optional_features: Vec::new(),
             max_concurrent_requests: limits::MAX_CONCURRENT_REQUESTS,
             bulk_objects: None,
+            contract: ContractOffer::empty(),
         }
     }
 }
@@ -44,10 +50,16 @@ impl InitializeOffer {
     /// API 0.2 offers `request_progress`, `artifacts`, `lifecycle_events`,
     /// `policy_intents`, `dynamic_tools` and `runtime_commands`, in that order; API 0.4
     /// adds `tool_prompt_metadata_v1`. Either appends `provider_credentials` when the
-    /// manifest declares `[capabilities].provider_credentials = true`. API 0.1 and 0.3
-    /// offer no features.
+    /// manifest declares `[capabilities].provider_credentials = true`. API 0.1 offers
+    /// no features. API 0.3 offers no features but a `contract`: the optional
+    /// capability `request_progress` and the optional methods the manifest's
+    /// contributions call for (see [`super::contract`]), at the host's limits.
     pub fn default_for(api: ApiVersion, manifest: &Manifest) -> InitializeOffer {
         let mut offer = InitializeOffer::default();
+        if api == ApiVersion::V0_3 {
+            offer.contract = ContractOffer::for_manifest(&manifest.contributes);
+            return offer;
+        }
         if !api.is_feature_negotiated() {
             return offer;
         }
@@ -95,14 +107,72 @@ impl InitializeOffer {
         self.with_feature(Feature::BulkObjectsV1)
     }
 
+    /// API 0.3: offers an optional capability; a required one is always offered and
+    /// stays out of the optional list.
+    pub fn with_contract_capability(mut self, capability: Capability) -> InitializeOffer {
+        if !capability.is_required() {
+            self.contract.optional_capabilities.insert(capability);
+        }
+        self
+    }
+
+    /// API 0.3: offers an optional method; a required one is always offered and stays
+    /// out of the optional list.
+    pub fn with_contract_method(mut self, method: ContractMethod) -> InitializeOffer {
+        if !method.is_required() {
+            self.contract.optional_methods.insert(method);
+        }
+        self
+    }
+
+    /// API 0.3: offers `max_frame_bytes` (LF excluded); it must lie within
+    /// 1..=[`limits::CANONICAL_MAX_FRAME_BYTES`].
+    pub fn with_max_frame_bytes(mut self, max: usize) -> InitializeOffer {
+        self.contract.max_frame_bytes = max;
+        self
+    }
+
+    /// API 0.3: offers `max_tools`; it must lie within 1..=[`limits::MAX_TOOLS`].
+    pub fn with_max_tools(mut self, max: usize) -> InitializeOffer {
+        self.contract.max_tools = max;
+        self
+    }
+
+    /// API 0.3: the optional capabilities, in wire order.
+    pub fn optional_capabilities(&self) -> impl Iterator<Item = Capability> + '_ {
+        self.contract.optional_capabilities.iter().copied()
+    }
+
+    /// API 0.3: the optional methods, in wire order.
+    pub fn optional_methods(&self) -> impl Iterator<Item = ContractMethod> + '_ {
+        self.contract.optional_methods.iter().copied()
+    }
+
+    /// API 0.3: the offered `contract.limits`.
+    pub fn contract_limits(&self) -> ContractLimits {
+        ContractLimits {
+            max_frame_bytes: self.contract.max_frame_bytes,
+            max_concurrent_requests: self.max_concurrent_requests,
+            max_tools: self.contract.max_tools,
+        }
+    }
+
     /// The optional features, in request order.
     pub fn optional_features(&self) -> &[Feature] {
         &self.optional_features
     }
 
-    /// Whether a response may select `feature`: it is required or offered.
+    /// Whether a response may select `feature`: it is required or offered (on API
+    /// 0.3: granted by a required or offered contract capability, see
+    /// [`Capability::feature`]).
     pub fn offers(&self, feature: Feature) -> bool {
-        feature.is_required() || self.optional_features.contains(&feature)
+        feature.is_required()
+            || self.optional_features.contains(&feature)
+            || self
+                .contract
+                .optional_capabilities
+                .iter()
+                .any(|c| c.feature() == Some(feature))
     }
 
     /// The offered `max_concurrent_requests`.
@@ -122,7 +192,10 @@ impl InitializeOffer {
     /// (every feature on API 0.1, API 0.4 features on 0.2); `secrets` with an empty
     /// allowlist and `provider_credentials` without the manifest's declaration;
     /// features offered without a feature they require (the response could never
-    /// select them); and `bulk_objects_v1` without storage context.
+    /// select them); `bulk_objects_v1` without storage context; contract capabilities
+    /// or methods on any version but API 0.3; and a contract `max_frame_bytes` outside
+    /// 1..=[`limits::CANONICAL_MAX_FRAME_BYTES`] or `max_tools` outside
+    /// 1..=[`limits::MAX_TOOLS`].
     pub fn check(&self, located: &LocatedManifest) -> Result<(), NegotiationError> {
         let manifest = &located.manifest;
         let api = manifest.api_version;
@@ -130,6 +203,30 @@ impl InitializeOffer {
             return Err(NegotiationError::OfferInvalidConcurrency {
                 value: self.max_concurrent_requests,
             });
+        }
+        if api != ApiVersion::V0_3 && self.contract.has_optional_items() {
+            return Err(NegotiationError::Contract(ContractError::OfferedOnApi {
+                api,
+            }));
+        }
+        let contract_limits = [
+            (
+                "max_frame_bytes",
+                self.contract.max_frame_bytes,
+                limits::CANONICAL_MAX_FRAME_BYTES,
+            ),
+            ("max_tools", self.contract.max_tools, limits::MAX_TOOLS),
+        ];
+        if let Some((name, value, _)) = contract_limits
+            .into_iter()
+            .find(|(_, value, max)| !(1..=*max).contains(value))
+        {
+            return Err(NegotiationError::Contract(
+                ContractError::OfferInvalidLimit {
+                    name,
+                    value: value as u64,
+                },
+            ));
         }
         for &feature in &self.optional_features {
             if feature.is_required() {

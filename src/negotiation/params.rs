@@ -8,11 +8,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::contract::ContractParams;
 use super::error::{NegotiationError, PathProblem};
 use super::feature::Feature;
 use super::offer::{BulkLimits, BulkObjectsOffer, InitializeOffer};
 use crate::limits;
 use crate::manifest::{ApiVersion, LocatedManifest};
+use crate::wire::canonical::encode_canonical;
 
 /// The `protocol.version` the host sends for `api`, or `None` for versions without a
 /// `protocol` member.
@@ -50,8 +52,9 @@ pub struct HostContext {
 }
 
 /// The params of an `initialize` request, ready to encode with
-/// [`crate::wire::encode_request`]. Members serialize in the order of the reference's
-/// example.
+/// [`crate::wire::encode_request`] (API 0.1, 0.2, 0.4; members serialize in the order
+/// of the reference's example) or, as [`InitializeParams::to_value`], with
+/// [`crate::wire::codec::Codec::Canonical`] (API 0.3, which sorts the members).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct InitializeParams {
     api_version: &'static str,
@@ -63,6 +66,12 @@ pub struct InitializeParams {
     host: HostContext,
     #[serde(skip_serializing_if = "Option::is_none")]
     protocol: Option<ProtocolOffer>,
+    /// API 0.3 only: always present, an array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flag_values: Option<Vec<serde_json::Value>>,
+    /// API 0.3 only: the contract offer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contract: Option<ContractParams>,
 }
 
 impl InitializeParams {
@@ -71,9 +80,15 @@ impl InitializeParams {
         self.api_version
     }
 
-    /// The `protocol.version` sent, or `None` for API 0.1.
+    /// The `protocol.version` sent, or `None` for API 0.1 and 0.3.
     pub fn protocol_version(&self) -> Option<&'static str> {
         self.protocol.as_ref().map(|p| p.version)
+    }
+
+    /// The params as a JSON value, for [`crate::wire::codec::Codec`]'s encoders.
+    pub fn to_value(&self) -> serde_json::Value {
+        // Every member serializes to JSON with string keys, which cannot fail.
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
 }
 
@@ -150,10 +165,12 @@ struct BulkObjectsParams {
 /// `provider_credentials: true` only when an API 0.2+ manifest declares it; the brokered
 /// `environment` allowlist is never sent), `contributes` (with `presentation` and `menu`
 /// from API 0.2 on) and `host`. API 0.2 and 0.4 add `protocol` from `offer`; API 0.1
-/// has none. API 0.3 is refused with [`NegotiationError::UnsupportedApiVersion`].
+/// has none. API 0.3 adds `flag_values` (always `[]`: this host has no extension
+/// flags) and the `contract` offer from `offer` instead of `protocol`.
 ///
-/// Fails when the offer breaks [`InitializeOffer::check`] or a path is not absolute
-/// UTF-8.
+/// Fails when the offer breaks [`InitializeOffer::check`], a path is not absolute
+/// UTF-8, or, on API 0.3, the params have no canonical encoding
+/// ([`NegotiationError::NotCanonical`]: a float in the host context, for example).
 pub fn initialize_params(
     located: &LocatedManifest,
     workspace: &Path,
@@ -162,9 +179,6 @@ pub fn initialize_params(
 ) -> Result<InitializeParams, NegotiationError> {
     let manifest = &located.manifest;
     let api = manifest.api_version;
-    if api == ApiVersion::V0_3 {
-        return Err(NegotiationError::UnsupportedApiVersion { api });
-    }
     offer.check(located)?;
 
     let caps = &manifest.capabilities;
@@ -196,7 +210,8 @@ pub fn initialize_params(
         None => None,
     };
 
-    Ok(InitializeParams {
+    let canonical = api == ApiVersion::V0_3;
+    let params = InitializeParams {
         api_version: api.as_str(),
         octet_version: limits::OCTET_VERSION,
         extension: ExtensionParams {
@@ -210,7 +225,14 @@ pub fn initialize_params(
         contributes,
         host: host.clone(),
         protocol,
-    })
+        flag_values: canonical.then(Vec::new),
+        contract: canonical.then(|| ContractParams::new(&offer.contract, offer.contract_limits())),
+    };
+    if canonical {
+        encode_canonical(&params.to_value(), &mut Vec::new())
+            .map_err(NegotiationError::NotCanonical)?;
+    }
+    Ok(params)
 }
 
 fn protocol_offer(

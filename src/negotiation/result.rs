@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::contract::{validate_v0_3, Contract};
 use super::definitions::{
     as_object, missing, optional, wrong_type, CommandDefinition, ToolDefinition,
 };
@@ -23,20 +24,29 @@ pub struct Negotiated {
     pub tools: Vec<ToolDefinition>,
     /// The command catalog, fixed for the generation, in response order.
     pub commands: Vec<CommandDefinition>,
-    /// The negotiated features; empty for API 0.1.
+    /// The negotiated features; empty for API 0.1. On API 0.3, the features the
+    /// selected capabilities grant ([`Contract::features`]): `request_cancellation`,
+    /// `content_parts`, and `request_progress` when selected.
     pub features: FeatureSet,
     /// Host requests admitted at once: the response's value capped by the offer, or
-    /// the offer when the response names none (always the offer for API 0.1).
+    /// the offer when the response names none (always the offer for API 0.1). On API
+    /// 0.3, the selected `contract.limits.max_concurrent_requests`.
     pub max_concurrent_requests: u32,
-    /// The subscribed lifecycle notifications, in [`LifecycleEvent::ALL`] order.
+    /// The subscribed lifecycle notifications, in [`LifecycleEvent::ALL`] order
+    /// (always empty on API 0.3).
     pub lifecycle_subscriptions: Vec<LifecycleEvent>,
+    /// API 0.3: the selected contract (capabilities, methods, limits); `None` on every
+    /// other version.
+    pub contract: Option<Contract>,
 }
 
 /// Validates an `initialize` result against the manifest and the offer the request
 /// carried, applying every rule of section 1.1.
 ///
-/// Checked, in this order: API 0.3 is refused as not yet supported; the offer must pass
-/// [`InitializeOffer::check`]; the result is an object; `api_version` equals the
+/// Checked, in this order: the offer must pass [`InitializeOffer::check`]; on API 0.3
+/// the rest is the contract validation of [`super::contract`] (closed objects, the
+/// selection within the offer, tools as below within the selected `max_tools`, no
+/// `commands`); otherwise the result is an object; `api_version` equals the
 /// manifest's; API 0.1 has no `protocol` member while 0.2 and 0.4 must have one, whose
 /// `version` echoes the request, whose `features` contain both required features and
 /// otherwise only offered, known, non-repeated ones with their dependencies, whose
@@ -64,10 +74,10 @@ pub fn validate_initialize_result(
 ) -> Result<Negotiated, NegotiationError> {
     let manifest = &located.manifest;
     let api = manifest.api_version;
-    if api == ApiVersion::V0_3 {
-        return Err(NegotiationError::UnsupportedApiVersion { api });
-    }
     offer.check(located)?;
+    if api == ApiVersion::V0_3 {
+        return validate_v0_3(located, offer, result);
+    }
     let map = as_object(result, "result")?;
 
     match map.get("api_version") {
@@ -142,6 +152,7 @@ pub fn validate_initialize_result(
         features: protocol.features,
         max_concurrent_requests: protocol.max_concurrent_requests,
         lifecycle_subscriptions: protocol.lifecycle_subscriptions,
+        contract: None,
     })
 }
 
@@ -322,7 +333,7 @@ fn definitions<T>(
         .collect()
 }
 
-fn check_unique<'a>(
+pub(super) fn check_unique<'a>(
     names: impl Iterator<Item = &'a String>,
     duplicate: impl Fn(String) -> NegotiationError,
 ) -> Result<(), NegotiationError> {
@@ -337,7 +348,7 @@ fn check_unique<'a>(
 
 /// `None` when `returned` equals `declared` as sets; otherwise the sorted names missing
 /// from `returned` and the sorted names `declared` lacks.
-fn set_difference<'a>(
+pub(super) fn set_difference<'a>(
     declared: &[String],
     returned: impl Iterator<Item = &'a String>,
 ) -> Option<(Vec<String>, Vec<String>)> {

@@ -16,10 +16,11 @@ use super::output::{
     ContextContribution, ExtensionNotification, NotificationLevel, StatusContribution,
 };
 use super::request::{OutputStream, ResourceOwner};
-use super::runtime::state::{ActiveRequest, Session, Shared};
-use crate::limits::{MAX_FRAME_BYTES, MAX_INPUT_PROMPT_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES};
+use super::runtime::state::{diagnostic, ActiveRequest, Session, Shared};
+use crate::limits::{MAX_INPUT_PROMPT_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES};
 use crate::manifest::ApiVersion;
-use crate::wire::{self, RequestId};
+use crate::wire::codec::CodecEncodeError;
+use crate::wire::RequestId;
 
 /// A cooperative cancellation signal for one host request (section 1.9).
 ///
@@ -123,12 +124,19 @@ impl Context {
         self.session.api_version
     }
 
-    /// Whether `feature` was negotiated (always false on API 0.1).
+    /// Whether `feature` was negotiated (always false on API 0.1). On API 0.3 the
+    /// names are the selected contract capabilities, such as `request_progress`.
     pub fn has_feature(&self, feature: &str) -> bool {
         self.session.has_feature(feature)
     }
 
-    /// The negotiated features, sorted.
+    /// Whether `method` may be sent to the host: on API 0.3 only when the contract
+    /// selected it; always on the other versions.
+    pub fn may_send(&self, method: &str) -> bool {
+        self.session.allows(method)
+    }
+
+    /// The negotiated features, sorted (API 0.3: the selected capabilities).
     pub fn features(&self) -> impl Iterator<Item = &str> {
         self.session.features.iter().map(String::as_str)
     }
@@ -185,7 +193,8 @@ impl Context {
     }
 
     /// Sends a `$/progress` status event (section 2.6). Returns false, sending
-    /// nothing, unless `request_progress` was negotiated and the request is active.
+    /// nothing, unless `request_progress` was negotiated (on API 0.3: the capability
+    /// and the `$/progress` method) and the request is active.
     pub fn progress_status(
         &self,
         message: impl Into<String>,
@@ -247,7 +256,8 @@ impl Context {
     /// `partial_result` when their features were negotiated), with the next sequence
     /// number. Returns false when nothing was sent.
     pub fn progress_event(&self, event: Value) -> bool {
-        if !self.session.has_feature(FEATURE_REQUEST_PROGRESS) {
+        if !self.session.has_feature(FEATURE_REQUEST_PROGRESS) || !self.session.allows("$/progress")
+        {
             return false;
         }
         let Some(request) = &self.request else {
@@ -264,8 +274,20 @@ impl Context {
         self.shared.send_notification("$/progress", &params)
     }
 
+    /// Sends a notification the session allows; false (with a diagnostic) when API 0.3
+    /// did not negotiate `method`, or when it could not be queued.
+    fn send_notification<P: serde::Serialize>(&self, method: &str, params: &P) -> bool {
+        if !self.session.allows(method) {
+            diagnostic(format_args!(
+                "not sending {method}: the API 0.3 contract did not select it"
+            ));
+            return false;
+        }
+        self.shared.send_notification(method, params)
+    }
+
     /// Sends a user-visible `notification` (section 2.1); false when it could not be
-    /// queued.
+    /// queued or, on API 0.3, was not negotiated.
     pub fn notify(
         &self,
         level: NotificationLevel,
@@ -273,7 +295,7 @@ impl Context {
         message: impl Into<String>,
     ) -> bool {
         let notification = ExtensionNotification::new(level, title, message);
-        self.shared.send_notification("notification", &notification)
+        self.send_notification("notification", &notification)
     }
 
     /// Sends any notification with `params` exactly as given, for methods without a
@@ -281,14 +303,14 @@ impl Context {
     /// not be queued. Add [`Context::parent_request_id`] to `params` when the method
     /// correlates with the active request.
     pub fn notify_raw(&self, method: &str, params: &Map<String, Value>) -> bool {
-        self.shared.send_notification(method, params)
+        self.send_notification(method, params)
     }
 
     /// The `parent_request_id` that correlates a message with this request (section 2):
-    /// its numeric id on API 0.2/0.4 while it is still active; `None` on API 0.1, in
+    /// its numeric id on API 0.2, 0.3 and 0.4 while it is still active; `None` on API 0.1, in
     /// lifecycle handlers, and once the request settled.
     pub fn parent_request_id(&self) -> Option<u64> {
-        if !self.session.api_version.is_feature_negotiated() {
+        if self.session.api_version == ApiVersion::V0_1 {
             return None;
         }
         self.request
@@ -297,16 +319,16 @@ impl Context {
             .and_then(|r| r.id.as_u64())
     }
 
-    /// Pushes unsolicited prompt context (`context/contribution`, section 2.3).
+    /// Pushes unsolicited prompt context (`context/contribution`, section 2.3); false
+    /// when it could not be queued or, on API 0.3, was not negotiated.
     pub fn context_contribution(&self, contribution: &ContextContribution) -> bool {
-        self.shared
-            .send_notification("context/contribution", contribution)
+        self.send_notification("context/contribution", contribution)
     }
 
-    /// Pushes an unsolicited status contribution (`status/contribution`, section 2.4).
+    /// Pushes an unsolicited status contribution (`status/contribution`, section 2.4);
+    /// false when it could not be queued or, on API 0.3, was not negotiated.
     pub fn status_contribution(&self, contribution: &StatusContribution) -> bool {
-        self.shared
-            .send_notification("status/contribution", contribution)
+        self.send_notification("status/contribution", contribution)
     }
 
     /// Asks the person a yes/no question (`confirmation/request`, section 2.2) and
@@ -334,10 +356,10 @@ impl Context {
             })
     }
 
-    /// Asks for text (`input/request`, section 2.7, API 0.2/0.4) and blocks until the
+    /// Asks for text (`input/request`, section 2.7, API 0.2+) and blocks until the
     /// host answers; `Ok(None)` when the frontend cancelled or could not answer.
     pub fn input(&self, prompt: &str, secret: bool) -> Result<Option<String>, ChildRequestError> {
-        if !self.session.api_version.is_feature_negotiated() {
+        if !self.session.api_version.has_v0_2_fields() {
             return Err(ChildRequestError::Unsupported {
                 method: "input/request",
                 api_version: self.session.api_version,
@@ -368,9 +390,10 @@ impl Context {
 
     /// Sends an operation-scoped extension-originated request (such as
     /// `artifact/publish` or `policy/evaluate`) and blocks until the host answers it,
-    /// the handler's request is cancelled, or the connection ends. On API 0.2/0.4,
-    /// `parent_request_id` is set to this request's numeric id (section 2); on API 0.1
-    /// it is omitted.
+    /// the handler's request is cancelled, or the connection ends. On API 0.2, 0.3 and
+    /// 0.4, `parent_request_id` is set to this request's numeric id (section 2); on
+    /// API 0.1 it is omitted. On API 0.3 a method the contract did not select fails
+    /// with [`ChildRequestError::NotNegotiated`] without being sent.
     pub fn request(
         &self,
         method: &'static str,
@@ -395,7 +418,10 @@ impl Context {
         mut params: Map<String, Value>,
         with_parent: bool,
     ) -> Result<Value, ChildRequestError> {
-        if with_parent && self.session.api_version.is_feature_negotiated() {
+        if !self.session.allows(method) {
+            return Err(ChildRequestError::NotNegotiated { method });
+        }
+        if with_parent && self.session.api_version.has_v0_2_fields() {
             let parent = self
                 .parent_request_id()
                 .ok_or(ChildRequestError::NoParent)?;
@@ -405,13 +431,17 @@ impl Context {
             return Err(ChildRequestError::Cancelled);
         }
         let (id, answer) = self.shared.begin_child()?;
-        let frame = match wire::encode_request(&id, method, Some(&params), MAX_FRAME_BYTES) {
+        let frame = match self
+            .shared
+            .encode_request(&id, method, &Value::Object(params))
+        {
             Ok(frame) => frame,
-            Err(_) => {
+            Err(error) => {
                 self.shared.abandon_child(&id);
-                return Err(ChildRequestError::Invalid(
-                    "the request exceeds the 1 MiB frame",
-                ));
+                return Err(ChildRequestError::Invalid(match error {
+                    CodecEncodeError::TooLarge { .. } => "the request exceeds the frame bound",
+                    _ => "the request has no valid encoding (API 0.3: no canonical form)",
+                }));
             }
         };
         if !self.shared.send_frame(frame) {

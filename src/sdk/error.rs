@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::manifest::ApiVersion;
 use crate::wire::codes;
-use crate::wire::ResponseError;
+use crate::wire::{FrameError, ResponseError};
 
 /// A handler's failure, answered to the host as a JSON-RPC error response.
 ///
@@ -145,6 +145,14 @@ pub enum ChildRequestError {
     /// The request would break a protocol rule or bound (blank or oversized prompt,
     /// outstanding requests, ids per generation, frame size), so it was not sent.
     Invalid(&'static str),
+    /// API 0.3: the contract did not select the method, so it may not be sent.
+    NotNegotiated {
+        /// The method that was asked.
+        method: &'static str,
+    },
+    /// API 0.3: the host's answer broke the envelope rules (closed envelope, error
+    /// object, ...), so it carries no usable outcome.
+    InvalidResponse(FrameError),
 }
 
 impl fmt::Display for ChildRequestError {
@@ -164,6 +172,12 @@ impl fmt::Display for ChildRequestError {
                 api_version,
             } => write!(f, "{method} is not available on API {api_version}"),
             ChildRequestError::Invalid(what) => write!(f, "protocol bound exceeded: {what}"),
+            ChildRequestError::NotNegotiated { method } => {
+                write!(f, "{method} was not negotiated in the API 0.3 contract")
+            }
+            ChildRequestError::InvalidResponse(e) => {
+                write!(f, "the host's answer is not a valid response: {e}")
+            }
         }
     }
 }
@@ -177,9 +191,6 @@ pub enum RunError {
     Io(io::Error),
     /// `OCTET_EXTENSION_API_VERSION` holds something other than 0.1, 0.2, 0.3 or 0.4.
     InvalidApiVersion(String),
-    /// The selected API version is not spoken by this SDK (API 0.3, the canonical
-    /// wire, is not implemented yet).
-    UnsupportedApiVersion(ApiVersion),
 }
 
 impl fmt::Display for RunError {
@@ -189,10 +200,6 @@ impl fmt::Display for RunError {
             RunError::InvalidApiVersion(text) => write!(
                 f,
                 "OCTET_EXTENSION_API_VERSION is {text:?}, not one of 0.1, 0.2, 0.3, 0.4"
-            ),
-            RunError::UnsupportedApiVersion(v) => write!(
-                f,
-                "API {v} is not supported by this SDK yet (API 0.3 is a distinct canonical wire)"
             ),
         }
     }

@@ -113,7 +113,7 @@ impl Tool {
         def.insert("name".into(), Value::from(self.name.as_str()));
         def.insert("description".into(), Value::from(self.description.as_str()));
         def.insert("parameters".into(), self.parameters.clone());
-        if api_version.is_feature_negotiated() {
+        if api_version.has_v0_2_fields() {
             if let Some(schema) = &self.output_schema {
                 def.insert("output_schema".into(), schema.clone());
             }
@@ -485,8 +485,8 @@ impl Extension {
 
     /// Speaks the protocol on stdin and stdout until `shutdown` or stdin EOF.
     ///
-    /// Returns an error when the API version is invalid or unsupported (API 0.3) or
-    /// stdin fails; transport loss (EOF) is a normal return.
+    /// Returns an error when `OCTET_EXTENSION_API_VERSION` is invalid or stdin fails;
+    /// transport loss (EOF) is a normal return.
     pub fn run(self) -> Result<(), RunError> {
         self.serve(std::io::stdin(), std::io::stdout())
     }
@@ -508,9 +508,6 @@ impl Extension {
                 Err(_) => None,
             },
         };
-        if configured == Some(ApiVersion::V0_3) {
-            return Err(RunError::UnsupportedApiVersion(ApiVersion::V0_3));
-        }
         runtime::serve(self, configured, input, output)
     }
 

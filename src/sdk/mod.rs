@@ -35,11 +35,15 @@
 //! The API version comes from `OCTET_EXTENSION_API_VERSION` (the host sets it from the
 //! manifest) or [`Extension::api_version`]. API 0.1 answers `initialize` without
 //! `protocol` and sends tool results as one string; API 0.2 and 0.4 negotiate features
-//! and send content parts. API 0.3, a distinct canonical wire, is refused for now.
+//! and send content parts. API 0.3 speaks the canonical wire: every frame in both
+//! directions is `octet-canonical-json-v1` with a closed envelope, `initialize` is
+//! answered with a contract selection (no `commands`), only selected methods are
+//! handled or sent, and `shutdown` answers `{"terminal":"shutdown"}` (the runtime's
+//! module documentation lists every rule, including how malformed input is answered).
 //!
 //! One writer thread owns stdout, so frames never interleave. Requests run on worker
 //! threads: one at a time on API 0.1, up to the negotiated `max_concurrent_requests` on
-//! API 0.2/0.4. A handler that panics is answered -32603 and the process lives on.
+//! API 0.2, 0.3 and 0.4. A handler that panics is answered -32603 and the process lives on.
 //! Handlers reach the host through their [`Context`]: cancellation, `$/progress`,
 //! notifications, contributions, and blocking `confirmation/request` and
 //! `input/request` round trips.

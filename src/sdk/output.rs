@@ -132,7 +132,8 @@ impl ToolOutput {
     /// The `result` member for `api_version`.
     pub fn to_wire(&self, api_version: ApiVersion) -> Value {
         let mut result = Map::new();
-        if api_version.is_feature_negotiated() {
+        // Content parts from API 0.2 on (0.3 requires `content_parts`).
+        if api_version.has_v0_2_fields() {
             let mut parts: Vec<Value> = Vec::with_capacity(self.content.len() + 1);
             let has_text = self
                 .content

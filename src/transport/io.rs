@@ -17,8 +17,15 @@ use super::stop::StopSignal;
 use super::writer::{writer_queue, Writer, WriterHandle};
 use super::{ConnId, TransportMessage};
 use crate::limits::{MAX_FRAME_BYTES, WRITER_QUEUE_FRAMES};
+use crate::wire::codec::Codec;
 
 /// Settings of one generation's I/O.
+///
+/// The decoding mode is not a field (existing struct literals must keep compiling):
+/// pass the generation's [`Codec`] to [`start_io_with_codec`] (or
+/// [`start_io_with_pipes_and_codec`]); [`start_io`] decodes JSON-RPC. Build the config
+/// of a canonical (API 0.3) generation with [`IoConfig::for_codec`], whose frame limit
+/// counts the LF on top of the offered `max_frame_bytes`.
 #[derive(Clone, Debug)]
 pub struct IoConfig {
     /// Largest inbound frame, LF included. Shared so the dispatcher can lower it after
@@ -36,6 +43,18 @@ impl Default for IoConfig {
         IoConfig {
             frame_limit: Arc::new(AtomicUsize::new(MAX_FRAME_BYTES)),
             writer_queue: WRITER_QUEUE_FRAMES,
+        }
+    }
+}
+
+impl IoConfig {
+    /// The default bounds with the frame limit `codec` starts with
+    /// ([`Codec::initial_frame_limit`]): 1 MiB including the LF for JSON-RPC, 1 MiB
+    /// plus the LF for the canonical wire.
+    pub fn for_codec(codec: Codec) -> IoConfig {
+        IoConfig {
+            frame_limit: Arc::new(AtomicUsize::new(codec.initial_frame_limit())),
+            ..IoConfig::default()
         }
     }
 }
@@ -141,7 +160,8 @@ impl Drop for GenerationIo {
     }
 }
 
-/// Starts the reader, writer and stderr threads for `child`, taking its three pipes.
+/// Starts the reader, writer and stderr threads for `child`, taking its three pipes;
+/// the reader decodes JSON-RPC (API 0.1, 0.2 and 0.4).
 ///
 /// Fails with `InvalidInput` when a pipe was already taken, or with the error of
 /// creating a `Poll` or a thread (then nothing is left running). Threads are named
@@ -153,13 +173,27 @@ pub fn start_io(
     events: Sender<TransportMessage>,
     stderr_sink: StderrSink,
 ) -> io::Result<GenerationIo> {
+    start_io_with_codec(conn, child, config, Codec::JsonRpc, events, stderr_sink)
+}
+
+/// [`start_io`] with the reader decoding every frame with `codec`, from the first
+/// frame on; the codec never changes for the generation. Use
+/// [`Codec::for_api`]`(manifest.api_version)`.
+pub fn start_io_with_codec(
+    conn: ConnId,
+    child: &mut SpawnedChild,
+    config: IoConfig,
+    codec: Codec,
+    events: Sender<TransportMessage>,
+    stderr_sink: StderrSink,
+) -> io::Result<GenerationIo> {
     let pipes = child.take_pipes().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "the child's pipes were already taken",
         )
     })?;
-    start_io_with_pipes(conn, pipes, config, events, stderr_sink)
+    start_io_with_pipes_and_codec(conn, pipes, config, codec, events, stderr_sink)
 }
 
 /// [`start_io`] for pipes taken beforehand.
@@ -167,6 +201,18 @@ pub fn start_io_with_pipes(
     conn: ConnId,
     pipes: ChildPipes,
     config: IoConfig,
+    events: Sender<TransportMessage>,
+    stderr_sink: StderrSink,
+) -> io::Result<GenerationIo> {
+    start_io_with_pipes_and_codec(conn, pipes, config, Codec::JsonRpc, events, stderr_sink)
+}
+
+/// [`start_io_with_codec`] for pipes taken beforehand.
+pub fn start_io_with_pipes_and_codec(
+    conn: ConnId,
+    pipes: ChildPipes,
+    config: IoConfig,
+    codec: Codec,
     events: Sender<TransportMessage>,
     stderr_sink: StderrSink,
 ) -> io::Result<GenerationIo> {
@@ -197,6 +243,7 @@ pub fn start_io_with_pipes(
         stdout,
         poll: reader_poll,
         frame_limit: config.frame_limit,
+        codec,
         events: events.clone(),
         stop: stop.clone(),
     };

@@ -11,7 +11,8 @@
 //! 2. [`child_environment`] and [`resolve_command`] build a [`SpawnSpec`];
 //! 3. [`spawn()`] starts the child as the leader of its own process group;
 //! 4. [`start_io`] takes the child's pipes and starts the reader, writer and stderr
-//!    threads ([`GenerationIo`]);
+//!    threads ([`GenerationIo`]); [`start_io_with_codec`] does the same for a reader
+//!    decoding with a given [`crate::wire::codec::Codec`] (the API 0.3 canonical wire);
 //! 5. [`SpawnedChild::into_process`] hands the child to a [`ChildProcess`], which ends
 //!    it in the order [`process`] documents.
 //!
@@ -38,7 +39,10 @@ pub mod writer;
 
 pub use env::{child_environment, process_environment};
 #[cfg(unix)]
-pub use io::{start_io, start_io_with_pipes, ChildPipes, GenerationIo, IoConfig};
+pub use io::{
+    start_io, start_io_with_codec, start_io_with_pipes, start_io_with_pipes_and_codec, ChildPipes,
+    GenerationIo, IoConfig,
+};
 #[cfg(unix)]
 pub use process::{has_exited, kill_group, reap, ChildProcess, Signal};
 #[cfg(unix)]

@@ -3,7 +3,8 @@
 //! It reads whatever is available (up to [`READ_BUFFER_BYTES`] at a time), splits the
 //! bytes into frames on LF only ([`FrameSplitter`]: CR, U+2028 and U+2029 are ordinary
 //! bytes), discards frames over the frame limit up to their LF, decodes and classifies
-//! each frame, and sends all frames completed by one read as one
+//! each frame with the generation's [`Codec`] (fixed when the threads start: JSON-RPC,
+//! or the API 0.3 canonical wire), and sends all frames completed by one read as one
 //! [`TransportEvent::Frames`] batch. It ends with exactly one
 //! [`TransportEvent::ReaderClosed`] on EOF, on a read error, or when stopped (after a
 //! stop, that last event is delivered only if the channel has room, since the stop
@@ -19,7 +20,8 @@ use mio::{Events, Interest, Poll, Token};
 
 use super::stop::{deliver, Delivery, StopSignal};
 use super::{ConnId, InboundFrame, TransportEvent, TransportMessage};
-use crate::wire::{decode, FrameSplitter, Split};
+use crate::wire::codec::Codec;
+use crate::wire::{FrameSplitter, Split};
 
 /// Bytes read from the pipe at a time (the Linux pipe buffer holds 64 KiB).
 pub const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -37,6 +39,8 @@ pub(crate) struct Reader {
     pub(crate) poll: Poll,
     /// Largest frame accepted, LF included; read before every chunk is split.
     pub(crate) frame_limit: Arc<AtomicUsize>,
+    /// How every frame is decoded; never changes.
+    pub(crate) codec: Codec,
     pub(crate) events: Sender<TransportMessage>,
     pub(crate) stop: StopSignal,
 }
@@ -89,7 +93,7 @@ impl Reader {
                     if limit != splitter.limit() {
                         splitter.set_limit(limit);
                     }
-                    let frames = split_and_decode(splitter, &buffer[..n]);
+                    let frames = split_and_decode(splitter, self.codec, &buffer[..n]);
                     if frames.is_empty() {
                         continue;
                     }
@@ -132,12 +136,17 @@ fn current_limit(limit: &AtomicUsize) -> usize {
     limit.load(Ordering::Relaxed).max(1)
 }
 
-/// Feeds `data` to `splitter` and decodes every frame it completes, in order.
-pub(crate) fn split_and_decode(splitter: &mut FrameSplitter, data: &[u8]) -> Vec<InboundFrame> {
+/// Feeds `data` to `splitter` and decodes every frame it completes with `codec`, in
+/// order.
+pub(crate) fn split_and_decode(
+    splitter: &mut FrameSplitter,
+    codec: Codec,
+    data: &[u8],
+) -> Vec<InboundFrame> {
     let mut frames = Vec::new();
     splitter.push(data, |item| {
         frames.push(match item {
-            Split::Frame(bytes) => match decode(bytes) {
+            Split::Frame(bytes) => match codec.decode(bytes) {
                 Ok(message) => InboundFrame::Message(message),
                 Err(error) => InboundFrame::Invalid {
                     error,
@@ -153,6 +162,7 @@ pub(crate) fn split_and_decode(splitter: &mut FrameSplitter, data: &[u8]) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::canonical::CanonicalError;
     use crate::wire::{FrameError, Message};
 
     #[test]
@@ -161,7 +171,7 @@ mod tests {
         let mut data = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\n[1]\n".to_vec();
         data.extend_from_slice(&[b'x'; 100]);
         data.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"");
-        let frames = split_and_decode(&mut splitter, &data);
+        let frames = split_and_decode(&mut splitter, Codec::JsonRpc, &data);
         assert_eq!(frames.len(), 4);
         assert!(
             matches!(&frames[0], InboundFrame::Message(Message::Notification(n)) if n.method == "a")
@@ -181,9 +191,61 @@ mod tests {
             }
         ));
         assert!(matches!(&frames[3], InboundFrame::Oversized { bytes: 101 }));
-        let rest = split_and_decode(&mut splitter, b"}\n");
+        let rest = split_and_decode(&mut splitter, Codec::JsonRpc, b"}\n");
         assert!(
             matches!(&rest[..], [InboundFrame::Message(Message::Notification(n))] if n.method == "b")
         );
+    }
+
+    #[test]
+    fn canonical_mode_rejects_what_json_rpc_accepts() {
+        let mut splitter = FrameSplitter::new(1024);
+        let data = concat!(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notification\",\"params\":{}}\n",
+            "{\"method\":\"notification\",\"jsonrpc\":\"2.0\",\"params\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notification\",\"params\":{}}\r\n",
+            "\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notification\"}\n",
+        );
+        let frames = split_and_decode(&mut splitter, Codec::Canonical, data.as_bytes());
+        assert_eq!(frames.len(), 5);
+        assert!(
+            matches!(&frames[0], InboundFrame::Message(Message::Notification(n)) if n.method == "notification" && n.params == Some(serde_json::json!({})))
+        );
+        assert!(matches!(
+            &frames[1],
+            InboundFrame::Invalid {
+                error: FrameError::NotCanonical(CanonicalError::UnsortedKeys { .. }),
+                ..
+            }
+        ));
+        assert!(matches!(
+            &frames[2],
+            InboundFrame::Invalid {
+                error: FrameError::NotCanonical(CanonicalError::CarriageReturn { .. }),
+                bytes: 55
+            }
+        ));
+        assert!(matches!(
+            &frames[3],
+            InboundFrame::Invalid {
+                error: FrameError::NotCanonical(CanonicalError::EmptyFrame),
+                bytes: 1
+            }
+        ));
+        assert!(matches!(
+            &frames[4],
+            InboundFrame::Invalid {
+                error: FrameError::MissingParams,
+                ..
+            }
+        ));
+        let json_rpc = split_and_decode(
+            &mut FrameSplitter::new(1024),
+            Codec::JsonRpc,
+            data.as_bytes(),
+        );
+        assert!(matches!(&json_rpc[1], InboundFrame::Message(_)));
+        assert!(matches!(&json_rpc[4], InboundFrame::Message(_)));
     }
 }

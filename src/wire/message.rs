@@ -6,6 +6,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::canonical::CanonicalError;
 use super::id::{IdError, RequestId};
 use crate::limits::MAX_FRAME_BYTES;
 
@@ -105,6 +106,17 @@ pub enum FrameError {
     BadErrorObject,
     /// An error response whose id is `null`: the peer could not read one of our frames.
     ErrorWithoutId(ResponseError),
+    /// API 0.3: the frame is not `octet-canonical-json-v1` (including an empty frame and
+    /// a CR before the LF).
+    NotCanonical(CanonicalError),
+    /// API 0.3: the envelope (or its `error` object) has a member the closed envelope
+    /// does not allow.
+    ClosedEnvelope {
+        /// The member's name; inside the error object it is prefixed with `error.`.
+        member: String,
+    },
+    /// API 0.3: a request or notification without `params`, or with `params: null`.
+    MissingParams,
 }
 
 impl fmt::Display for FrameError {
@@ -125,6 +137,13 @@ impl fmt::Display for FrameError {
                 f.write_str("`error` is not {code: integer, message: string}")
             }
             FrameError::ErrorWithoutId(e) => write!(f, "error response with null id: {e}"),
+            FrameError::NotCanonical(e) => write!(f, "not octet-canonical-json-v1: {e}"),
+            FrameError::ClosedEnvelope { member } => {
+                write!(f, "the closed envelope does not allow member {member:?}")
+            }
+            FrameError::MissingParams => {
+                f.write_str("`params` is required and must not be null on API 0.3")
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Everything here is pure data and codecs; no I/O.
 
 pub mod canonical;
+pub mod codec;
 pub mod codes;
 pub mod frame;
 pub mod id;

@@ -3,7 +3,7 @@
 //!
 //! The binary runs one with `octet-host __extension <name>`; a manifest points its
 //! `[entrypoint]` at the binary with those two arguments. Every example speaks
-//! whichever API version the manifest selects (0.1, 0.2 or 0.4) through
+//! whichever API version the manifest selects (0.1, 0.2, 0.3 or 0.4) through
 //! `OCTET_EXTENSION_API_VERSION`.
 
 mod checkpoint;

@@ -42,7 +42,7 @@ impl Method {
             "hook/run" => Method::HookRun,
             "context/collect" if ext.context.is_some() => Method::ContextCollect,
             "status/collect" if ext.status.is_some() => Method::StatusCollect,
-            "menu/collect" if ext.menu.is_some() && api_version.is_feature_negotiated() => {
+            "menu/collect" if ext.menu.is_some() && api_version.has_v0_2_fields() => {
                 Method::MenuCollect
             }
             "tool/render" if !ext.renderers.is_empty() => Method::ToolRender,

@@ -1,5 +1,6 @@
 //! The extension's answer to `initialize` (section 1.1): the catalog, and on API
-//! 0.2/0.4 the `protocol` selection from the host's offer.
+//! 0.2/0.4 the `protocol` selection from the host's offer (API 0.3 answers with a
+//! contract selection instead, see [`super::contract`]).
 
 use std::collections::BTreeSet;
 
@@ -23,6 +24,9 @@ pub(crate) fn negotiate(
     api_version: ApiVersion,
     params: &Value,
 ) -> Result<(Value, Session), HandlerError> {
+    if api_version == ApiVersion::V0_3 {
+        return super::contract::negotiate(ext, params);
+    }
     let workspace = params
         .get("workspace")
         .and_then(Value::as_str)
@@ -32,6 +36,8 @@ pub(crate) fn negotiate(
     let mut session = Session {
         api_version,
         features: BTreeSet::new(),
+        contract_methods: None,
+        max_frame_bytes: None,
         max_concurrent_requests: 1,
         workspace,
         lifecycle_events: Vec::new(),

@@ -1,12 +1,34 @@
 //! The runtime behind [`Extension::run`]: one reader loop on stdin, one writer thread
 //! owning stdout, and a bounded pool of workers running handlers.
 //!
-//! The reader splits stdin on LF only, decodes each frame with [`crate::wire::decode`]
-//! and ignores (with a stderr diagnostic) any frame that is not a JSON-RPC message. It
-//! answers `initialize`, `shutdown`, unknown methods and malformed requests itself,
-//! routes `$/cancelRequest` to the matching request's token, routes the host's answers
-//! to handlers blocked in a child request, and hands every other request to a worker.
+//! The reader splits stdin on LF only, decodes each frame with the connection's
+//! [`Codec`] and ignores (with a stderr diagnostic) any frame that is not a JSON-RPC
+//! message. It answers `initialize`, `shutdown`, unknown methods and malformed requests
+//! itself, routes `$/cancelRequest` to the matching request's token, routes the host's
+//! answers to handlers blocked in a child request, and hands every other request to a
+//! worker.
+//!
+//! # API 0.3
+//!
+//! When `OCTET_EXTENSION_API_VERSION` (or [`Extension::api_version`]) selects API 0.3,
+//! every frame in both directions is canonical ([`Codec::Canonical`]) from the first
+//! one on. Without a configured version, an `initialize` naming API 0.3 switches the
+//! connection to the canonical wire, provided that very frame is canonical. Then:
+//! - A frame that is not canonical JSON (including an empty frame or a CR before the
+//!   LF) is answered -32700 "parse error" with `"id": null`: its id cannot be known.
+//! - A canonical frame that breaks the envelope rules (closed envelope, missing
+//!   `params`, bad id, ...) and is a request or notification (it has `method`) is
+//!   answered -32600 "invalid request" with its id when that id is valid, else with
+//!   `"id": null`. One that is a response fails the child request it answers (when its
+//!   id is known) and is otherwise ignored. An error response with a `null` id (the
+//!   host could not read one of our frames) is only a diagnostic, never answered.
+//! - Only methods the contract selected are handled or sent: any other request is
+//!   answered -32601 "unknown or unnegotiated method", any other notification ignored.
+//! - `shutdown` is answered `{"terminal":"shutdown"}`.
+//! - The selected `max_frame_bytes` (LF excluded) bounds frames in both directions
+//!   once `initialize` is answered.
 
+mod contract;
 mod dispatch;
 mod initialize;
 mod pool;
@@ -23,17 +45,24 @@ use serde_json::{json, Map, Value};
 
 use self::dispatch::Method;
 use self::pool::Pool;
+use self::state::Wire;
 use self::state::{diagnostic, ActiveRequest, Session, Shared};
 use super::context::Context;
+use super::error::ChildRequestError;
 use super::error::RunError;
 use super::extension::Extension;
 use super::request::LifecycleEvent;
 use super::{FINAL_FLUSH_TIMEOUT, LIFECYCLE_QUEUE, READ_CHUNK_BYTES, SETTLE_TIMEOUT};
-use crate::limits::MAX_FRAME_BYTES;
 use crate::manifest::ApiVersion;
+use crate::wire::canonical::decode_canonical;
+use crate::wire::codec::{canonical_frame_limit, Codec};
 use crate::wire::{
-    self, codes, FrameSplitter, Message, Notification, Request, RequestId, ResponseError, Split,
+    codes, FrameError, FrameSplitter, Message, Notification, Request, RequestId, ResponseError,
+    Split,
 };
+
+/// The -32601 message of API 0.3's fixed error table.
+const UNNEGOTIATED_METHOD: &str = "unknown or unnegotiated method";
 
 /// Serves `ext` on `input`/`output` until `shutdown` or EOF.
 pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
@@ -43,12 +72,19 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
     output: W,
 ) -> Result<(), RunError> {
     let (writer, writer_done) = writer::spawn(output);
-    let shared = Arc::new(Shared::new(writer));
+    let codec = configured.map_or(Codec::JsonRpc, Codec::for_api);
+    let wire = Wire {
+        codec,
+        limit: codec.initial_frame_limit(),
+    };
+    let shared = Arc::new(Shared::new(writer, wire));
     let mut connection = Connection {
         ext: Arc::new(ext),
         shared: Arc::clone(&shared),
         configured,
         ready: None,
+        codec,
+        frame_limit: wire.limit,
     };
     let outcome = connection.read_loop(&mut input);
     let flush_deadline = shared.close(SETTLE_TIMEOUT, FINAL_FLUSH_TIMEOUT);
@@ -79,13 +115,21 @@ struct Connection {
     shared: Arc<Shared>,
     configured: Option<ApiVersion>,
     ready: Option<Ready>,
+    /// How inbound frames are decoded.
+    codec: Codec,
+    /// The inbound frame limit, LF included; applied from the next read on.
+    frame_limit: usize,
 }
 
 impl Connection {
     fn read_loop<R: Read>(&mut self, input: &mut R) -> Result<(), RunError> {
-        let mut splitter = FrameSplitter::new(MAX_FRAME_BYTES);
+        let mut splitter = FrameSplitter::new(self.frame_limit);
         let mut buffer = vec![0u8; READ_CHUNK_BYTES];
         loop {
+            if splitter.limit() != self.frame_limit {
+                splitter.set_limit(self.frame_limit);
+            }
+            let limit = splitter.limit();
             let read = match input.read(&mut buffer) {
                 Ok(0) => {
                     if let Some(bytes) = splitter.finish() {
@@ -111,7 +155,7 @@ impl Connection {
                         }
                     }
                     Split::Oversized { bytes } => diagnostic(format_args!(
-                        "ignoring a frame of {bytes} bytes, over the {MAX_FRAME_BYTES}-byte bound"
+                        "ignoring a frame of {bytes} bytes, over the {limit}-byte bound"
                     )),
                 }
             });
@@ -122,12 +166,21 @@ impl Connection {
     }
 
     fn on_frame(&mut self, frame: &[u8]) -> Flow {
-        match wire::decode(frame) {
+        match self.codec.decode(frame) {
             Err(e) => {
-                diagnostic(format_args!("ignoring a malformed frame: {e}"));
+                self.on_invalid_frame(frame, e);
                 Flow::Continue
             }
-            Ok(Message::Request(request)) => self.on_request(request),
+            Ok(Message::Request(request)) => {
+                if self.switches_to_canonical(&request) {
+                    self.use_codec(Codec::Canonical);
+                    if let Err(e) = Codec::Canonical.decode(frame) {
+                        self.on_invalid_frame(frame, e);
+                        return Flow::Continue;
+                    }
+                }
+                self.on_request(request)
+            }
             Ok(Message::Notification(notification)) => {
                 self.on_notification(notification);
                 Flow::Continue
@@ -136,6 +189,80 @@ impl Connection {
                 self.shared.resolve_child(response);
                 Flow::Continue
             }
+        }
+    }
+
+    /// Whether `request` is an `initialize` naming API 0.3 that reached a connection
+    /// without a configured version, still on JSON-RPC.
+    fn switches_to_canonical(&self, request: &Request) -> bool {
+        self.codec == Codec::JsonRpc
+            && self.configured.is_none()
+            && self.ready.is_none()
+            && request.method == "initialize"
+            && request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("api_version"))
+                .and_then(Value::as_str)
+                == Some(ApiVersion::V0_3.as_str())
+    }
+
+    /// Decodes and encodes with `codec` from now on, at its initial frame limit.
+    fn use_codec(&mut self, codec: Codec) {
+        self.codec = codec;
+        self.frame_limit = codec.initial_frame_limit();
+        self.shared.set_wire(Wire {
+            codec,
+            limit: self.frame_limit,
+        });
+    }
+
+    /// A frame that is not a usable message: ignored on JSON-RPC, answered or routed
+    /// on the canonical wire as the module documentation describes.
+    fn on_invalid_frame(&self, frame: &[u8], error: FrameError) {
+        if self.codec == Codec::JsonRpc {
+            diagnostic(format_args!("ignoring a malformed frame: {error}"));
+            return;
+        }
+        let value = match &error {
+            FrameError::NotCanonical(e) => {
+                diagnostic(format_args!("answering a non-canonical frame: {e}"));
+                self.shared.send_error_without_id(&ResponseError::new(
+                    codes::PARSE_ERROR,
+                    format!("parse error: {e}"),
+                ));
+                return;
+            }
+            FrameError::ErrorWithoutId(e) => {
+                diagnostic(format_args!(
+                    "the host could not read one of our frames: {e}"
+                ));
+                return;
+            }
+            // Every other error comes from a frame that is canonical JSON.
+            _ => decode_canonical(frame).unwrap_or(Value::Null),
+        };
+        let id = value
+            .get("id")
+            .and_then(|id| RequestId::from_value(id).ok());
+        let is_response = value.get("method").is_none()
+            && (value.get("result").is_some() || value.get("error").is_some());
+        if is_response {
+            let failed = id.as_ref().is_some_and(|id| {
+                self.shared
+                    .fail_child(id, ChildRequestError::InvalidResponse(error.clone()))
+            });
+            if !failed {
+                diagnostic(format_args!("ignoring an invalid response: {error}"));
+            }
+            return;
+        }
+        diagnostic(format_args!("answering an invalid request: {error}"));
+        let answer =
+            ResponseError::new(codes::INVALID_REQUEST, format!("invalid request: {error}"));
+        match id {
+            Some(id) => self.shared.send_error(&id, &answer),
+            None => self.shared.send_error_without_id(&answer),
         }
     }
 
@@ -156,17 +283,28 @@ impl Connection {
             );
             return Flow::Continue;
         };
+        let canonical = ready.session.api_version == ApiVersion::V0_3;
+        if !ready.session.allows(&request.method) {
+            self.reply_error(&request.id, codes::METHOD_NOT_FOUND, UNNEGOTIATED_METHOD);
+            return Flow::Continue;
+        }
         if request.method == "shutdown" {
-            self.shared.send_result(&request.id, &json!({}));
+            let result = if canonical {
+                json!({"terminal": "shutdown"})
+            } else {
+                json!({})
+            };
+            self.shared.send_result(&request.id, &result);
             return Flow::Stop(Ok(()));
         }
         let Some(method) = Method::resolve(&request.method, ready.session.api_version, &self.ext)
         else {
-            self.reply_error(
-                &request.id,
-                codes::METHOD_NOT_FOUND,
-                format!("unknown method `{}`", request.method),
-            );
+            let message = if canonical {
+                UNNEGOTIATED_METHOD.to_owned()
+            } else {
+                format!("unknown method `{}`", request.method)
+            };
+            self.reply_error(&request.id, codes::METHOD_NOT_FOUND, message);
             return Flow::Continue;
         };
         let mut params = match request.params {
@@ -226,9 +364,16 @@ impl Connection {
             .and_then(ApiVersion::parse);
         let api_version = match (self.configured, offered) {
             (Some(ours), Some(theirs)) if ours != theirs => {
+                // API 0.3's fixed error table names this failure; the feature-negotiated
+                // wire calls it invalid params.
+                let code = if ours == ApiVersion::V0_3 || theirs == ApiVersion::V0_3 {
+                    codes::VERSION_MISMATCH
+                } else {
+                    codes::INVALID_PARAMS
+                };
                 self.reply_error(
                     &request.id,
-                    codes::INVALID_PARAMS,
+                    code,
                     format!(
                         "this extension speaks API {ours}, but initialize selects API {theirs}"
                     ),
@@ -246,24 +391,24 @@ impl Connection {
                 return Flow::Continue;
             }
         };
-        if api_version == ApiVersion::V0_3 {
-            self.reply_error(
-                &request.id,
-                codes::VERSION_MISMATCH,
-                "API 0.3 (the canonical wire) is not supported by this SDK yet",
-            );
-            return Flow::Stop(Err(RunError::UnsupportedApiVersion(api_version)));
-        }
         match initialize::negotiate(&self.ext, api_version, &params) {
             Ok((result, session)) => {
                 let session = Arc::new(session);
                 let lifecycle = self.start_lifecycle(&session);
+                let max_frame_bytes = session.max_frame_bytes;
                 self.ready = Some(Ready {
                     pool: Pool::new(session.max_concurrent_requests),
                     session,
                     lifecycle,
                 });
                 self.shared.send_result(&request.id, &result);
+                if let Some(max_frame_bytes) = max_frame_bytes {
+                    self.frame_limit = canonical_frame_limit(max_frame_bytes);
+                    self.shared.set_wire(Wire {
+                        codec: self.codec,
+                        limit: self.frame_limit,
+                    });
+                }
             }
             Err(error) => self
                 .shared
@@ -303,8 +448,16 @@ impl Connection {
         let Some(ready) = &self.ready else {
             return;
         };
-        let negotiated = ready.session.api_version.is_feature_negotiated();
-        if notification.method == "$/cancelRequest" && negotiated {
+        if !ready.session.allows(&notification.method) {
+            diagnostic(format_args!(
+                "ignoring the unnegotiated notification {}",
+                notification.method
+            ));
+            return;
+        }
+        // Cancellation exists from API 0.2 on (required on 0.2, 0.3 and 0.4).
+        let cancellable = ready.session.api_version.has_v0_2_fields();
+        if notification.method == "$/cancelRequest" && cancellable {
             match notification
                 .params
                 .as_ref()
@@ -383,13 +536,138 @@ mod tests {
         assert_eq!(frames[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
     }
 
+    /// A canonical API 0.3 `initialize` frame with the host's default contract offer.
+    fn canonical_initialize(id: u64) -> Vec<u8> {
+        let params = json!({
+            "api_version": "0.3",
+            "workspace": "/w",
+            "flag_values": [],
+            "contract": {
+                "schema": "octet.extension.api/0.3",
+                "encoding": "octet-canonical-json-v1",
+                "required_capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
+                "optional_capabilities": ["request_progress"],
+                "required_methods": ["$/cancelRequest", "initialize", "shutdown", "tool/call"],
+                "optional_methods": ["$/progress", "input/request"],
+                "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64, "max_tools": 256}
+            }
+        });
+        Codec::Canonical
+            .encode_request(&RequestId::Number(id), "initialize", &params, usize::MAX)
+            .unwrap()
+    }
+
+    fn tool_ext() -> Extension {
+        Extension::new().tool(
+            "t",
+            "d",
+            json!({"type": "object"}),
+            |_: Value, _: &Context| Ok(ToolOutput::text("x")),
+        )
+    }
+
+    /// Serves `input` and returns the output lines, each checked to be canonical.
+    fn serve_canonical(configured: Option<ApiVersion>, input: Vec<u8>) -> Vec<String> {
+        let output = Captured::default();
+        serve(tool_ext(), configured, Cursor::new(input), output.clone()).unwrap();
+        let text = String::from_utf8(output.0.lock().clone()).unwrap();
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        for line in &lines {
+            decode_canonical(line.as_bytes())
+                .unwrap_or_else(|e| panic!("not canonical: {line}: {e}"));
+        }
+        lines
+    }
+
     #[test]
-    fn api_0_3_is_refused_before_reading() {
-        let ext = Extension::new().api_version(ApiVersion::V0_3);
-        let outcome = ext.serve(Cursor::new(Vec::new()), std::io::sink());
-        assert!(matches!(
-            outcome,
-            Err(RunError::UnsupportedApiVersion(ApiVersion::V0_3))
-        ));
+    fn api_0_3_answers_every_frame_canonically() {
+        let mut input = canonical_initialize(1);
+        input.extend_from_slice(
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tool/call\",\"params\":{}}\n",
+        );
+        input.extend_from_slice(
+            b"{\"id\":3,\"jsonrpc\":\"2.0\",\"method\":\"hook/run\",\"params\":{}}\n",
+        );
+        input.extend_from_slice(
+            b"{\"id\":4,\"jsonrpc\":\"2.0\",\"method\":\"tool/call\",\"params\":{},\"x\":1}\n",
+        );
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\"}\n");
+        input.extend_from_slice(
+            b"{\"id\":5,\"jsonrpc\":\"2.0\",\"method\":\"shutdown\",\"params\":{}}\n",
+        );
+        let lines = serve_canonical(Some(ApiVersion::V0_3), input);
+        assert_eq!(lines.len(), 6, "{lines:#?}");
+        let initialize: Value = serde_json::from_str(&lines[0]).unwrap();
+        assert_eq!(initialize["id"], 1);
+        assert_eq!(
+            initialize["result"]["contract"]["methods"],
+            json!([
+                "$/cancelRequest",
+                "initialize",
+                "input/request",
+                "shutdown",
+                "tool/call"
+            ])
+        );
+        assert!(initialize["result"].get("commands").is_none());
+        let parse: Value = serde_json::from_str(&lines[1]).unwrap();
+        assert_eq!(parse["id"], Value::Null);
+        assert_eq!(parse["error"]["code"], codes::PARSE_ERROR);
+        assert_eq!(
+            lines[2],
+            "{\"error\":{\"code\":-32601,\"message\":\"unknown or unnegotiated method\"},\"id\":3,\"jsonrpc\":\"2.0\"}"
+        );
+        let invalid: Value = serde_json::from_str(&lines[3]).unwrap();
+        assert_eq!(invalid["id"], 4);
+        assert_eq!(invalid["error"]["code"], codes::INVALID_REQUEST);
+        let no_params: Value = serde_json::from_str(&lines[4]).unwrap();
+        assert_eq!(no_params["id"], Value::Null);
+        assert_eq!(no_params["error"]["code"], codes::INVALID_REQUEST);
+        assert_eq!(
+            lines[5],
+            "{\"id\":5,\"jsonrpc\":\"2.0\",\"result\":{\"terminal\":\"shutdown\"}}"
+        );
+    }
+
+    #[test]
+    fn api_0_3_answers_a_json_rpc_initialize_with_a_parse_error() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"api_version\":\"0.3\"}}\n".to_vec();
+        let lines = serve_canonical(Some(ApiVersion::V0_3), input);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].starts_with("{\"error\":{\"code\":-32700,"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[0].ends_with(",\"id\":null,\"jsonrpc\":\"2.0\"}"),
+            "{}",
+            lines[0]
+        );
+    }
+
+    #[test]
+    fn an_unconfigured_connection_switches_on_a_canonical_0_3_initialize() {
+        let mut input = canonical_initialize(1);
+        input.extend_from_slice(
+            b"{\"id\":2,\"jsonrpc\":\"2.0\",\"method\":\"shutdown\",\"params\":{}}\n",
+        );
+        let lines = serve_canonical(None, input);
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(lines[0]
+            .starts_with("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"api_version\":\"0.3\","));
+        assert_eq!(
+            lines[1],
+            "{\"id\":2,\"jsonrpc\":\"2.0\",\"result\":{\"terminal\":\"shutdown\"}}"
+        );
+        // The same initialize written as ordinary JSON-RPC is not canonical: refused.
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"api_version\":\"0.3\"}}\n".to_vec();
+        let lines = serve_canonical(None, input);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].starts_with("{\"error\":{\"code\":-32700,"),
+            "{}",
+            lines[0]
+        );
     }
 }

@@ -12,21 +12,26 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::writer::WriterHandle;
-use crate::limits::{
-    MAX_CHILD_IDS_PER_GENERATION, MAX_FRAME_BYTES, MAX_OUTSTANDING_CHILD_REQUESTS,
-};
+use crate::limits::{MAX_CHILD_IDS_PER_GENERATION, MAX_OUTSTANDING_CHILD_REQUESTS};
 use crate::manifest::ApiVersion;
 use crate::sdk::context::CancellationToken;
 use crate::sdk::error::ChildRequestError;
-use crate::wire::{self, codes, RequestId, Response, ResponseError};
+use crate::wire::codec::{Codec, CodecEncodeError};
+use crate::wire::{codes, RequestId, Response, ResponseError};
 
 /// What initialization settled; fixed for the rest of the process.
 #[derive(Debug)]
 pub(crate) struct Session {
     /// The API version spoken.
     pub(crate) api_version: ApiVersion,
-    /// The negotiated features (empty on API 0.1).
+    /// The negotiated features (empty on API 0.1); on API 0.3 the selected contract
+    /// capabilities.
     pub(crate) features: BTreeSet<String>,
+    /// API 0.3: the selected contract methods, the only ones that may be sent either
+    /// way; `None` on the other versions, which have no such list.
+    pub(crate) contract_methods: Option<BTreeSet<String>>,
+    /// API 0.3: the selected `max_frame_bytes` (LF excluded); `None` otherwise.
+    pub(crate) max_frame_bytes: Option<usize>,
     /// Host requests handled at once (1 on API 0.1).
     pub(crate) max_concurrent_requests: u32,
     /// The `workspace` member of `initialize`.
@@ -38,6 +43,14 @@ pub(crate) struct Session {
 impl Session {
     pub(crate) fn has_feature(&self, name: &str) -> bool {
         self.features.contains(name)
+    }
+
+    /// Whether `method` may be sent, either way: on API 0.3 only when the contract
+    /// selected it, otherwise always (other rules still apply).
+    pub(crate) fn allows(&self, method: &str) -> bool {
+        self.contract_methods
+            .as_ref()
+            .map_or(true, |methods| methods.contains(method))
     }
 }
 
@@ -87,9 +100,19 @@ struct PendingChildren {
     closed: bool,
 }
 
+/// How outbound frames are encoded: the codec and the frame limit (LF included).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wire {
+    pub(crate) codec: Codec,
+    pub(crate) limit: usize,
+}
+
 /// The shared state of one connection.
 pub(crate) struct Shared {
     writer: WriterHandle,
+    /// Fixed before `initialize` is answered, except that API 0.3 lowers the limit to
+    /// the selected `max_frame_bytes` once the answer is queued.
+    wire: Mutex<Wire>,
     active: Mutex<HashMap<RequestId, Arc<ActiveRequest>>>,
     /// Requests handed to workers whose response is not queued yet.
     unanswered: Mutex<usize>,
@@ -99,9 +122,10 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(writer: WriterHandle) -> Shared {
+    pub(crate) fn new(writer: WriterHandle, wire: Wire) -> Shared {
         Shared {
             writer,
+            wire: Mutex::new(wire),
             active: Mutex::new(HashMap::new()),
             unanswered: Mutex::new(0),
             answered: Condvar::new(),
@@ -109,9 +133,32 @@ impl Shared {
         }
     }
 
-    /// Answers `id` with `result`; a result too large for one frame becomes -32603.
+    /// How frames are encoded now.
+    pub(crate) fn wire(&self) -> Wire {
+        *self.wire.lock()
+    }
+
+    /// Changes how frames are encoded from now on.
+    pub(crate) fn set_wire(&self, wire: Wire) {
+        *self.wire.lock() = wire;
+    }
+
+    /// Encodes a request frame with the connection's codec and limit.
+    pub(crate) fn encode_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: &Value,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        let wire = self.wire();
+        wire.codec.encode_request(id, method, params, wire.limit)
+    }
+
+    /// Answers `id` with `result`; a result that cannot be encoded (too large for one
+    /// frame, or on API 0.3 without a canonical form) becomes -32603.
     pub(crate) fn send_result(&self, id: &RequestId, result: &Value) {
-        match wire::encode_result(id, result, MAX_FRAME_BYTES) {
+        let wire = self.wire();
+        match wire.codec.encode_result(id, result, wire.limit) {
             Ok(frame) => {
                 self.writer.send(frame);
             }
@@ -127,7 +174,8 @@ impl Shared {
 
     /// Answers `id` with an error.
     pub(crate) fn send_error(&self, id: &RequestId, error: &ResponseError) {
-        match wire::encode_error(id, error, MAX_FRAME_BYTES) {
+        let wire = self.wire();
+        match wire.codec.encode_error(id, error, wire.limit) {
             Ok(frame) => {
                 self.writer.send(frame);
             }
@@ -135,9 +183,25 @@ impl Shared {
         }
     }
 
-    /// Sends a notification; false when it does not fit a frame or the writer is gone.
+    /// Answers a frame whose id could not be read with an error whose id is `null`.
+    pub(crate) fn send_error_without_id(&self, error: &ResponseError) {
+        let wire = self.wire();
+        match wire.codec.encode_error_without_id(error, wire.limit) {
+            Ok(frame) => {
+                self.writer.send(frame);
+            }
+            Err(e) => diagnostic(format_args!("cannot send an error without id: {e}")),
+        }
+    }
+
+    /// Sends a notification; false when it cannot be encoded into a frame or the
+    /// writer is gone.
     pub(crate) fn send_notification<P: Serialize>(&self, method: &str, params: &P) -> bool {
-        match wire::encode_notification(method, Some(params), MAX_FRAME_BYTES) {
+        let wire = self.wire();
+        let encoded = serde_json::to_value(params)
+            .map_err(CodecEncodeError::Json)
+            .and_then(|params| wire.codec.encode_notification(method, &params, wire.limit));
+        match encoded {
             Ok(frame) => self.writer.send(frame),
             Err(e) => {
                 diagnostic(format_args!("dropping {method} notification: {e}"));
@@ -208,6 +272,19 @@ impl Shared {
         let (tx, rx) = bounded(1);
         pending.waiters.insert(id.clone(), tx);
         Ok((id, rx))
+    }
+
+    /// Ends a pending child request with `error` (its answer was unusable); false when
+    /// no child request has that id.
+    pub(crate) fn fail_child(&self, id: &RequestId, error: ChildRequestError) -> bool {
+        let waiter = self.pending.lock().waiters.remove(id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(Err(error));
+                true
+            }
+            None => false,
+        }
     }
 
     /// Forgets a child request whose waiter gave up.
