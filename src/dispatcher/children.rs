@@ -1,8 +1,6 @@
 //! Extension-originated requests (section 2): id rules, parent correlation, and the
 //! frontend-answered methods `confirmation/request` (2.2) and `input/request` (2.7).
 
-use std::sync::atomic::Ordering;
-
 use serde_json::{json, Value};
 
 use super::connection::{ChildKind, ChildRequest, PendingKind};
@@ -14,7 +12,7 @@ use crate::limits::{
     MAX_OUTSTANDING_CHILD_REQUESTS,
 };
 use crate::transport::{ConnId, OutboundFrame};
-use crate::wire::{self, codes, Request, RequestId, ResponseError};
+use crate::wire::{codes, Request, RequestId, ResponseError};
 
 /// A frontend's answer.
 pub(crate) enum Answer {
@@ -92,7 +90,7 @@ impl Dispatcher {
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let kind = match method {
             "confirmation/request" => ChildKind::Confirmation,
-            "input/request" if c.api.is_feature_negotiated() => ChildKind::Input,
+            "input/request" if c.api.has_v0_2_fields() => ChildKind::Input,
             _ => {
                 return Err(refusal(
                     codes::METHOD_NOT_FOUND,
@@ -109,7 +107,7 @@ impl Dispatcher {
         let invalid = |message: &str| refusal(codes::INVALID_PARAMS, message);
         // Parent correlation (section 2): API 0.2+ operation-scoped requests name an
         // active host request; frozen API 0.1 omits it.
-        let parent = if c.api.is_feature_negotiated() {
+        let parent = if c.api.has_v0_2_fields() {
             let parent = params
                 .get("parent_request_id")
                 .ok_or_else(|| invalid("parent_request_id is required"))?
@@ -273,8 +271,7 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let limit = c.frame_limit.load(Ordering::Relaxed);
-        if let Ok(bytes) = wire::encode_result(id, &result, limit) {
+        if let Ok(bytes) = c.encode_result(id, &result) {
             c.push_frame(OutboundFrame { bytes, state: None });
         }
     }
@@ -284,8 +281,7 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let limit = c.frame_limit.load(Ordering::Relaxed);
-        match wire::encode_result(id, result, limit) {
+        match c.encode_result(id, result) {
             Ok(bytes) => c.push_frame(OutboundFrame { bytes, state: None }),
             Err(e) => {
                 let error = ResponseError::new(codes::INTERNAL_ERROR, e.to_string());
@@ -299,8 +295,7 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let limit = c.frame_limit.load(Ordering::Relaxed);
-        if let Ok(bytes) = wire::encode_error(id, error, limit) {
+        if let Ok(bytes) = c.encode_error(id, error) {
             c.push_frame(OutboundFrame { bytes, state: None });
         }
     }

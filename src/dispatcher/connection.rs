@@ -8,6 +8,7 @@ use crossbeam_channel::Sender;
 
 use super::command::{CallRequest, InitRole};
 use super::tombstones::Tombstones;
+use crate::host::call::CancelReason;
 use crate::host::call::{CallId, CallReply};
 use crate::host::events::GenerationRef;
 use crate::host::frontend::CancelFlag;
@@ -20,8 +21,10 @@ use crate::negotiation::{InitializeOffer, Negotiated};
 use crate::services::presentation::{PresentationOwner, PresentationSnapshot};
 use crate::services::{ApprovalTokens, ArtifactStore, PresentationThrottle, ResourceOwner};
 use crate::transport::{ChildProcess, ConnId, FrameState, GenerationIo, OutboundFrame, ScratchDir};
-use crate::wire::RequestId;
+use crate::wire::codec::{Codec, CodecEncodeError};
+use crate::wire::{RequestId, ResponseError};
 use parking_lot::Mutex;
+use serde_json::Value;
 
 /// Why a pending host request was sent.
 pub(crate) enum PendingKind {
@@ -125,6 +128,8 @@ pub(crate) struct Connection {
     pub catalog: Arc<Vec<ToolDefinition>>,
     /// The catalog epoch; 0 is the `initialize` catalog.
     pub catalog_revision: u64,
+    /// How frames are encoded and decoded: canonical JSON on API 0.3, JSON-RPC otherwise.
+    pub codec: Codec,
     pub reader_closed: bool,
     pub writer_failed: bool,
     pub last_error: Option<String>,
@@ -179,6 +184,7 @@ impl Connection {
             presentation: PresentationThrottle::new(),
             catalog: Arc::new(Vec::new()),
             catalog_revision: 0,
+            codec: Codec::for_api(api),
             reader_closed: false,
             writer_failed: false,
             last_error: None,
@@ -218,6 +224,61 @@ impl Connection {
     /// True when the transport can still carry frames both ways.
     pub fn transport_alive(&self) -> bool {
         !self.reader_closed && !self.writer_failed
+    }
+
+    /// The frame bound in force, LF included (section 1.1 limits; API 0.3 contract).
+    fn limit(&self) -> usize {
+        self.frame_limit.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Encodes a host request with this generation's codec.
+    pub fn encode_request(
+        &self,
+        id: u64,
+        method: &str,
+        params: &Value,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        self.codec
+            .encode_request(&RequestId::Number(id), method, params, self.limit())
+    }
+
+    /// Encodes a notification with this generation's codec.
+    pub fn encode_notification(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        self.codec.encode_notification(method, params, self.limit())
+    }
+
+    /// Encodes the answer to an extension-originated request.
+    pub fn encode_result(
+        &self,
+        id: &RequestId,
+        result: &Value,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        self.codec.encode_result(id, result, self.limit())
+    }
+
+    /// Encodes an error answer to an extension-originated request.
+    pub fn encode_error(
+        &self,
+        id: &RequestId,
+        error: &ResponseError,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        self.codec.encode_error(id, error, self.limit())
+    }
+
+    /// Queues `$/cancelRequest` for host request `id` (section 1.9). API 0.1 has no
+    /// cancellation notification, so nothing is sent there.
+    pub fn send_cancel_notification(&mut self, id: u64, reason: CancelReason) {
+        if self.api == ApiVersion::V0_1 || !self.transport_alive() {
+            return;
+        }
+        let params = serde_json::json!({"id": id, "reason": reason.as_str()});
+        if let Ok(bytes) = self.encode_notification("$/cancelRequest", &params) {
+            self.push_frame(OutboundFrame { bytes, state: None });
+        }
     }
 
     /// True when the writer queue has room right now (nothing waits in the backlog).

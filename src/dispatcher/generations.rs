@@ -20,6 +20,7 @@ use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
 use crate::services::ResourceOwner;
 use crate::supervisor::{backoff, launch, ParkReason, Supervision};
 use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::wire::codec::Codec;
 use crate::wire::{self, RequestId};
 
 impl Dispatcher {
@@ -80,15 +81,21 @@ impl Dispatcher {
         );
         let id = c.next_request_id();
         let limit = c.frame_limit.load(Ordering::Relaxed);
-        let bytes = match wire::encode_request(
-            &RequestId::Number(id),
-            "initialize",
-            Some(&params),
-            limit,
-        ) {
+        // The feature wire keeps the reference example's member order; the canonical
+        // wire sorts members anyway.
+        let encoded = match c.codec {
+            Codec::JsonRpc => {
+                wire::encode_request(&RequestId::Number(id), "initialize", Some(&params), limit)
+                    .map_err(|e| e.to_string())
+            }
+            Codec::Canonical => c
+                .encode_request(id, "initialize", &params.to_value())
+                .map_err(|e| e.to_string()),
+        };
+        let bytes = match encoded {
             Ok(bytes) => bytes,
             Err(e) => {
-                self.on_initialize_failed(conn, role, StartError::Encode(e.to_string()));
+                self.on_initialize_failed(conn, role, StartError::Encode(e));
                 return;
             }
         };
@@ -152,6 +159,11 @@ impl Dispatcher {
         }
         let c = self.conns.get_mut(&conn).expect("connection is live");
         c.negotiated = Some(negotiated.clone());
+        if let Some(contract) = &negotiated.contract {
+            // Selected limits apply to both directions at once (SUPPLEMENT, API 0.3).
+            c.frame_limit
+                .store(contract.transport_frame_limit(), Ordering::Relaxed);
+        }
         c.catalog = Arc::new(negotiated.tools.clone());
         let started = StartedExtension {
             name: name.clone(),

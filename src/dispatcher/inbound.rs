@@ -10,7 +10,7 @@ use crate::host::progress::{self, Progress};
 use crate::host::LifecycleState;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;
-use crate::wire::{Message, Notification};
+use crate::wire::{codes, Message, Notification, ResponseError};
 
 impl Dispatcher {
     pub(super) fn on_transport(&mut self, message: TransportMessage) {
@@ -63,10 +63,37 @@ impl Dispatcher {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
+        // API 0.3: only methods the contract selected may be sent either way.
+        let contract = c.negotiated.as_ref().and_then(|n| n.contract.as_ref());
         match frame {
             InboundFrame::Message(Message::Response(response)) => self.on_response(conn, response),
+            InboundFrame::Message(Message::Request(request))
+                if contract.is_some_and(|contract| !contract.allows(&request.method)) =>
+            {
+                let error =
+                    ResponseError::new(codes::METHOD_NOT_FOUND, "unknown or unnegotiated method");
+                self.shared.events.diagnostic(
+                    &c.source,
+                    Diagnostic::Refused {
+                        method: request.method.clone(),
+                        reason: error.message.clone(),
+                    },
+                );
+                self.send_error(conn, &request.id, &error);
+            }
             InboundFrame::Message(Message::Request(request)) => {
                 self.on_extension_request(conn, request)
+            }
+            InboundFrame::Message(Message::Notification(notification))
+                if contract.is_some_and(|contract| !contract.allows(&notification.method)) =>
+            {
+                self.shared.events.diagnostic(
+                    &c.source,
+                    Diagnostic::Refused {
+                        method: notification.method,
+                        reason: "not selected by the API 0.3 contract".into(),
+                    },
+                );
             }
             InboundFrame::Message(Message::Notification(notification)) => {
                 self.on_extension_notification(conn, notification)

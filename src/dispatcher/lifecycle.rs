@@ -1,6 +1,5 @@
 //! Lifecycle notifications (section 1.10): best-effort, bounded, never blocking.
 
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::timers::Timer;
@@ -11,7 +10,6 @@ use crate::host::LifecycleState;
 use crate::limits::LIFECYCLE_SESSION_TURN_DEADLINE;
 use crate::negotiation::Feature;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
-use crate::wire;
 
 impl Dispatcher {
     /// Sends `notification` to every ready generation subscribed to it. A notification
@@ -38,8 +36,7 @@ impl Dispatcher {
                 .conns
                 .get_mut(&conn)
                 .expect("listed connection is live");
-            let limit = c.frame_limit.load(Ordering::Relaxed);
-            let Ok(bytes) = wire::encode_notification(event.method(), Some(&params), limit) else {
+            let Ok(bytes) = c.encode_notification(event.method(), &params) else {
                 continue;
             };
             if !c.writer_has_room() {

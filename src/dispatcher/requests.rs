@@ -16,7 +16,8 @@ use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
 use crate::negotiation::Feature;
 use crate::services::ResourceOwner;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
-use crate::wire::{self, RequestId};
+use crate::wire;
+use crate::wire::codec::CodecEncodeError;
 
 /// Most calls that may wait for a concurrency slot on one generation; more fail at once
 /// with [`CallError::Overloaded`] (issue 3: "excess calls queue fairly and are bounded").
@@ -111,20 +112,14 @@ impl Dispatcher {
             .expect("admitting on a live connection");
         let params = request_params(c, &self.shared, &request);
         let id = c.next_request_id();
-        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
-        let bytes = match wire::encode_request(
-            &RequestId::Number(id),
-            request.method(),
-            Some(&params),
-            limit,
-        ) {
+        let bytes = match c.encode_request(id, request.method(), &params) {
             Ok(bytes) => bytes,
-            Err(wire::EncodeError::TooLarge { bytes, limit }) => {
+            Err(CodecEncodeError::TooLarge { bytes, limit }) => {
                 self.calls.remove(&call);
                 let _ = reply.send(Err(CallError::RequestTooLarge { bytes, limit }));
                 return;
             }
-            Err(wire::EncodeError::Json(e)) => {
+            Err(e) => {
                 self.calls.remove(&call);
                 let _ = reply.send(Err(CallError::InvalidRequest {
                     reason: e.to_string(),
@@ -201,15 +196,7 @@ impl Dispatcher {
                     self.admit(conn);
                     return;
                 }
-                if c.api.is_feature_negotiated() {
-                    let params = json!({"id": id, "reason": reason.as_str()});
-                    let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
-                    if let Ok(bytes) =
-                        wire::encode_notification("$/cancelRequest", Some(&params), limit)
-                    {
-                        c.push_frame(OutboundFrame { bytes, state: None });
-                    }
-                }
+                c.send_cancel_notification(id, reason);
                 c.tombstones.insert(id, now, true);
                 self.timers
                     .schedule(now + CANCELLATION_GRACE, Timer::CancelGrace { conn, id });
@@ -352,6 +339,14 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
         .negotiated
         .as_ref()
         .expect("ready generations are negotiated");
+    if let Some(contract) = &negotiated.contract {
+        if !contract.allows(request.method()) {
+            return Err(CallError::NotDeclared {
+                kind: "method",
+                name: request.method().to_string(),
+            });
+        }
+    }
     let contributes = &c.located.manifest.contributes;
     let missing = |kind: &'static str, name: &str| CallError::NotDeclared {
         kind,
@@ -405,7 +400,7 @@ fn request_params(c: &Connection, shared: &super::Shared, request: &HostRequest)
         Value::from(shared.workspace.to_string_lossy().as_ref()),
     );
     context.insert("execution_scope".into(), Value::Null);
-    if c.api.is_feature_negotiated() && request.has_resource_owner() {
+    if c.api.has_v0_2_fields() && request.has_resource_owner() {
         let owner = ResourceOwner {
             session_id: shared.session_id.clone(),
             extension_instance_id: shared.instance_id.clone(),

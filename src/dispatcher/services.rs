@@ -247,7 +247,7 @@ impl Dispatcher {
             method: "presentation/update".into(),
             reason,
         };
-        if !c.api.is_feature_negotiated() || !c.located.manifest.contributes.presentation {
+        if !c.api.has_v0_2_fields() || !c.located.manifest.contributes.presentation {
             self.shared.events.diagnostic(
                 &source,
                 refuse("the manifest does not declare presentation".into()),

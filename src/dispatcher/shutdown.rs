@@ -17,7 +17,6 @@ use crate::host::call::{CallError, CancelReason};
 use crate::host::{ExtensionShutdown, LifecycleState, ShutdownReport, StartError};
 use crate::limits::{SHUTDOWN_ACK_TIMEOUT, SHUTDOWN_EXIT_TIMEOUT};
 use crate::transport::{ConnId, FrameState, OutboundFrame};
-use crate::wire::{self, RequestId};
 
 impl Dispatcher {
     /// Shuts one extension's generations down; `reply` gets the report when they are gone.
@@ -107,14 +106,8 @@ impl Dispatcher {
                     let _ = reply.send(Err(CallError::Cancelled {
                         reason: CancelReason::Shutdown,
                     }));
-                    if !p.frame.try_skip() && c.api.is_feature_negotiated() && c.transport_alive() {
-                        let params = json!({"id": id, "reason": CancelReason::Shutdown.as_str()});
-                        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
-                        if let Ok(bytes) =
-                            wire::encode_notification("$/cancelRequest", Some(&params), limit)
-                        {
-                            c.push_frame(OutboundFrame { bytes, state: None });
-                        }
+                    if !p.frame.try_skip() {
+                        c.send_cancel_notification(id, CancelReason::Shutdown);
                     }
                 }
                 PendingKind::Initialize { role, .. } => {
@@ -142,8 +135,7 @@ impl Dispatcher {
             return;
         }
         let id = c.next_request_id();
-        let limit = c.frame_limit.load(std::sync::atomic::Ordering::Relaxed);
-        match wire::encode_request(&RequestId::Number(id), "shutdown", Some(&json!({})), limit) {
+        match c.encode_request(id, "shutdown", &json!({})) {
             Ok(bytes) => {
                 let frame = FrameState::new();
                 c.pending.insert(

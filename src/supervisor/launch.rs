@@ -7,12 +7,13 @@ use std::sync::Arc;
 use crate::dispatcher::Shared;
 use crate::host::events::{Diagnostic, GenerationRef};
 use crate::host::StartError;
-use crate::limits::{MAX_FRAME_BYTES, OCTET_VERSION, WRITER_QUEUE_FRAMES};
-use crate::manifest::{self, ApiVersion, LocatedManifest};
+use crate::limits::OCTET_VERSION;
+use crate::manifest::{self, LocatedManifest};
 use crate::negotiation::{Feature, InitializeOffer};
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };
+use crate::wire::codec::Codec;
 
 /// A spawned generation, not yet registered with the dispatcher.
 pub(crate) struct Launched {
@@ -31,11 +32,6 @@ pub(crate) struct Launched {
 pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launched, StartError> {
     let manifest = &located.manifest;
     manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
-    if manifest.api_version == ApiVersion::V0_3 {
-        return Err(StartError::UnsupportedApiVersion {
-            api_version: manifest.api_version,
-        });
-    }
     let workspace = shared.workspace.clone();
     let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
     // Conditional services are offered only when bound (section 1.1).
@@ -88,16 +84,17 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         };
         events.diagnostic(&source, diagnostic);
     });
-    let frame_limit = Arc::new(AtomicUsize::new(MAX_FRAME_BYTES));
-    let config = IoConfig {
-        frame_limit: frame_limit.clone(),
-        writer_queue: WRITER_QUEUE_FRAMES,
-    };
+    // API 0.3 speaks canonical JSON (its frame limit excludes the LF); the others
+    // speak JSON-RPC lines.
+    let codec = Codec::for_api(manifest.api_version);
+    let config = IoConfig::for_codec(codec);
+    let frame_limit = config.frame_limit.clone();
     // A child that cannot get its I/O threads is dropped here, which kills its group.
-    let io = transport::start_io(
+    let io = transport::start_io_with_codec(
         conn,
         &mut spawned,
         config,
+        codec,
         shared.transport.clone(),
         stderr_sink,
     )

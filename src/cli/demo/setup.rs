@@ -176,6 +176,9 @@ fn showcase_contributes() -> Table {
 fn canonical_contributes() -> Table {
     let mut t = Table::new();
     t.insert("tools".into(), strings(&["hello_world"]));
+    // hello_world sends a notification; on API 0.3 the host offers the method only
+    // when the manifest declares it.
+    t.insert("notifications".into(), Value::Boolean(true));
     t
 }
 
