@@ -25,9 +25,10 @@ use crate::limits::{MAX_MENU_BYTES, MAX_MENU_DEPTH, MAX_MENU_ITEMS};
 use super::error::{excerpt, ResultError, ResultErrorKind};
 use super::field::{
     as_array, as_object, as_str, keyword, member, optional_bool, optional_string, optional_strings,
-    required, required_string, Object, Path,
+    required, required_string, Object, ResultPath,
 };
 use super::json_bounds::{check_bounds, Bounds};
+use super::path::Path;
 use super::state::GenericState;
 
 /// A validated extension menu.
