@@ -8,9 +8,10 @@
 use serde_json::{Map, Value};
 
 use crate::limits::MAX_SAFE_INTEGER;
+use crate::validate::error::excerpt;
 use crate::validate::path::Path;
 
-use super::error::{excerpt, JsonType, PresentationError, PresentationErrorKind};
+use super::error::{JsonType, PresentationError, PresentationErrorKind};
 
 /// A JSON object.
 pub(super) type Object = Map<String, Value>;
