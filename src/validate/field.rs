@@ -120,15 +120,9 @@ pub(crate) fn optional_strings(
     key: &str,
     path: &Path,
 ) -> Result<Vec<String>, ResultError> {
-    let Some(value) = member(object, key) else {
-        return Ok(Vec::new());
-    };
-    let key_path = path.key(key);
-    as_array(value, &key_path)?
-        .iter()
-        .enumerate()
-        .map(|(index, item)| as_str(item, &key_path.index(index)).map(str::to_owned))
-        .collect()
+    optional_list(object, key, path, |item, item_path| {
+        as_str(item, item_path).map(str::to_owned)
+    })
 }
 
 /// Parses optional array member `key` element by element, empty when absent.
