@@ -14,8 +14,8 @@ use super::context::{context_member, ContextContribution};
 use super::error::ResultError;
 use super::field::{
     as_object, optional_keyword, optional_list, optional_string, required_string, Keyword, Object,
-    Path,
 };
+use super::path::Path;
 
 /// The severity of a notification.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

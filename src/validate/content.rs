@@ -11,8 +11,9 @@ use crate::limits::{MAX_CONTENT_PARTS, MAX_RESULT_MEDIA_BYTES};
 
 use super::error::{excerpt, ResultError, ResultErrorKind};
 use super::field::{
-    as_array, as_object, keyword, optional_string, required, required_string, Keyword, Path,
+    as_array, as_object, keyword, optional_string, required, required_string, Keyword, ResultPath,
 };
+use super::path::Path;
 
 /// One part of a tool result's content.
 #[derive(Clone, Debug, PartialEq, Eq)]

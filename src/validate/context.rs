@@ -10,8 +10,9 @@ use serde_json::Value;
 
 use super::error::{Expected, ResultError};
 use super::field::{
-    as_object, optional_keyword, optional_list, required_string, Keyword, Object, Path,
+    as_object, optional_keyword, optional_list, required_string, Keyword, Object, ResultPath,
 };
+use super::path::Path;
 
 /// Where a contribution goes in the prompt.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -338,7 +338,8 @@ impl fmt::Display for ResultErrorKind {
 }
 
 /// A copy of `text` cut to at most [`EXCERPT_BYTES`] at a character boundary, with an
-/// ellipsis when cut, so errors about huge values stay small.
+/// ellipsis when cut, so errors about huge values stay small. Presentation errors quote
+/// extension-chosen values through this too.
 pub(crate) fn excerpt(text: &str) -> String {
     if text.len() <= EXCERPT_BYTES {
         return text.to_owned();

@@ -1,73 +1,34 @@
-//! Field paths and typed member access on `serde_json::Value`, producing [`ResultError`]s
-//! that name the exact field.
+//! Typed member access on `serde_json::Value`, producing [`ResultError`]s that name the
+//! exact field by its [`Path`].
 //!
 //! One rule holds for every optional member parsed through here: a member whose value is
 //! `null` is treated exactly like an absent member. A required member that is absent or
 //! `null` is [`ResultErrorKind::Missing`].
 
-use std::fmt::Write as _;
-
 use serde_json::{Map, Value};
 
 use super::error::{excerpt, Expected, ResultError, ResultErrorKind};
+use super::path::Path;
 
 /// A JSON object.
 pub(crate) type Object = Map<String, Value>;
 
-/// Where a value sits inside the validated value: a linked list on the stack, rendered to
-/// a string (`content[3].mime_type`) only when an error is built.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Path<'a> {
-    /// The validated value itself.
-    Root,
-    /// A member of the object at the parent path.
-    Key(&'a Path<'a>, &'a str),
-    /// An element of the array at the parent path.
-    Index(&'a Path<'a>, usize),
+/// Building [`ResultError`]s at a [`Path`]: the part of a path that is specific to result
+/// validation (presentation updates build their own error type from the same path).
+pub(crate) trait ResultPath {
+    /// An error of `kind` at this path.
+    fn error(&self, kind: ResultErrorKind) -> ResultError;
+
+    /// A wrong-type error at this path.
+    fn wrong_type(&self, expected: Expected) -> ResultError;
 }
 
-impl<'a> Path<'a> {
-    /// The path of member `key` below this one.
-    pub(crate) fn key(&'a self, key: &'a str) -> Path<'a> {
-        Path::Key(self, key)
-    }
-
-    /// The path of element `index` below this one.
-    pub(crate) fn index(&'a self, index: usize) -> Path<'a> {
-        Path::Index(self, index)
-    }
-
-    /// The path as text, such as `items[0].items[2].command`.
-    pub(crate) fn render(&self) -> String {
-        let mut out = String::new();
-        self.write_to(&mut out);
-        out
-    }
-
-    fn write_to(&self, out: &mut String) {
-        match self {
-            Path::Root => {}
-            Path::Key(parent, key) => {
-                parent.write_to(out);
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            Path::Index(parent, index) => {
-                parent.write_to(out);
-                let _ = write!(out, "[{index}]");
-            }
-        }
-    }
-
-    /// An error of `kind` at this path.
-    pub(crate) fn error(&self, kind: ResultErrorKind) -> ResultError {
+impl ResultPath for Path<'_> {
+    fn error(&self, kind: ResultErrorKind) -> ResultError {
         ResultError::new(self.render(), kind)
     }
 
-    /// A wrong-type error at this path.
-    pub(crate) fn wrong_type(&self, expected: Expected) -> ResultError {
+    fn wrong_type(&self, expected: Expected) -> ResultError {
         self.error(ResultErrorKind::WrongType { expected })
     }
 }
@@ -159,15 +120,9 @@ pub(crate) fn optional_strings(
     key: &str,
     path: &Path,
 ) -> Result<Vec<String>, ResultError> {
-    let Some(value) = member(object, key) else {
-        return Ok(Vec::new());
-    };
-    let key_path = path.key(key);
-    as_array(value, &key_path)?
-        .iter()
-        .enumerate()
-        .map(|(index, item)| as_str(item, &key_path.index(index)).map(str::to_owned))
-        .collect()
+    optional_list(object, key, path, |item, item_path| {
+        as_str(item, item_path).map(str::to_owned)
+    })
 }
 
 /// Parses optional array member `key` element by element, empty when absent.
@@ -226,18 +181,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn paths_render_members_and_indices() {
-        let root = Path::Root;
-        let content = root.key("content");
-        let third = content.index(3);
-        let mime = third.key("mime_type");
-        assert_eq!(mime.render(), "content[3].mime_type");
-        let first = root.index(0);
-        assert_eq!(first.key("placement").render(), "[0].placement");
-        assert_eq!(root.render(), "");
-    }
 
     #[test]
     fn null_members_count_as_absent() {

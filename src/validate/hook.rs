@@ -22,7 +22,8 @@ use serde_json::{json, Map, Value};
 use super::command::{notifications_member, Notification};
 use super::context::{context_member, ContextContribution};
 use super::error::{ResultError, ResultErrorKind};
-use super::field::{as_object, keyword, member, optional_string, required, Keyword, Path};
+use super::field::{as_object, keyword, member, optional_string, required, Keyword, ResultPath};
+use super::path::Path;
 
 /// A lifecycle hook a manifest can declare (SUPPLEMENT "Manifest", `[contributes].hooks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

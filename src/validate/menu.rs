@@ -25,10 +25,15 @@ use crate::limits::{MAX_MENU_BYTES, MAX_MENU_DEPTH, MAX_MENU_ITEMS};
 use super::error::{excerpt, ResultError, ResultErrorKind};
 use super::field::{
     as_array, as_object, as_str, keyword, member, optional_bool, optional_string, optional_strings,
-    required, required_string, Object, Path,
+    required, required_string, Object, ResultPath,
 };
 use super::json_bounds::{check_bounds, Bounds};
+use super::path::Path;
 use super::state::GenericState;
+
+mod fallback;
+
+pub use fallback::{fallback_menu, menu_or_fallback, FallbackCommand};
 
 /// A validated extension menu.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,15 +185,6 @@ fn insert_option(object: &mut Map<String, Value>, key: &str, value: &Option<Stri
     }
 }
 
-/// A declared command, as the fallback menu needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FallbackCommand<'a> {
-    /// The command's name.
-    pub name: &'a str,
-    /// Its description, if it has one.
-    pub description: Option<&'a str>,
-}
-
 /// Validates the `result` of `menu/collect` for an extension that declared
 /// `declared_commands`.
 pub fn menu<S: AsRef<str>>(result: &Value, declared_commands: &[S]) -> Result<Menu, ResultError> {
@@ -217,49 +213,6 @@ pub fn menu<S: AsRef<str>>(result: &Value, declared_commands: &[S]) -> Result<Me
         detail: optional_string(object, "detail", &root)?,
         items: walk.level(object, &root, 1)?,
     })
-}
-
-/// The menu `result` when it is valid; otherwise the fallback menu for `commands` together
-/// with the reason the result was rejected.
-pub fn menu_or_fallback(
-    result: &Value,
-    extension_name: &str,
-    commands: &[FallbackCommand],
-) -> (Menu, Option<ResultError>) {
-    let names: Vec<&str> = commands.iter().map(|command| command.name).collect();
-    match menu(result, &names) {
-        Ok(menu) => (menu, None),
-        Err(error) => (fallback_menu(extension_name, commands), Some(error)),
-    }
-}
-
-/// The generated menu used when `menu/collect` fails, times out or is rejected: titled
-/// with the extension's name, one action per declared command, in order (section 1.6b).
-///
-/// The result always satisfies the menu rules: a repeated command name is listed once, and
-/// commands past [`MAX_MENU_ITEMS`] are left out.
-pub fn fallback_menu(extension_name: &str, commands: &[FallbackCommand]) -> Menu {
-    let mut seen = HashSet::new();
-    let items = commands
-        .iter()
-        .filter(|command| !command.name.is_empty() && seen.insert(command.name))
-        .take(MAX_MENU_ITEMS)
-        .map(|command| MenuItem::Action {
-            id: command.name.to_owned(),
-            label: command.name.to_owned(),
-            command: command.name.to_owned(),
-            arguments: Vec::new(),
-            recommended: false,
-            destructive: false,
-            description: command.description.map(str::to_owned),
-        })
-        .collect();
-    Menu {
-        title: extension_name.to_owned(),
-        status: None,
-        detail: None,
-        items,
-    }
 }
 
 /// State shared across the levels of one menu.
@@ -473,53 +426,6 @@ mod tests {
             &ResultErrorKind::UndeclaredCommand {
                 command: "computer-use".into()
             }
-        );
-    }
-
-    #[test]
-    fn fallback_lists_each_declared_command_once() {
-        let commands = [
-            FallbackCommand {
-                name: "hello",
-                description: Some("Show a greeting notification"),
-            },
-            FallbackCommand {
-                name: "bye",
-                description: None,
-            },
-            FallbackCommand {
-                name: "hello",
-                description: None,
-            },
-        ];
-        let fallback = fallback_menu("hello-world", &commands);
-        assert_eq!(fallback.title, "hello-world");
-        assert_eq!(
-            fallback.items,
-            vec![
-                MenuItem::Action {
-                    id: "hello".into(),
-                    label: "hello".into(),
-                    command: "hello".into(),
-                    arguments: Vec::new(),
-                    recommended: false,
-                    destructive: false,
-                    description: Some("Show a greeting notification".into()),
-                },
-                MenuItem::Action {
-                    id: "bye".into(),
-                    label: "bye".into(),
-                    command: "bye".into(),
-                    arguments: Vec::new(),
-                    recommended: false,
-                    destructive: false,
-                    description: None,
-                },
-            ]
-        );
-        assert_eq!(
-            menu(&fallback.to_value(), &["hello", "bye"]).unwrap(),
-            fallback
         );
     }
 

@@ -17,6 +17,7 @@ mod field;
 pub mod hook;
 pub mod json_bounds;
 pub mod menu;
+pub(crate) mod path;
 pub mod render;
 pub mod schema;
 pub mod state;

@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::error::ResultError;
-use super::field::{as_array, as_object, optional_string, required, required_string, Path};
+use super::field::{as_array, as_object, optional_string, required, required_string};
+use super::path::Path;
 
 /// One styled run of text.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,8 +10,9 @@ use crate::manifest::UiSurface;
 
 use super::error::{excerpt, Expected, ResultError, ResultErrorKind};
 use super::field::{
-    as_i64, as_object, as_str, member, optional_string, required, required_string, Path,
+    as_i64, as_object, as_str, member, optional_string, required, required_string, ResultPath,
 };
+use super::path::Path;
 
 /// The names of [`UiSurface`] on the wire.
 const SURFACE_NAMES: &[&str] = &["status", "header", "footer"];

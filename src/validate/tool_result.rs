@@ -20,8 +20,9 @@ use crate::manifest::ApiVersion;
 
 use super::content::{content_parts, ContentPart, MediaPolicy};
 use super::error::{ResultError, ResultErrorKind};
-use super::field::{as_object, as_str, member, optional_bool, required, Object, Path};
+use super::field::{as_object, as_str, member, optional_bool, required, Object, ResultPath};
 use super::json_bounds::{check_bounds, Bounds};
+use super::path::Path;
 
 /// A validated tool result.
 #[derive(Clone, Debug, PartialEq)]

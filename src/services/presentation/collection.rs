@@ -6,9 +6,13 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use crate::limits::{MAX_PRESENTATION_NODES, MAX_PRESENTATION_TREE_DEPTH};
+use crate::validate::error::excerpt;
+use crate::validate::path::Path;
 
-use super::error::{excerpt, PresentationError, PresentationErrorKind};
-use super::field::{as_str, bounded_array, closed_object, member, optional_list, required, Path};
+use super::error::{PresentationError, PresentationErrorKind};
+use super::field::{
+    as_str, bounded_array, closed_object, member, optional_list, required, PresentationPath,
+};
 use super::snapshot::{optional_label, references, required_id, required_label, state, unique_ids};
 use super::text::{body, compact_id};
 use super::types::{Collection, CollectionKind, Detail, Node};

@@ -300,19 +300,3 @@ impl fmt::Display for PresentationErrorKind {
         }
     }
 }
-
-/// Longest excerpt of a value quoted in an error, in bytes.
-const EXCERPT_BYTES: usize = 64;
-
-/// A copy of `text` cut to at most [`EXCERPT_BYTES`] at a character boundary, with an
-/// ellipsis when cut, so errors about huge values stay small.
-pub(crate) fn excerpt(text: &str) -> String {
-    if text.len() <= EXCERPT_BYTES {
-        return text.to_owned();
-    }
-    let mut end = EXCERPT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}

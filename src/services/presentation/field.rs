@@ -1,74 +1,37 @@
-//! Field paths and typed member access for `presentation/update` params.
+//! Typed member access for `presentation/update` params, producing [`PresentationError`]s
+//! that name the exact field by its [`Path`] (such as `snapshot.collection.nodes[3].parent_id`).
 //!
 //! One rule holds for every member read through here: a member whose value is `null` is
 //! treated exactly like an absent member. Every object is closed: a member its type does
 //! not define is refused.
 
-use std::fmt::Write as _;
-
 use serde_json::{Map, Value};
 
 use crate::limits::MAX_SAFE_INTEGER;
+use crate::validate::error::excerpt;
+use crate::validate::path::Path;
 
-use super::error::{excerpt, JsonType, PresentationError, PresentationErrorKind};
+use super::error::{JsonType, PresentationError, PresentationErrorKind};
 
 /// A JSON object.
 pub(super) type Object = Map<String, Value>;
 
-/// Where a value sits inside the params: a linked list on the stack, rendered to a string
-/// (`snapshot.collection.nodes[3].parent_id`) only when an error is built.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Path<'a> {
-    /// The params object itself.
-    Root,
-    /// A member of the object at the parent path.
-    Key(&'a Path<'a>, &'a str),
-    /// An element of the array at the parent path.
-    Index(&'a Path<'a>, usize),
+/// Building [`PresentationError`]s at a [`Path`]: the part of a path that is specific to
+/// `presentation/update` (typed results build their own error type from the same path).
+pub(super) trait PresentationPath {
+    /// An error of `kind` at this path.
+    fn error(&self, kind: PresentationErrorKind) -> PresentationError;
+
+    /// A wrong-type error at this path.
+    fn wrong_type(&self, expected: JsonType) -> PresentationError;
 }
 
-impl<'a> Path<'a> {
-    /// The path of member `key` below this one.
-    pub(super) fn key(&'a self, key: &'a str) -> Path<'a> {
-        Path::Key(self, key)
-    }
-
-    /// The path of element `index` below this one.
-    pub(super) fn index(&'a self, index: usize) -> Path<'a> {
-        Path::Index(self, index)
-    }
-
-    /// The path as text, such as `snapshot.actions[0].command`.
-    pub(super) fn render(&self) -> String {
-        let mut out = String::new();
-        self.write_to(&mut out);
-        out
-    }
-
-    fn write_to(&self, out: &mut String) {
-        match self {
-            Path::Root => {}
-            Path::Key(parent, key) => {
-                parent.write_to(out);
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            Path::Index(parent, index) => {
-                parent.write_to(out);
-                let _ = write!(out, "[{index}]");
-            }
-        }
-    }
-
-    /// An error of `kind` at this path.
-    pub(super) fn error(&self, kind: PresentationErrorKind) -> PresentationError {
+impl PresentationPath for Path<'_> {
+    fn error(&self, kind: PresentationErrorKind) -> PresentationError {
         PresentationError::new(self.render(), kind)
     }
 
-    /// A wrong-type error at this path.
-    pub(super) fn wrong_type(&self, expected: JsonType) -> PresentationError {
+    fn wrong_type(&self, expected: JsonType) -> PresentationError {
         self.error(PresentationErrorKind::WrongType { expected })
     }
 }
@@ -197,19 +160,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn paths_render_members_and_indices() {
-        let root = Path::Root;
-        let snapshot = root.key("snapshot");
-        let nodes = snapshot.key("nodes");
-        let third = nodes.index(3);
-        assert_eq!(
-            third.key("parent_id").render(),
-            "snapshot.nodes[3].parent_id"
-        );
-        assert_eq!(root.render(), "");
-    }
 
     #[test]
     fn safe_integers_stop_at_two_to_the_fifty_three_minus_one() {

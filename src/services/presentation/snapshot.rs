@@ -10,13 +10,15 @@ use crate::limits::{
     MAX_PRESENTATION_SNAPSHOT_BYTES,
 };
 use crate::services::ResourceOwner;
+use crate::validate::error::excerpt;
+use crate::validate::path::Path;
 use crate::validate::{check_bounds, Bounds, GenericState};
 
 use super::collection::collection;
-use super::error::{excerpt, PresentationError, PresentationErrorKind};
+use super::error::{PresentationError, PresentationErrorKind};
 use super::field::{
     as_str, as_u64, closed_object, member, optional_flag, optional_list, optional_safe_integer,
-    required, safe_integer, Object, Path,
+    required, safe_integer, Object, PresentationPath,
 };
 use super::text::{compact_id, compact_label};
 use super::types::{

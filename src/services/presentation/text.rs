@@ -24,9 +24,10 @@
 use serde_json::Value;
 
 use crate::limits::{MAX_PRESENTATION_BODY_BYTES, MAX_PRESENTATION_COMPACT_BYTES};
+use crate::validate::path::Path;
 
 use super::error::{PresentationError, PresentationErrorKind};
-use super::field::{as_str, Path};
+use super::field::{as_str, PresentationPath};
 
 /// Which text rule applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
