@@ -117,7 +117,9 @@ pub fn compare(
             let i = (round + k) % count;
             let calls = stats[i].calls_per_round;
             let elapsed = subjects[i].run(calls, depth)?;
-            stats[i].per_call.push(elapsed / calls as u32);
+            stats[i].per_call.push(Duration::from_secs_f64(
+                elapsed.as_secs_f64() / calls as f64,
+            ));
         }
     }
     Ok(stats)

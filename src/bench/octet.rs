@@ -231,14 +231,15 @@ impl FleetMemory {
 }
 
 impl Fleet {
-    /// Starts `count` SDK extensions on API `api` and measures memory once they are
-    /// idle. The busy subject then drives the first `busy` of them.
+    /// Starts `count` SDK extensions (at least one) on API `api` and measures memory
+    /// once they are idle. The busy subject then drives the first `busy` of them.
     pub fn start(
         exe: &Path,
         count: usize,
         busy: usize,
         api: &'static str,
     ) -> Result<(Fleet, FleetMemory), BenchError> {
+        let count = count.max(1);
         let specs: Vec<ExtensionSpec> = (0..count)
             .map(|i| ExtensionSpec {
                 name: format!("fleet-{i:03}"),
