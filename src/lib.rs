@@ -10,6 +10,9 @@
 
 #![warn(missing_docs)]
 
+/// Benchmarks against the physical limit: the echo children, the subjects and the
+/// whole run behind `octet-host bench` (see `benches/README.md`).
+pub mod bench;
 pub mod cli;
 pub(crate) mod dispatcher;
 pub mod host;

@@ -5,6 +5,7 @@
 //! SIGTERM and SIGHUP (see `signals`). Output is text for people, or with `--json` one
 //! JSON document on stdout (errors included, with a stable `code`).
 
+mod bench;
 mod call;
 mod command;
 mod demo;
@@ -82,6 +83,10 @@ enum CliCommand {
     },
     /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
     Serve,
+    /// Measure round trips against the pipe and JSON floors, frame decoding and memory
+    /// per extension, and print the table of benches/README.md (ignores --workspace
+    /// and --extension-dir)
+    Bench(bench::BenchArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -94,6 +99,12 @@ pub fn main() -> i32 {
     if args.get(1).is_some_and(|a| a == "__extension") {
         let name = args.get(2).map(|a| a.to_string_lossy()).unwrap_or_default();
         return run_example(&name);
+    }
+    // Hidden entry point: `octet-host __bench-echo <mode>` is the echo child of the
+    // benchmarks (`crate::bench::echo`).
+    if args.get(1).is_some_and(|a| a == "__bench-echo") {
+        let mode = args.get(2).map(|a| a.to_string_lossy()).unwrap_or_default();
+        return bench::run_echo(&mode);
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -109,6 +120,7 @@ pub fn main() -> i32 {
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
         CliCommand::Serve => return serve(&cli.global),
+        CliCommand::Bench(args) => return bench::run(&args, json),
     };
     output::emit(result, json)
 }

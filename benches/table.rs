@@ -1,0 +1,79 @@
+//! The whole-process run of `octet-host bench` plus the `lsp-server` peer, printed as
+//! the Markdown table `benches/README.md` records.
+//!
+//! `cargo bench --bench table` (full) or `cargo bench --bench table -- --quick`
+//! (smoke run); `-- --json` prints JSON instead.
+//!
+//! For profilers: `-- --only NAME --calls N --depth D` runs just the subject NAME
+//! (such as `"octet_host bare 0.4"`) for N calls at depth D and prints the time.
+
+#[path = "support/lsp_peer.rs"]
+mod lsp_peer;
+
+use std::path::PathBuf;
+
+use octet_host::bench::suite::{self, standard_subjects, SuiteOptions};
+
+/// Runs the one subject named `only` for `--calls` calls at `--depth` (after a warm-up
+/// of a tenth of them) and prints the time per call.
+fn profile(
+    exe: &std::path::Path,
+    peer: lsp_peer::LspPeer,
+    only: &str,
+    value: &dyn Fn(&str) -> Option<String>,
+) {
+    let number =
+        |name: &str, default: u64| value(name).and_then(|v| v.parse().ok()).unwrap_or(default);
+    let (calls, depth) = (number("--calls", 100_000), number("--depth", 1) as usize);
+    let mut subjects = standard_subjects(exe).expect("starting the subjects");
+    subjects.push(Box::new(peer));
+    let Some(subject) = subjects.iter_mut().find(|s| s.name() == only) else {
+        let names: Vec<&str> = subjects.iter().map(|s| s.name()).collect();
+        eprintln!("error: no subject {only:?}; known: {names:?}");
+        std::process::exit(1);
+    };
+    subject.run(calls / 10, depth).expect("warm-up");
+    let elapsed = subject.run(calls, depth).expect("round trips");
+    println!(
+        "{only}: {calls} calls at depth {depth}: {:.2} µs/call, {:.0} calls/s",
+        elapsed.as_secs_f64() * 1e6 / calls as f64,
+        calls as f64 / elapsed.as_secs_f64()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let value = |name: &str| {
+        let at = args.iter().position(|a| a == name)?;
+        args.get(at + 1).cloned()
+    };
+    // `cargo bench` passes `--bench`; anything else (such as `cargo test
+    // --all-targets`) must not start a benchmark run.
+    if !flag("--bench") {
+        eprintln!("run with `cargo bench --bench table [-- --quick]`");
+        return;
+    }
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_octet-host"));
+    let options = SuiteOptions::new(exe.clone(), flag("--quick"));
+    let peer = match lsp_peer::LspPeer::spawn(&exe) {
+        Ok(peer) => peer,
+        Err(e) => {
+            eprintln!("error: cannot start the lsp-server peer: {e}");
+            std::process::exit(1);
+        }
+    };
+    if let Some(only) = value("--only") {
+        profile(&exe, peer, &only, &value);
+        return;
+    }
+    let mut progress = |step: &str| eprintln!("bench: {step}");
+    match suite::run(&options, vec![Box::new(peer)], &mut progress) {
+        Ok(report) if flag("--json") => println!("{}", report.to_json()),
+        Ok(report) => print!("{}", report.markdown()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    }
+}

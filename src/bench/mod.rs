@@ -1,0 +1,169 @@
+//! Benchmarks against the physical limit and a peer (issue 6).
+//!
+//! A benchmark *subject* ([`RoundTrip`]) completes a number of echo round trips with a
+//! child process, keeping a given number in flight. The subjects are:
+//! - the floors ([`floor::FloorPeer`]): one thread writing a ~120-byte line to the
+//!   child and reading the answer, raw (the pipe floor) or with serde_json on both sides
+//!   (the JSON floor);
+//! - the host ([`octet::OctetPeer`]): a real `tool/call` through the dispatcher, writer
+//!   and reader threads to the SDK's `test-extension` or to the bare echo extension;
+//! - peers added by the caller (the `lsp-server` peer lives in `benches/`, since
+//!   `lsp-server` is a dev-dependency).
+//!
+//! [`suite::run`] measures them all in one run, interleaved in rounds so that ratios
+//! stay meaningful on a noisy machine, together with frame decoding, memory per idle
+//! extension and a fleet of busy extensions. `octet-host bench` prints its table; the
+//! children are the crate's own binary (`octet-host __bench-echo MODE`, see [`echo`]).
+
+pub mod echo;
+pub mod floor;
+pub mod measure;
+pub mod octet;
+pub mod suite;
+
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::host::{CallError, StartError};
+
+/// The text every round trip echoes; the floors' request line is about 120 bytes.
+pub const ECHO_TEXT: &str = "the quick brown fox jumps";
+
+/// The tool arguments every round trip carries: `{"text": ECHO_TEXT}`.
+pub fn echo_arguments() -> Value {
+    json!({ "text": ECHO_TEXT })
+}
+
+/// The text the echo answers with: the arguments as compact JSON.
+pub fn echo_answer_text() -> String {
+    echo_arguments().to_string()
+}
+
+/// Something that completes echo round trips with a child process.
+pub trait RoundTrip {
+    /// The subject's name in reports.
+    fn name(&self) -> &str;
+
+    /// Completes `calls` round trips keeping at most `depth` in flight (depth 1: one
+    /// at a time) and returns the time they took.
+    fn run(&mut self, calls: u64, depth: usize) -> Result<Duration, BenchError>;
+}
+
+/// Why a benchmark could not run.
+#[derive(Debug)]
+pub enum BenchError {
+    /// Spawning, reading or writing failed.
+    Io(io::Error),
+    /// A frame was not the JSON expected.
+    Json(serde_json::Error),
+    /// A `Content-Length` frame is malformed.
+    Framing,
+    /// The echo child closed its stdout before answering every call.
+    ChildClosed,
+    /// An answer did not echo its request.
+    WrongAnswer {
+        /// The 0-based number of the call in its run.
+        call: u64,
+    },
+    /// An extension could not be started.
+    Start(StartError),
+    /// A call through the host failed.
+    Call(CallError),
+    /// The host reports no process for a started extension.
+    NoProcess {
+        /// The extension.
+        extension: String,
+    },
+}
+
+impl fmt::Display for BenchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BenchError::Io(e) => write!(f, "I/O failed: {e}"),
+            BenchError::Json(e) => write!(f, "unexpected JSON: {e}"),
+            BenchError::Framing => f.write_str("malformed Content-Length frame"),
+            BenchError::ChildClosed => f.write_str("the echo child closed its stdout early"),
+            BenchError::WrongAnswer { call } => {
+                write!(f, "the answer to call {call} does not echo its request")
+            }
+            BenchError::Start(e) => write!(f, "cannot start an extension: {e}"),
+            BenchError::Call(e) => write!(f, "a call failed: {e}"),
+            BenchError::NoProcess { extension } => {
+                write!(f, "the host reports no process for `{extension}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BenchError {}
+
+impl From<io::Error> for BenchError {
+    fn from(error: io::Error) -> BenchError {
+        BenchError::Io(error)
+    }
+}
+
+impl From<serde_json::Error> for BenchError {
+    fn from(error: serde_json::Error) -> BenchError {
+        BenchError::Json(error)
+    }
+}
+
+impl From<StartError> for BenchError {
+    fn from(error: StartError) -> BenchError {
+        BenchError::Start(error)
+    }
+}
+
+impl From<CallError> for BenchError {
+    fn from(error: CallError) -> BenchError {
+        BenchError::Call(error)
+    }
+}
+
+/// Reads `VmRSS` and `RssAnon` (KiB) of process `pid` from `/proc/<pid>/status`.
+pub fn rss_kib(pid: u32) -> io::Result<Rss> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Ok(Rss {
+        resident_kib: field("VmRSS:"),
+        anonymous_kib: field("RssAnon:"),
+    })
+}
+
+/// Resident memory of one process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rss {
+    /// `VmRSS`: every resident page, shared ones (the binary's text) included.
+    pub resident_kib: u64,
+    /// `RssAnon`: resident private anonymous pages (heap and stacks).
+    pub anonymous_kib: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process_rss() {
+        let rss = rss_kib(std::process::id()).unwrap();
+        assert!(rss.resident_kib > 0);
+        assert!(rss.anonymous_kib > 0);
+        assert!(rss.anonymous_kib <= rss.resident_kib);
+    }
+
+    #[test]
+    fn the_answer_text_is_the_compact_arguments() {
+        assert_eq!(echo_answer_text(), format!("{{\"text\":\"{ECHO_TEXT}\"}}"));
+    }
+}

@@ -1,0 +1,333 @@
+//! The whole run behind `octet-host bench`: every subject at depth 1 and at the
+//! pipeline depth, frame decoding, memory per idle extension and a busy fleet, with
+//! the results as a Markdown table (the one `benches/README.md` records) or JSON.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::floor::{FloorMode, FloorPeer};
+use super::measure::{compare, decode_throughput, DecodeStats, Plan, Stats};
+use super::octet::{EchoChild, ExtensionSpec, Fleet, FleetMemory, OctetFixture, OctetPeer};
+use super::{BenchError, RoundTrip};
+
+/// The subject ratios are taken against: the JSON floor.
+pub const FLOOR_JSON: &str = "floor_json";
+
+/// The peer subject's name (added by `benches/table.rs`).
+pub const LSP_SERVER: &str = "lsp_server";
+
+/// Goal: host latency at depth 1 at most this many times the JSON floor's.
+pub const LATENCY_GOAL: f64 = 1.5;
+
+/// Goal: host throughput at the pipeline depth at least this fraction of the floor's.
+pub const THROUGHPUT_GOAL: f64 = 0.7;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct SuiteOptions {
+    /// The crate's binary: every child is this binary in a hidden mode.
+    pub exe: PathBuf,
+    /// How long to measure.
+    pub plan: Plan,
+    /// Calls in flight for the throughput table.
+    pub depth: usize,
+    /// SDK extensions started for the idle-memory measurement.
+    pub idle_extensions: usize,
+    /// How many of those the busy fleet drives at once.
+    pub busy_extensions: usize,
+    /// Calls in flight per busy extension.
+    pub busy_in_flight: usize,
+    /// Size of the frame-decoding corpus.
+    pub decode_bytes: usize,
+}
+
+impl SuiteOptions {
+    /// The defaults of issue 6: 64 in flight, 100 idle extensions, 50 busy ones.
+    pub fn new(exe: PathBuf, quick: bool) -> SuiteOptions {
+        SuiteOptions {
+            exe,
+            plan: if quick { Plan::quick() } else { Plan::full() },
+            depth: 64,
+            idle_extensions: 100,
+            busy_extensions: 50,
+            busy_in_flight: 8,
+            decode_bytes: if quick { 2 << 20 } else { 16 << 20 },
+        }
+    }
+}
+
+/// The floors and the host subjects: the host on the SDK echo extension on API 0.1
+/// and 0.4, and on the bare echo on API 0.4.
+pub fn standard_subjects(exe: &Path) -> Result<Vec<Box<dyn RoundTrip>>, BenchError> {
+    let mut subjects: Vec<Box<dyn RoundTrip>> = vec![
+        Box::new(FloorPeer::spawn(exe, FloorMode::Pipe)?),
+        Box::new(FloorPeer::spawn(exe, FloorMode::Json)?),
+    ];
+    let hosted = [
+        ("sdk-0-1", "0.1", EchoChild::Sdk),
+        ("sdk-0-4", "0.4", EchoChild::Sdk),
+        ("bare-0-4", "0.4", EchoChild::Bare),
+    ];
+    let specs: Vec<ExtensionSpec> = hosted
+        .iter()
+        .map(|&(name, api, child)| ExtensionSpec {
+            name: name.to_owned(),
+            api,
+            child,
+        })
+        .collect();
+    let fixture = Arc::new(OctetFixture::new(exe, &specs)?);
+    for spec in &specs {
+        let label = format!("octet_host {} {}", spec.child.as_str(), spec.api);
+        subjects.push(Box::new(OctetPeer::start(&fixture, &spec.name, label)?));
+    }
+    Ok(subjects)
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug)]
+pub struct SuiteReport {
+    /// What ran.
+    pub options: SuiteOptions,
+    /// Every subject at depth 1.
+    pub latency: Vec<Stats>,
+    /// Every subject at the pipeline depth.
+    pub throughput: Vec<Stats>,
+    /// Frame decoding.
+    pub decode: DecodeStats,
+    /// Memory of the idle fleet.
+    pub memory: FleetMemory,
+    /// The busy fleet.
+    pub busy: Stats,
+}
+
+/// Runs everything: the standard subjects plus `extra` ones (such as the
+/// `lsp-server` peer), reporting each step to `progress`.
+pub fn run(
+    options: &SuiteOptions,
+    extra: Vec<Box<dyn RoundTrip>>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<SuiteReport, BenchError> {
+    let plan = options.plan;
+    let (latency, throughput) = {
+        progress("starting the subjects");
+        let mut subjects = standard_subjects(&options.exe)?;
+        subjects.extend(extra);
+        let mut refs: Vec<&mut dyn RoundTrip> = Vec::with_capacity(subjects.len());
+        for subject in &mut subjects {
+            refs.push(subject.as_mut());
+        }
+        progress("depth 1 (latency)");
+        let latency = compare(&mut refs, 1, plan)?;
+        progress(&format!("depth {} (throughput)", options.depth));
+        let throughput = compare(&mut refs, options.depth, plan)?;
+        (latency, throughput)
+    };
+    progress("frame decoding");
+    let decode = decode_throughput(options.decode_bytes, plan);
+    progress(&format!(
+        "starting {} idle extensions",
+        options.idle_extensions
+    ));
+    let (mut fleet, memory) = Fleet::start(
+        &options.exe,
+        options.idle_extensions,
+        options.busy_extensions,
+        "0.4",
+    )?;
+    progress(&format!(
+        "{} busy extensions, {} calls in flight each",
+        options.busy_extensions, options.busy_in_flight
+    ));
+    let busy = compare(&mut [&mut fleet], options.busy_in_flight, plan)?.remove(0);
+    progress("shutting the fleet down");
+    fleet.host().shutdown();
+    Ok(SuiteReport {
+        options: options.clone(),
+        latency,
+        throughput,
+        decode,
+        memory,
+        busy,
+    })
+}
+
+fn find<'a>(stats: &'a [Stats], name: &str) -> Option<&'a Stats> {
+    stats.iter().find(|s| s.name == name)
+}
+
+/// `subject`'s latency over `reference`'s (lower is better).
+fn latency_ratio(stats: &[Stats], subject: &Stats, reference: &str) -> Option<f64> {
+    let reference = find(stats, reference)?;
+    Some(subject.median().as_secs_f64() / reference.median().as_secs_f64())
+}
+
+/// `subject`'s throughput over `reference`'s (higher is better).
+fn throughput_ratio(stats: &[Stats], subject: &Stats, reference: &str) -> Option<f64> {
+    let reference = find(stats, reference)?;
+    Some(subject.calls_per_second() / reference.calls_per_second())
+}
+
+fn ratio_cell(ratio: Option<f64>) -> String {
+    ratio.map_or_else(|| "–".to_owned(), |r| format!("{r:.2}×"))
+}
+
+impl SuiteReport {
+    /// The results as Markdown: the subjects table, the goals and the other items.
+    pub fn markdown(&self) -> String {
+        let depth = self.options.depth;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "| subject | depth 1: µs/call | ÷ {FLOOR_JSON} | ÷ {LSP_SERVER} \
+             | depth {depth}: calls/s | ÷ {FLOOR_JSON} | ÷ {LSP_SERVER} |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+        for latency in &self.latency {
+            let throughput = find(&self.throughput, &latency.name);
+            let _ = writeln!(
+                out,
+                "| {} | {:.1} | {} | {} | {} | {} | {} |",
+                latency.name,
+                latency.median().as_secs_f64() * 1e6,
+                ratio_cell(latency_ratio(&self.latency, latency, FLOOR_JSON)),
+                ratio_cell(latency_ratio(&self.latency, latency, LSP_SERVER)),
+                throughput.map_or_else(
+                    || "–".to_owned(),
+                    |t| format!("{:.0}", t.calls_per_second())
+                ),
+                ratio_cell(throughput.and_then(|t| throughput_ratio(
+                    &self.throughput,
+                    t,
+                    FLOOR_JSON
+                ))),
+                ratio_cell(throughput.and_then(|t| throughput_ratio(
+                    &self.throughput,
+                    t,
+                    LSP_SERVER
+                ))),
+            );
+        }
+        let _ = writeln!(out);
+        for line in self.goal_lines() {
+            let _ = writeln!(out, "- {line}");
+        }
+        let _ = writeln!(out);
+        let memory = &self.memory;
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        let _ = writeln!(
+            out,
+            "- frame decode (reader split + decode, 64 KiB reads): {:.0} MB/s, {:.0} frames/s \
+             over {:.1} MB",
+            self.decode.megabytes_per_second(),
+            self.decode.frames_per_second(),
+            self.decode.bytes as f64 / 1e6,
+        );
+        let _ = writeln!(
+            out,
+            "- idle memory, {} SDK extensions (API 0.4): host RSS +{:.1} MiB ({:.1} → {:.1}); \
+             children VmRSS sum {:.1} MiB, RssAnon sum {:.1} MiB; \
+             ≈ {:.0} KiB per extension (host growth + child private memory)",
+            memory.extensions,
+            mib(memory
+                .host_after
+                .resident_kib
+                .saturating_sub(memory.host_before.resident_kib)),
+            mib(memory.host_before.resident_kib),
+            mib(memory.host_after.resident_kib),
+            mib(memory.children.resident_kib),
+            mib(memory.children.anonymous_kib),
+            memory.per_extension_kib(),
+        );
+        let _ = writeln!(
+            out,
+            "- busy fleet, {} SDK extensions (API 0.4) × {} calls in flight, one caller thread \
+             each: {:.0} calls/s",
+            self.options.busy_extensions.min(memory.extensions),
+            self.options.busy_in_flight,
+            self.busy.calls_per_second(),
+        );
+        out
+    }
+
+    /// One line per host subject and goal, saying whether it was met.
+    fn goal_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let verdict = |met: bool| if met { "met" } else { "missed" };
+        for latency in self
+            .latency
+            .iter()
+            .filter(|s| s.name.starts_with("octet_host"))
+        {
+            let name = &latency.name;
+            if let Some(r) = latency_ratio(&self.latency, latency, FLOOR_JSON) {
+                lines.push(format!(
+                    "{name}: depth-1 latency {r:.2}× {FLOOR_JSON} (goal ≤ {LATENCY_GOAL}×: {})",
+                    verdict(r <= LATENCY_GOAL)
+                ));
+            }
+            if let Some(r) = latency_ratio(&self.latency, latency, LSP_SERVER) {
+                lines.push(format!(
+                    "{name}: depth-1 latency {r:.2}× {LSP_SERVER} (goal ≤ 0.5×: {})",
+                    verdict(r <= 0.5)
+                ));
+            }
+            let Some(throughput) = find(&self.throughput, name) else {
+                continue;
+            };
+            if let Some(r) = throughput_ratio(&self.throughput, throughput, FLOOR_JSON) {
+                lines.push(format!(
+                    "{name}: depth-{} throughput {r:.2}× {FLOOR_JSON} (goal ≥ {THROUGHPUT_GOAL}×: {})",
+                    self.options.depth,
+                    verdict(r >= THROUGHPUT_GOAL)
+                ));
+            }
+            if let Some(r) = throughput_ratio(&self.throughput, throughput, LSP_SERVER) {
+                lines.push(format!(
+                    "{name}: depth-{} throughput {r:.2}× {LSP_SERVER} (goal ≥ 2×: {})",
+                    self.options.depth,
+                    verdict(r >= 2.0)
+                ));
+            }
+        }
+        lines
+    }
+
+    /// The results as one JSON document.
+    pub fn to_json(&self) -> Value {
+        let memory = &self.memory;
+        let rss =
+            |r: super::Rss| json!({"vm_rss_kib": r.resident_kib, "rss_anon_kib": r.anonymous_kib});
+        json!({
+            "plan": {
+                "warmup_ms": self.options.plan.warmup.as_millis() as u64,
+                "rounds": self.options.plan.rounds,
+                "round_ms": self.options.plan.round.as_millis() as u64,
+            },
+            "latency": self.latency.iter().map(Stats::to_json).collect::<Vec<_>>(),
+            "throughput": self.throughput.iter().map(Stats::to_json).collect::<Vec<_>>(),
+            "decode": {
+                "bytes": self.decode.bytes,
+                "frames": self.decode.frames,
+                "megabytes_per_second": self.decode.megabytes_per_second(),
+                "frames_per_second": self.decode.frames_per_second(),
+            },
+            "idle_memory": {
+                "extensions": memory.extensions,
+                "host_before": rss(memory.host_before),
+                "host_after": rss(memory.host_after),
+                "children": rss(memory.children),
+                "per_extension_kib": memory.per_extension_kib(),
+            },
+            "busy_fleet": {
+                "extensions": self.options.busy_extensions.min(memory.extensions),
+                "in_flight_each": self.options.busy_in_flight,
+                "calls_per_second": self.busy.calls_per_second(),
+            },
+            "goals": self.goal_lines(),
+        })
+    }
+}
