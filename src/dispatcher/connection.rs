@@ -14,13 +14,14 @@ use crate::host::events::GenerationRef;
 use crate::host::frontend::CancelFlag;
 use crate::host::progress::Progress;
 use crate::host::LifecycleState;
-use crate::limits::WRITER_QUEUE_FRAMES;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::negotiation::ToolDefinition;
 use crate::negotiation::{InitializeOffer, Negotiated};
 use crate::services::presentation::{PresentationOwner, PresentationSnapshot};
 use crate::services::{ApprovalTokens, ArtifactStore, PresentationThrottle, ResourceOwner};
-use crate::transport::{ChildProcess, ConnId, FrameState, GenerationIo, OutboundFrame, ScratchDir};
+use crate::transport::{
+    ChildProcess, ConnId, FrameState, GenerationIo, OutboundFrame, ScratchDir, TrySendFrameError,
+};
 use crate::wire::codec::{Codec, CodecEncodeError};
 use crate::wire::{RequestId, ResponseError};
 use parking_lot::Mutex;
@@ -99,8 +100,6 @@ pub(crate) struct Connection {
     pub pending: HashMap<u64, Pending>,
     /// Calls waiting for a concurrency slot, first come first served.
     pub queued: VecDeque<Box<CallRequest>>,
-    /// Frames handed to the writer and not yet reported written.
-    pub writer_inflight: usize,
     /// Frames waiting for room in the writer queue.
     pub backlog: VecDeque<OutboundFrame>,
     pub tombstones: Tombstones,
@@ -153,6 +152,8 @@ impl Connection {
         frame_limit: Arc<AtomicUsize>,
         owner: ResourceOwner,
     ) -> Connection {
+        // Written reports are needed only while frames wait in the backlog.
+        io.writer.report_written(false);
         let api = located.manifest.api_version;
         Connection {
             conn,
@@ -169,7 +170,6 @@ impl Connection {
             next_id: 1,
             pending: HashMap::new(),
             queued: VecDeque::new(),
-            writer_inflight: 0,
             backlog: VecDeque::new(),
             tombstones: Tombstones::default(),
             children: HashMap::new(),
@@ -283,38 +283,58 @@ impl Connection {
 
     /// True when the writer queue has room right now (nothing waits in the backlog).
     pub fn writer_has_room(&self) -> bool {
-        !self.writer_failed && self.writer_inflight < WRITER_QUEUE_FRAMES && self.backlog.is_empty()
+        !self.writer_failed
+            && self.backlog.is_empty()
+            && self.io.writer.queued() < self.io.writer.capacity()
     }
 
-    /// Queues a frame for the writer, keeping at most [`WRITER_QUEUE_FRAMES`] in its
-    /// queue; the rest wait in the backlog, in order.
+    /// Queues a frame for the writer. When its queue (of
+    /// [`WRITER_QUEUE_FRAMES`](crate::limits::WRITER_QUEUE_FRAMES)) is
+    /// full, the frame waits in the backlog, in order, and the writer is asked to report
+    /// its progress so the backlog drains as room appears. Never blocks.
     pub fn push_frame(&mut self, frame: OutboundFrame) {
         if self.writer_failed {
             return;
         }
-        if self.writer_inflight < WRITER_QUEUE_FRAMES && self.backlog.is_empty() {
-            self.hand_to_writer(frame);
-        } else {
+        if !self.backlog.is_empty() {
             self.backlog.push_back(frame);
+            return;
+        }
+        let frame = match self.io.writer.try_send(frame) {
+            Ok(()) => return,
+            Err(TrySendFrameError::Closed(_)) => {
+                self.writer_failed = true;
+                return;
+            }
+            Err(TrySendFrameError::Full(frame)) => frame,
+        };
+        // Ask for reports first, then look once more: room made after this point is
+        // reported, so the backlog cannot stall.
+        self.io.writer.report_written(true);
+        match self.io.writer.try_send(frame) {
+            Ok(()) => {}
+            Err(TrySendFrameError::Full(frame)) => self.backlog.push_back(frame),
+            Err(TrySendFrameError::Closed(_)) => self.writer_failed = true,
         }
     }
 
-    /// Records that the writer took `frames` off its queue and refills it.
-    pub fn on_written(&mut self, frames: usize) {
-        self.writer_inflight = self.writer_inflight.saturating_sub(frames);
-        while self.writer_inflight < WRITER_QUEUE_FRAMES {
-            let Some(frame) = self.backlog.pop_front() else {
-                break;
-            };
-            self.hand_to_writer(frame);
+    /// The writer made room: move backlog frames into its queue; once the backlog is
+    /// empty, progress reports are no longer needed.
+    pub fn on_written(&mut self) {
+        while let Some(frame) = self.backlog.pop_front() {
+            match self.io.writer.try_send(frame) {
+                Ok(()) => {}
+                Err(TrySendFrameError::Full(frame)) => {
+                    self.backlog.push_front(frame);
+                    return;
+                }
+                Err(TrySendFrameError::Closed(_)) => {
+                    self.writer_failed = true;
+                    self.backlog.clear();
+                    return;
+                }
+            }
         }
-    }
-
-    fn hand_to_writer(&mut self, frame: OutboundFrame) {
-        if self.io.writer.send(frame).is_ok() {
-            self.writer_inflight += 1;
-        } else {
-            self.writer_failed = true;
-        }
+        self.io.writer.report_written(false);
     }
 }

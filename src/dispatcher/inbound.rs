@@ -21,9 +21,9 @@ impl Dispatcher {
                     self.on_frame(conn, frame);
                 }
             }
-            TransportEvent::Written { frames } => {
+            TransportEvent::Written { .. } => {
                 if let Some(c) = self.conns.get_mut(&conn) {
-                    c.on_written(frames);
+                    c.on_written();
                 }
             }
             TransportEvent::ReaderClosed {
