@@ -200,3 +200,59 @@ fn an_explicit_stop_ends_supervision() {
         Err(CallError::NotStarted { .. })
     ));
 }
+
+#[test]
+fn reload_ends_open_lifecycle_scopes_on_the_old_generation_and_seeds_the_new_one() {
+    use octet_host::host::LifecycleNotification;
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let log = root.path().join("lifecycle.log");
+    let dir = peer_extension_with(
+        root.path(),
+        "observer",
+        "0.4",
+        &["services-probe"],
+        &["echo", "probe"],
+        "",
+        &format!("OCTET_PEER_LOG = {:?}", log.to_string_lossy()),
+    );
+    let host = fast_host(workspace.path(), &[dir]);
+    let ext = host.start("observer").unwrap();
+    let old_pid = ext.info().pid;
+    host.lifecycle(LifecycleNotification::SessionStarted {
+        session_id: "s".into(),
+    });
+    host.lifecycle(LifecycleNotification::TurnStarted {
+        session_id: "s".into(),
+        run_id: "r".into(),
+        turn_id: "t".into(),
+    });
+    // A round trip orders the notifications before the reload.
+    ext.call_tool("echo", json!({}), CallOptions::default())
+        .unwrap();
+    let new = host.reload("observer").unwrap();
+    assert!(wait_gone(old_pid, LIVENESS));
+    ext.call_tool("echo", json!({}), CallOptions::default())
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines = |pid: u32| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix(&format!("{pid} ")).map(str::to_string))
+            .collect()
+    };
+    assert_eq!(
+        lines(old_pid),
+        [
+            "session/started None",
+            "turn/started None",
+            "turn/settled shutdown",
+            "session/settled shutdown"
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        lines(new.pid),
+        ["session/started None", "turn/started None"],
+        "{text}"
+    );
+}

@@ -176,6 +176,7 @@ impl Dispatcher {
         let located = (*c.located).clone();
         let previous = self.routes.insert(name.clone(), conn);
         self.set_state(conn, LifecycleState::Ready);
+        self.seed_lifecycle(conn);
         let supervision = self
             .supervision
             .entry(name.clone())

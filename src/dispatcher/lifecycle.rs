@@ -5,68 +5,127 @@ use std::time::Instant;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::host::events::Diagnostic;
-use crate::host::lifecycle::LifecycleNotification;
+use crate::host::lifecycle::{LifecycleNotification, Outcome, Settlement};
 use crate::host::LifecycleState;
 use crate::limits::LIFECYCLE_SESSION_TURN_DEADLINE;
 use crate::negotiation::Feature;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
+
+/// A session, turn or tool that started and has not settled. New generations are
+/// seeded with it; a generation that goes away first gets its terminal (section 5:
+/// reload "emits remaining lifecycle terminals" and "seeds lifecycle state").
+pub(super) struct OpenScope {
+    pub started: LifecycleNotification,
+    pub at: Instant,
+}
 
 impl Dispatcher {
     /// Sends `notification` to every ready generation subscribed to it. A notification
     /// that finds the writer queue full is dropped with a diagnostic; a session or turn
     /// notification the writer has not started within 250 ms is skipped the same way.
     pub(super) fn on_lifecycle(&mut self, notification: LifecycleNotification) {
-        let event = notification.event();
-        let params = notification.params();
+        let probe = Settlement {
+            outcome: Outcome::Completed,
+            duration_ms: 0,
+            reason: None,
+        };
+        if notification.settled_with(probe).is_some() {
+            self.open_scopes.push(OpenScope {
+                started: notification.clone(),
+                at: Instant::now(),
+            });
+        } else {
+            self.open_scopes
+                .retain(|scope| !notification.settles(&scope.started));
+        }
         let conns: Vec<ConnId> = self
             .conns
             .values()
             .filter(|c| c.state == LifecycleState::Ready || c.state == LifecycleState::Draining)
-            .filter(|c| {
-                c.negotiated.as_ref().is_some_and(|n| {
-                    n.features.contains(Feature::LifecycleEvents)
-                        && n.lifecycle_subscriptions.contains(&event)
-                })
-            })
             .map(|c| c.conn)
             .collect();
-        let now = Instant::now();
         for conn in conns {
-            let c = self
-                .conns
-                .get_mut(&conn)
-                .expect("listed connection is live");
-            let Ok(bytes) = c.encode_notification(event.method(), &params) else {
-                continue;
-            };
-            if !c.writer_has_room() {
-                let source = c.source.clone();
-                self.shared.events.diagnostic(
-                    &source,
-                    Diagnostic::Refused {
-                        method: event.method().into(),
-                        reason: "the writer queue is full; the lifecycle notification was dropped"
-                            .into(),
-                    },
-                );
-                continue;
-            }
-            if notification.is_session_or_turn() {
-                let state = FrameState::new();
-                c.lifecycle_seq += 1;
-                let seq = c.lifecycle_seq;
-                c.lifecycle_frames.insert(seq, state.clone());
-                c.push_frame(OutboundFrame {
-                    bytes,
-                    state: Some(state),
-                });
-                self.timers.schedule(
-                    now + LIFECYCLE_SESSION_TURN_DEADLINE,
-                    Timer::LifecycleDeadline { conn, seq },
-                );
-            } else {
-                c.push_frame(OutboundFrame { bytes, state: None });
-            }
+            self.send_lifecycle(conn, &notification);
+        }
+    }
+
+    /// Sends the terminal of every open scope to a generation that is going away,
+    /// innermost first, with outcome `shutdown`.
+    pub(super) fn emit_lifecycle_terminals(&mut self, conn: ConnId, reason: &str) {
+        let terminals: Vec<LifecycleNotification> = self
+            .open_scopes
+            .iter()
+            .rev()
+            .filter_map(|scope| {
+                scope.started.settled_with(Settlement {
+                    outcome: Outcome::Shutdown,
+                    duration_ms: scope.at.elapsed().as_millis() as u64,
+                    reason: Some(reason.to_string()),
+                })
+            })
+            .collect();
+        for terminal in terminals {
+            self.send_lifecycle(conn, &terminal);
+        }
+    }
+
+    /// Tells a new generation which sessions, turns and tools are open.
+    pub(super) fn seed_lifecycle(&mut self, conn: ConnId) {
+        let open: Vec<LifecycleNotification> = self
+            .open_scopes
+            .iter()
+            .map(|scope| scope.started.clone())
+            .collect();
+        for started in open {
+            self.send_lifecycle(conn, &started);
+        }
+    }
+
+    /// Sends one lifecycle notification to `conn` if it subscribed to it.
+    fn send_lifecycle(&mut self, conn: ConnId, notification: &LifecycleNotification) {
+        let event = notification.event();
+        let now = Instant::now();
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let subscribed = c.negotiated.as_ref().is_some_and(|n| {
+            n.features.contains(Feature::LifecycleEvents)
+                && n.lifecycle_subscriptions.contains(&event)
+        });
+        if !subscribed || !c.transport_alive() {
+            return;
+        }
+        let params = notification.params();
+        let Ok(bytes) = c.encode_notification(event.method(), &params) else {
+            return;
+        };
+        if !c.writer_has_room() {
+            let source = c.source.clone();
+            self.shared.events.diagnostic(
+                &source,
+                Diagnostic::Refused {
+                    method: event.method().into(),
+                    reason: "the writer queue is full; the lifecycle notification was dropped"
+                        .into(),
+                },
+            );
+            return;
+        }
+        if notification.is_session_or_turn() {
+            let state = FrameState::new();
+            c.lifecycle_seq += 1;
+            let seq = c.lifecycle_seq;
+            c.lifecycle_frames.insert(seq, state.clone());
+            c.push_frame(OutboundFrame {
+                bytes,
+                state: Some(state),
+            });
+            self.timers.schedule(
+                now + LIFECYCLE_SESSION_TURN_DEADLINE,
+                Timer::LifecycleDeadline { conn, seq },
+            );
+        } else {
+            c.push_frame(OutboundFrame { bytes, state: None });
         }
     }
 

@@ -127,6 +127,8 @@ pub(crate) struct Dispatcher {
     supervision: HashMap<String, Supervision>,
     /// Live restart timers by sequence.
     restart_timers: HashMap<u64, String>,
+    /// Sessions, turns and tools that started and have not settled (section 1.10).
+    open_scopes: Vec<lifecycle::OpenScope>,
     /// The latest accepted presentation snapshot per owner, per extension (section 2.5).
     presentations: HashMap<String, crate::services::PresentationStore>,
     /// Frontend answers, from the threads that ask the frontend.
@@ -168,6 +170,7 @@ pub(crate) fn spawn(
         supervision: HashMap::new(),
         restart_timers: HashMap::new(),
         presentations: HashMap::new(),
+        open_scopes: Vec::new(),
         janitor,
     };
     std::thread::Builder::new()

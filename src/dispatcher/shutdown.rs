@@ -129,6 +129,13 @@ impl Dispatcher {
         if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
             self.set_state(conn, LifecycleState::Draining);
         }
+        // Remaining lifecycle terminals go out before `shutdown` (section 5).
+        let reason = if self.shutdown.is_some() {
+            "the host is shutting down"
+        } else {
+            "this generation is ending"
+        };
+        self.emit_lifecycle_terminals(conn, reason);
         let c = self.conns.get_mut(&conn).expect("connection is live");
         if !c.transport_alive() {
             self.await_exit(conn);

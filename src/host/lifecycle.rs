@@ -209,6 +209,82 @@ pub fn clip_reason(reason: &str) -> &str {
     &reason[..cut]
 }
 
+impl LifecycleNotification {
+    /// For a started event, the settled event that ends the same scope with
+    /// `settlement`; `None` for settled events.
+    pub fn settled_with(&self, settlement: Settlement) -> Option<LifecycleNotification> {
+        match self.clone() {
+            LifecycleNotification::SessionStarted { session_id } => {
+                Some(LifecycleNotification::SessionSettled {
+                    session_id,
+                    settlement,
+                })
+            }
+            LifecycleNotification::TurnStarted {
+                session_id,
+                run_id,
+                turn_id,
+            } => Some(LifecycleNotification::TurnSettled {
+                session_id,
+                run_id,
+                turn_id,
+                settlement,
+            }),
+            LifecycleNotification::ToolStarted {
+                session_id,
+                run_id,
+                turn_id,
+                tool_call_id,
+                tool_name,
+            } => Some(LifecycleNotification::ToolSettled {
+                session_id,
+                run_id,
+                turn_id,
+                tool_call_id,
+                tool_name,
+                settlement,
+            }),
+            _ => None,
+        }
+    }
+
+    /// True when `self`, a settled event, ends the scope that `started` opened.
+    pub fn settles(&self, started: &LifecycleNotification) -> bool {
+        use LifecycleNotification as L;
+        match (self, started) {
+            (L::SessionSettled { session_id: a, .. }, L::SessionStarted { session_id: b }) => {
+                a == b
+            }
+            (
+                L::TurnSettled {
+                    session_id: a,
+                    run_id: r,
+                    turn_id: t,
+                    ..
+                },
+                L::TurnStarted {
+                    session_id: b,
+                    run_id: s,
+                    turn_id: u,
+                },
+            ) => a == b && r == s && t == u,
+            (
+                L::ToolSettled {
+                    session_id: a,
+                    tool_call_id: c,
+                    ..
+                },
+                L::ToolStarted {
+                    session_id: b,
+                    tool_call_id: d,
+                    ..
+                },
+            ) => a == b && c == d,
+            _ => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
