@@ -6,17 +6,14 @@
 
 use serde_json::{json, Value};
 
-use base64::Engine;
-
 use crate::host::{
-    Diagnostic, ExtensionShutdown, ExtensionStatus, HostEvent, OutputStream, ProgressEvent,
-    ShutdownReport,
+    Diagnostic, ExtensionShutdown, ExtensionStatus, HostEvent, ProgressEvent, ShutdownReport,
 };
 use crate::manifest::{Contributes, DiagnosticKind, DiscoveryDiagnostic, LocatedManifest};
 use crate::negotiation::Negotiated;
 use crate::validate::{
-    CommandOutput, ContentPart, ContextContribution, Disposition, HookOutput, Notification,
-    RenderOutput, StatusContribution, ToolOutput,
+    CommandOutput, ContextContribution, HookOutput, Notification, RenderOutput, StatusContribution,
+    ToolOutput,
 };
 
 /// A catalog entry: name, version, api, source, dir, contributes.
@@ -98,98 +95,41 @@ pub(crate) fn negotiated(n: &Negotiated) -> Value {
     })
 }
 
-/// One content part of a tool result.
-pub(crate) fn content_part(part: &ContentPart) -> Value {
-    match part {
-        ContentPart::Text { text } => json!({"type": "text", "text": text}),
-        ContentPart::Image {
-            artifact_id,
-            mime_type,
-            alt,
-        } => json!({
-            "type": "image", "artifact_id": artifact_id, "mime_type": mime_type, "alt": alt
-        }),
-        ContentPart::Audio {
-            artifact_id,
-            mime_type,
-            transcript,
-        } => json!({
-            "type": "audio", "artifact_id": artifact_id, "mime_type": mime_type,
-            "transcript": transcript
-        }),
-    }
-}
-
-/// A tool result: content, is_error, structured_content, metadata, and the joined text.
+/// A tool result: its wire form plus the joined text.
 pub(crate) fn tool_output(output: &ToolOutput) -> Value {
-    json!({
-        "text": output.text(),
-        "content": output.content.iter().map(content_part).collect::<Vec<_>>(),
-        "is_error": output.is_error,
-        "structured_content": output.structured_content,
-        "metadata": output.metadata,
-    })
+    let mut value = output.to_value();
+    value["text"] = json!(output.text());
+    value
 }
 
 /// A notification.
 pub(crate) fn notification(n: &Notification) -> Value {
-    json!({"level": n.level.as_str(), "title": n.title, "message": n.message})
+    n.to_value()
 }
 
 /// A context contribution.
 pub(crate) fn context(c: &ContextContribution) -> Value {
-    json!({"label": c.label, "content": c.content, "placement": c.placement.as_str()})
+    c.to_value()
 }
 
 /// A command result.
 pub(crate) fn command_output(output: &CommandOutput) -> Value {
-    json!({
-        "text": output.text,
-        "notifications": output.notifications.iter().map(notification).collect::<Vec<_>>(),
-        "context": output.context.iter().map(context).collect::<Vec<_>>(),
-    })
-}
-
-/// A disposition: `{"action": "continue"}` or `{"action": "deny", "reason": ..}`.
-pub(crate) fn disposition(d: &Disposition) -> Value {
-    match d {
-        Disposition::Continue => json!({"action": "continue"}),
-        Disposition::Deny { reason } => json!({"action": "deny", "reason": reason}),
-    }
+    output.to_value()
 }
 
 /// A hook result, with the disposition the host acts on.
 pub(crate) fn hook_output(output: &HookOutput) -> Value {
-    json!({
-        "hook": output.hook.as_str(),
-        "disposition": disposition(&output.disposition),
-        "effective_disposition": disposition(output.effective_disposition()),
-        "denial_ignored": output.denial_ignored(),
-        "context": output.context.iter().map(context).collect::<Vec<_>>(),
-        "notifications": output.notifications.iter().map(notification).collect::<Vec<_>>(),
-        "session_operation": output.session_operation.map(|_| json!({"action": "continue"})),
-    })
+    output.to_value()
 }
 
 /// A status, header or footer contribution.
 pub(crate) fn status_contribution(s: &StatusContribution) -> Value {
-    json!({
-        "surface": s.surface.as_str(),
-        "text": s.text,
-        "style_role": s.style_role,
-        "priority": s.priority,
-    })
+    s.to_value()
 }
 
 /// A `tool/render` result.
 pub(crate) fn render_output(output: &RenderOutput) -> Value {
-    json!({
-        "segments": output
-            .segments
-            .iter()
-            .map(|s| json!({"text": s.text, "style_role": s.style_role}))
-            .collect::<Vec<_>>(),
-    })
+    output.to_value()
 }
 
 /// A status snapshot of one generation.
@@ -307,35 +247,7 @@ pub(crate) fn event(event: &HostEvent) -> Value {
     }
 }
 
-/// A typed progress event as JSON (section 2.6 shapes; output data as UTF-8 text when it
-/// is valid UTF-8, base64 otherwise).
+/// A typed progress event as JSON (section 2.6 shapes).
 pub(crate) fn progress_event(event: &ProgressEvent) -> Value {
-    match event {
-        ProgressEvent::Status {
-            message,
-            current,
-            total,
-            unit,
-        } => json!({
-            "type": "status", "message": message, "current": current, "total": total, "unit": unit
-        }),
-        ProgressEvent::Output { stream, data } => {
-            let stream = match stream {
-                OutputStream::Stdout => "stdout",
-                OutputStream::Stderr => "stderr",
-            };
-            match std::str::from_utf8(data) {
-                Ok(text) => {
-                    json!({"type": "output", "stream": stream, "encoding": "utf8", "data": text})
-                }
-                Err(_) => json!({
-                    "type": "output", "stream": stream, "encoding": "base64",
-                    "data": base64::engine::general_purpose::STANDARD.encode(data)
-                }),
-            }
-        }
-        ProgressEvent::Decoration { label, detail } => {
-            json!({"type": "decoration", "label": label, "detail": detail})
-        }
-    }
+    event.to_value()
 }

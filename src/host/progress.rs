@@ -44,6 +44,42 @@ pub enum ProgressEvent {
     },
 }
 
+impl ProgressEvent {
+    /// The event as the wire writes it (section 2.6), output bytes as `utf8` text when
+    /// they are valid UTF-8 and as `base64` otherwise.
+    pub fn to_value(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            ProgressEvent::Status {
+                message,
+                current,
+                total,
+                unit,
+            } => json!({
+                "type": "status", "message": message, "current": current, "total": total,
+                "unit": unit,
+            }),
+            ProgressEvent::Output { stream, data } => {
+                let stream = match stream {
+                    OutputStream::Stdout => "stdout",
+                    OutputStream::Stderr => "stderr",
+                };
+                let (encoding, data) = match std::str::from_utf8(data) {
+                    Ok(text) => ("utf8", text.to_string()),
+                    Err(_) => (
+                        "base64",
+                        base64::engine::general_purpose::STANDARD.encode(data),
+                    ),
+                };
+                json!({"type": "output", "stream": stream, "encoding": encoding, "data": data})
+            }
+            ProgressEvent::Decoration { label, detail } => {
+                json!({"type": "decoration", "label": label, "detail": detail})
+            }
+        }
+    }
+}
+
 /// A progress event with its correlation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Progress {

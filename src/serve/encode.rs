@@ -6,81 +6,33 @@
 //! members are `null` when absent rather than left out, so every line of one kind has
 //! the same members.
 
-use base64::Engine;
 use serde_json::{json, Map, Value};
 
 use super::error::ServeError;
 use crate::host::{
     Diagnostic, ExtensionShutdown, ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason,
-    MenuOutcome, OutputStream, Progress, ProgressEvent, ShutdownReport, StartedExtension,
+    MenuOutcome, Progress, ShutdownReport, StartedExtension,
 };
 use crate::manifest::{Catalog, LocatedManifest};
 use crate::services::presentation::PresentationOwner;
 use crate::validate::{
-    CommandOutput, ContentPart, ContextContribution, Disposition, HookOutput, Notification,
-    RenderOutput, SessionOperation, StatusContribution, ToolOutput,
+    CommandOutput, ContextContribution, HookOutput, Notification, RenderOutput, StatusContribution,
+    ToolOutput,
 };
 
 /// A `tool/call` result: `content` parts, `is_error`, `structured_content`, `metadata`.
 pub(crate) fn tool_output(output: &ToolOutput) -> Value {
-    json!({
-        "content": output.content.iter().map(content_part).collect::<Vec<_>>(),
-        "is_error": output.is_error,
-        "structured_content": output.structured_content,
-        "metadata": output.metadata,
-    })
-}
-
-fn content_part(part: &ContentPart) -> Value {
-    match part {
-        ContentPart::Text { text } => json!({"type": "text", "text": text}),
-        ContentPart::Image {
-            artifact_id,
-            mime_type,
-            alt,
-        } => {
-            json!({"type": "image", "artifact_id": artifact_id, "mime_type": mime_type, "alt": alt})
-        }
-        ContentPart::Audio {
-            artifact_id,
-            mime_type,
-            transcript,
-        } => json!({
-            "type": "audio", "artifact_id": artifact_id, "mime_type": mime_type,
-            "transcript": transcript,
-        }),
-    }
+    output.to_value()
 }
 
 /// A `command/execute` result.
 pub(crate) fn command_output(output: &CommandOutput) -> Value {
-    json!({
-        "text": output.text,
-        "notifications": output.notifications.iter().map(notification).collect::<Vec<_>>(),
-        "context": output.context.iter().map(context_contribution).collect::<Vec<_>>(),
-    })
+    output.to_value()
 }
 
 /// A `hook/run` result, with the disposition the host acts on.
 pub(crate) fn hook_output(output: &HookOutput) -> Value {
-    json!({
-        "hook": output.hook.as_str(),
-        "disposition": disposition(&output.disposition),
-        "effective_disposition": disposition(output.effective_disposition()),
-        "denial_ignored": output.denial_ignored(),
-        "context": output.context.iter().map(context_contribution).collect::<Vec<_>>(),
-        "notifications": output.notifications.iter().map(notification).collect::<Vec<_>>(),
-        "session_operation": output.session_operation.map(|op| match op {
-            SessionOperation::Continue => json!({"action": "continue"}),
-        }),
-    })
-}
-
-fn disposition(disposition: &Disposition) -> Value {
-    match disposition {
-        Disposition::Continue => json!({"action": "continue"}),
-        Disposition::Deny { reason } => json!({"action": "deny", "reason": reason}),
-    }
+    output.to_value()
 }
 
 /// A `context/collect` result.
@@ -97,12 +49,7 @@ pub(crate) fn status_output(contribution: Option<&StatusContribution>) -> Value 
 
 /// A `tool/render` result.
 pub(crate) fn render_output(output: &RenderOutput) -> Value {
-    let segments: Vec<Value> = output
-        .segments
-        .iter()
-        .map(|s| json!({"text": s.text, "style_role": s.style_role}))
-        .collect();
-    json!({"segments": segments})
+    output.to_value()
 }
 
 /// A `menu/collect` outcome: the menu to show and, when the generated fallback replaced
@@ -121,52 +68,24 @@ pub(crate) fn menu_output(outcome: &MenuOutcome) -> Value {
 }
 
 fn notification(n: &Notification) -> Value {
-    json!({"level": n.level.as_str(), "title": n.title, "message": n.message})
+    n.to_value()
 }
 
 fn context_contribution(c: &ContextContribution) -> Value {
-    json!({"label": c.label, "content": c.content, "placement": c.placement.as_str()})
+    c.to_value()
 }
 
 fn status_contribution(c: &StatusContribution) -> Value {
-    json!({
-        "surface": c.surface.as_str(), "text": c.text, "style_role": c.style_role,
-        "priority": c.priority,
-    })
+    c.to_value()
 }
 
 /// One progress event of a call: the wire's `event` object, with output bytes as
 /// `utf8` text when they are valid UTF-8 and as `base64` otherwise.
 pub(crate) fn progress(progress: &Progress) -> Value {
-    let event = match &progress.event {
-        ProgressEvent::Status {
-            message,
-            current,
-            total,
-            unit,
-        } => json!({
-            "type": "status", "message": message, "current": current, "total": total,
-            "unit": unit,
-        }),
-        ProgressEvent::Output { stream, data } => {
-            let stream = match stream {
-                OutputStream::Stdout => "stdout",
-                OutputStream::Stderr => "stderr",
-            };
-            let (encoding, data) = match std::str::from_utf8(data) {
-                Ok(text) => ("utf8", text.to_string()),
-                Err(_) => (
-                    "base64",
-                    base64::engine::general_purpose::STANDARD.encode(data),
-                ),
-            };
-            json!({"type": "output", "stream": stream, "encoding": encoding, "data": data})
-        }
-        ProgressEvent::Decoration { label, detail } => {
-            json!({"type": "decoration", "label": label, "detail": detail})
-        }
-    };
-    json!({"request_id": progress.request_id, "sequence": progress.sequence, "progress": event})
+    json!({
+        "request_id": progress.request_id, "sequence": progress.sequence,
+        "progress": progress.event.to_value(),
+    })
 }
 
 /// A host event as an `event` line, or `None` for progress, which `serve` emits from
@@ -362,7 +281,7 @@ fn located_manifest(located: &LocatedManifest) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::LifecycleState;
+    use crate::host::{LifecycleState, OutputStream, ProgressEvent};
 
     #[test]
     fn output_progress_is_text_or_base64() {

@@ -15,6 +15,7 @@ pub mod context;
 pub mod error;
 mod field;
 pub mod hook;
+mod json;
 pub mod json_bounds;
 pub mod menu;
 pub(crate) mod path;
