@@ -80,7 +80,8 @@ impl Dispatcher {
         if super::services::SERVICE_METHODS.contains(&method) {
             let params = params.cloned().unwrap_or(Value::Null);
             let result = self.on_service_request(conn, method, &params)?;
-            self.answer_with(conn, id, &result);
+            let wipe = matches!(method, "secret/get" | "provider/credentials");
+            self.answer_with(conn, id, &result, wipe);
             super::services::wipe_result(result);
             if method.starts_with("tools/") {
                 self.check_catalog_ack(conn);
@@ -252,6 +253,8 @@ impl Dispatcher {
 
     /// Writes the answer to an extension-originated request.
     pub(super) fn answer_child(&mut self, conn: ConnId, id: &RequestId, answer: Answer) {
+        // Input answers may be secret (section 2.7): their frame is wiped after writing.
+        let is_input = matches!(answer, Answer::Input(_));
         let result = match answer {
             Answer::Confirmed(confirmed) => json!({ "confirmed": confirmed }),
             Answer::Input(Some(value)) if value.len() > MAX_INPUT_ANSWER_BYTES => {
@@ -268,21 +271,24 @@ impl Dispatcher {
             }
             Answer::Input(value) => json!({ "value": value }),
         };
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        if let Ok(bytes) = c.encode_result(id, &result) {
-            c.push_frame(OutboundFrame { bytes, state: None });
+        self.answer_with(conn, id, &result, is_input);
+        if is_input {
+            super::services::wipe_result(result);
         }
     }
 
-    /// Sends a result to an extension-originated request.
-    pub(super) fn answer_with(&mut self, conn: ConnId, id: &RequestId, result: &Value) {
+    /// Sends a result to an extension-originated request; `wipe` marks a frame that may
+    /// carry a secret, which the writer zeroes after writing (section 2.10).
+    pub(super) fn answer_with(&mut self, conn: ConnId, id: &RequestId, result: &Value, wipe: bool) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
         match c.encode_result(id, result) {
-            Ok(bytes) => c.push_frame(OutboundFrame { bytes, state: None }),
+            Ok(bytes) => c.push_frame(OutboundFrame {
+                bytes,
+                state: None,
+                wipe,
+            }),
             Err(e) => {
                 let error = ResponseError::new(codes::INTERNAL_ERROR, e.to_string());
                 self.send_error(conn, id, &error);
@@ -296,7 +302,11 @@ impl Dispatcher {
             return;
         };
         if let Ok(bytes) = c.encode_error(id, error) {
-            c.push_frame(OutboundFrame { bytes, state: None });
+            c.push_frame(OutboundFrame {
+                bytes,
+                state: None,
+                wipe: false,
+            });
         }
     }
 

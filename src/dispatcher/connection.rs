@@ -277,7 +277,11 @@ impl Connection {
         }
         let params = serde_json::json!({"id": id, "reason": reason.as_str()});
         if let Ok(bytes) = self.encode_notification("$/cancelRequest", &params) {
-            self.push_frame(OutboundFrame { bytes, state: None });
+            self.push_frame(OutboundFrame {
+                bytes,
+                state: None,
+                wipe: false,
+            });
         }
     }
 

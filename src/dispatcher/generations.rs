@@ -111,6 +111,7 @@ impl Dispatcher {
         c.push_frame(OutboundFrame {
             bytes,
             state: Some(frame),
+            wipe: false,
         });
         self.timers.schedule(
             Instant::now() + REQUEST_DEADLINE,

@@ -119,13 +119,18 @@ impl Dispatcher {
             c.push_frame(OutboundFrame {
                 bytes,
                 state: Some(state),
+                wipe: false,
             });
             self.timers.schedule(
                 now + LIFECYCLE_SESSION_TURN_DEADLINE,
                 Timer::LifecycleDeadline { conn, seq },
             );
         } else {
-            c.push_frame(OutboundFrame { bytes, state: None });
+            c.push_frame(OutboundFrame {
+                bytes,
+                state: None,
+                wipe: false,
+            });
         }
     }
 

@@ -143,6 +143,7 @@ impl Dispatcher {
         c.push_frame(OutboundFrame {
             bytes,
             state: Some(frame),
+            wipe: false,
         });
         self.calls.insert(
             call,

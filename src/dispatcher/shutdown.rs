@@ -156,6 +156,7 @@ impl Dispatcher {
                 c.push_frame(OutboundFrame {
                     bytes,
                     state: Some(frame),
+                    wipe: false,
                 });
                 c.stage = ShutdownStage::AwaitAck;
                 self.timers.schedule(

@@ -170,6 +170,10 @@ pub struct OutboundFrame {
     pub bytes: Vec<u8>,
     /// Present for frames that can be cancelled before they start (requests).
     pub state: Option<Arc<FrameState>>,
+    /// The frame may carry a secret (a `secret/get` answer, section 2.10): the writer
+    /// overwrites its bytes with zeros once they are written (best effort; the kernel's
+    /// pipe buffer and the child's copy are out of reach).
+    pub wipe: bool,
 }
 
 #[cfg(test)]

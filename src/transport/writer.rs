@@ -276,6 +276,7 @@ impl WriteLoop<'_> {
                 return Exit::Done;
             }
             let taken = batch.len();
+            let wipe = batch.iter().any(|frame| frame.wipe);
             let mut started = batch
                 .into_iter()
                 .filter(|frame| frame.state.as_ref().map_or(true, |s| s.try_start()));
@@ -287,15 +288,21 @@ impl WriteLoop<'_> {
                 }
                 (Some(a), Some(b)) => {
                     buffer.clear();
-                    buffer.extend_from_slice(&a.bytes);
-                    buffer.extend_from_slice(&b.bytes);
-                    for frame in started {
+                    for mut frame in [a, b].into_iter().chain(started) {
                         buffer.extend_from_slice(&frame.bytes);
+                        if frame.wipe {
+                            crate::services::wipe_bytes(&mut frame.bytes);
+                        }
                     }
                     &buffer
                 }
             };
-            match write_all(stdin, poll, &mut events, self.stop, data) {
+            let written = write_all(stdin, poll, &mut events, self.stop, data);
+            if wipe {
+                // Section 2.10: best-effort wipe of the serialized frame after use.
+                crate::services::wipe_bytes(&mut buffer);
+            }
+            match written {
                 Ok(()) => {}
                 Err(WriteEnd::Stopped) => return Exit::Done,
                 Err(WriteEnd::Failed(error)) => return Exit::Failed(error),

@@ -13,6 +13,7 @@ fn frame(text: &str, state: Option<Arc<FrameState>>) -> OutboundFrame {
     OutboundFrame {
         bytes: format!("{text}\n").into_bytes(),
         state,
+        wipe: false,
     }
 }
 
@@ -36,6 +37,7 @@ fn writer_skips_a_frame_cancelled_before_it_started() {
         .send(OutboundFrame {
             bytes: big,
             state: Some(big_state.clone()),
+            wipe: false,
         })
         .unwrap();
     wait_until("the big frame started", || big_state.is_started());
