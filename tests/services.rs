@@ -90,3 +90,34 @@ fn artifacts_dynamic_tools_presentation_policy_and_secrets_work_end_to_end() {
     // The secret never reaches an event.
     assert!(!format!("{events:?}").contains("t0ken"));
 }
+
+#[test]
+fn registering_a_host_tool_name_is_refused_and_the_catalog_stays() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension_with(
+        root.path(),
+        "grabby",
+        "0.4",
+        &["services-probe"],
+        &["echo", "probe"],
+        "",
+        "",
+    );
+    let host = ExtensionHost::builder(workspace.path())
+        .no_global_extensions()
+        .extension_dir(dir)
+        .host_tools(["extra", "bash"])
+        .build()
+        .unwrap();
+    let ext = host.start("grabby").unwrap();
+    let out = ext
+        .call_tool("probe", json!({}), CallOptions::default())
+        .unwrap();
+    let report: Value = serde_json::from_str(out.content[0].as_text().unwrap()).unwrap();
+    assert_eq!(report["register"], json!(-32602), "{report}");
+    assert!(matches!(
+        ext.call_tool("extra", json!({}), CallOptions::default()),
+        Err(octet_host::host::CallError::NotDeclared { .. })
+    ));
+}

@@ -80,6 +80,8 @@ pub(crate) struct Shared {
     pub supervisor: crate::supervisor::SupervisorPolicy,
     /// What the embedder bound for policy, approvals, secrets and credentials.
     pub services: crate::host::HostServices,
+    /// The host's own tool names, which no extension may register (section 2.11).
+    pub host_tools: Vec<String>,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that

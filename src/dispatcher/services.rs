@@ -190,6 +190,15 @@ impl Dispatcher {
                     clash.name
                 )));
             }
+            if let Some(clash) = catalog
+                .iter()
+                .find(|t| self.shared.host_tools.contains(&t.name))
+            {
+                return Err(invalid(format!(
+                    "tool `{}` is one of the host's own tools",
+                    clash.name
+                )));
+            }
         } else {
             let names = params
                 .get("names")

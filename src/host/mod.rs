@@ -67,6 +67,7 @@ const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]
 pub struct ExtensionHostBuilder {
+    host_tools: Vec<String>,
     services: HostServices,
     supervisor: SupervisorPolicy,
     frontend: Arc<dyn Frontend>,
@@ -109,6 +110,13 @@ impl ExtensionHostBuilder {
     /// resolver. Unbound services deny or answer "unavailable".
     pub fn services(mut self, services: HostServices) -> Self {
         self.services = services;
+        self
+    }
+
+    /// Names of the host's own model tools: `tools/register` refuses them (section 2.11:
+    /// names are reserved "against host tools and other extensions").
+    pub fn host_tools(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.host_tools = names.into_iter().map(Into::into).collect();
         self
     }
 
@@ -159,6 +167,7 @@ impl ExtensionHostBuilder {
             generations: Mutex::new(std::collections::HashMap::new()),
             supervisor: self.supervisor,
             services: self.services,
+            host_tools: self.host_tools,
         });
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
@@ -222,6 +231,7 @@ impl ExtensionHost {
     /// A builder for a host whose workspace is `workspace`.
     pub fn builder(workspace: impl AsRef<Path>) -> ExtensionHostBuilder {
         ExtensionHostBuilder {
+            host_tools: Vec::new(),
             services: HostServices::default(),
             supervisor: SupervisorPolicy::default(),
             frontend: Arc::new(HeadlessFrontend),
