@@ -497,3 +497,32 @@ fn a_late_answer_after_shutdown_began_breaks_nothing() {
     assert_eq!(report.extensions.len(), 1, "{report:?}");
     assert!(report.extensions[0].acknowledged);
 }
+
+#[test]
+fn dropping_a_pending_call_cancels_it() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(root.path(), "dropper", "0.2", &["good"], &["echo", "seen"]);
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("dropper").unwrap();
+    let pending = ext.call_tool_async("echo", json!({"sleep_ms": 300}), CallOptions::default());
+    std::thread::sleep(Duration::from_millis(100));
+    drop(pending);
+    // The cancel notification was written before this call, on the same ordered writer.
+    let start = Instant::now();
+    let mut cancels = json!([]);
+    while start.elapsed() < LIVENESS {
+        let seen: Value = serde_json::from_str(
+            &ext.call_tool("seen", json!({}), CallOptions::default())
+                .unwrap()
+                .text(),
+        )
+        .unwrap();
+        cancels = seen["cancels"].clone();
+        if cancels.as_array().is_some_and(|c| !c.is_empty()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(cancels.as_array().map(Vec::len), Some(1), "{cancels}");
+}
