@@ -426,3 +426,42 @@ fn one_extension_stops_while_others_keep_working() {
     let again = host.start("first").unwrap();
     assert_eq!(again.info().generation, 2);
 }
+
+#[test]
+fn the_execution_context_carries_the_owner_triple_from_api_0_2_on() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dirs = [
+        peer_extension(root.path(), "ctx-one", "0.1", &["echo-context"], &["echo"]),
+        peer_extension(root.path(), "ctx-two", "0.2", &["echo-context"], &["echo"]),
+    ];
+    let host = octet_host::ExtensionHost::builder(workspace.path())
+        .no_global_extensions()
+        .extension_dir(&dirs[0])
+        .extension_dir(&dirs[1])
+        .session_id("durable-session")
+        .build()
+        .unwrap();
+    let context = |name: &str| -> serde_json::Value {
+        let ext = host.start(name).unwrap();
+        let out = ext
+            .call_tool("echo", json!({}), CallOptions::default())
+            .unwrap();
+        serde_json::from_str(&out.text()).unwrap()
+    };
+    let old = context("ctx-one");
+    assert_eq!(old["workspace"], json!(host.workspace().to_string_lossy()));
+    assert_eq!(old["execution_scope"], json!(null));
+    assert!(
+        old.get("resource_owner").is_none(),
+        "API 0.1 omits the owner: {old}"
+    );
+    let new = context("ctx-two");
+    let owner = &new["resource_owner"];
+    assert_eq!(owner["session_id"], json!("durable-session"));
+    assert_eq!(owner["process_generation"], json!(1));
+    assert!(owner["extension_instance_id"]
+        .as_str()
+        .is_some_and(|s| !s.is_empty()));
+    assert!(new["host"].is_object());
+}

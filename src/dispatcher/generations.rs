@@ -79,6 +79,8 @@ impl Dispatcher {
                 process_generation: launched.generation,
             },
         );
+        (c.owned_context, c.process_context) =
+            super::requests::execution_contexts(&self.shared, &c);
         let id = c.next_request_id();
         let limit = c.frame_limit.load(Ordering::Relaxed);
         // The feature wire keeps the reference example's member order; the canonical

@@ -14,7 +14,6 @@ use crate::host::events::Diagnostic;
 use crate::host::{LifecycleState, StartError};
 use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
 use crate::negotiation::Feature;
-use crate::services::ResourceOwner;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire;
 use crate::wire::codec::CodecEncodeError;
@@ -110,7 +109,7 @@ impl Dispatcher {
             .conns
             .get_mut(&conn)
             .expect("admitting on a live connection");
-        let params = request_params(c, &self.shared, &request);
+        let params = request_params(c, &request);
         let id = c.next_request_id();
         let bytes = match c.encode_request(id, request.method(), &params) {
             Ok(bytes) => bytes,
@@ -394,23 +393,32 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
 }
 
 /// Builds a request's params, adding the execution `context` (sections 1.2–1.7).
-fn request_params(c: &Connection, shared: &super::Shared, request: &HostRequest) -> Value {
+/// The two `context` objects of a generation's requests, built once (sections
+/// 1.2–1.7): with the `resource_owner` triple (API 0.2 and later, for model-tool,
+/// command, hook, context and menu requests) and without it (API 0.1, and the
+/// process-scoped status and renderer contexts).
+pub(super) fn execution_contexts(shared: &super::Shared, c: &Connection) -> (Value, Value) {
     let mut context = Map::new();
     context.insert(
         "workspace".into(),
         Value::from(shared.workspace.to_string_lossy().as_ref()),
     );
     context.insert("execution_scope".into(), Value::Null);
-    if c.api.has_v0_2_fields() && request.has_resource_owner() {
-        let owner = ResourceOwner {
-            session_id: shared.session_id.clone(),
-            extension_instance_id: shared.instance_id.clone(),
-            process_generation: c.source.generation,
-        };
-        context.insert("resource_owner".into(), owner.to_value());
-    }
     context.insert("host".into(), shared.host_value.clone());
-    let context = Value::Object(context);
+    let process = Value::Object(context.clone());
+    if c.api.has_v0_2_fields() {
+        context.insert("resource_owner".into(), c.owner.to_value());
+    }
+    (Value::Object(context), process)
+}
+
+/// Builds a request's params around the generation's pre-built execution `context`.
+fn request_params(c: &Connection, request: &HostRequest) -> Value {
+    let context = if request.has_resource_owner() {
+        c.owned_context.clone()
+    } else {
+        c.process_context.clone()
+    };
     match request {
         HostRequest::ToolCall { name, arguments } => {
             let mut params = json!({"name": name, "arguments": arguments, "context": context});
