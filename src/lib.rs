@@ -10,8 +10,6 @@
 
 #![warn(missing_docs)]
 
-/// Benchmarks against the physical limit: the echo children, the subjects and the
-/// whole run behind `octet-host bench` (see `benches/README.md`).
 pub mod bench;
 pub mod cli;
 pub(crate) mod dispatcher;
