@@ -274,17 +274,7 @@ impl Extension {
     ///
     /// [`ExtensionHost::reload`]: super::ExtensionHost::reload
     pub fn reload(&self) -> Result<StartedExtension, super::StartError> {
-        let (reply, answer) = crossbeam_channel::bounded(1);
-        let command = Command::Reload {
-            extension: self.info.name.clone(),
-            reply,
-        };
-        if self.inner.commands.send(command).is_err() {
-            return Err(super::StartError::HostShutDown);
-        }
-        answer
-            .recv()
-            .unwrap_or(Err(super::StartError::HostShutDown))
+        super::start::reload(&self.inner, &self.info.name)
     }
 
     /// Shuts this extension down (section 1.8) and waits until its process is gone.

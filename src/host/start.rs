@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Extension, ExtensionHost};
+use super::{Extension, ExtensionHost, HostInner};
 use crate::dispatcher::{Command, InitRole, StartRequest};
 use crate::manifest::{self, ApiVersion, LocatedManifest, ManifestError};
 use crate::negotiation::{Negotiated, NegotiationError};
@@ -195,14 +195,19 @@ impl ExtensionHost {
     /// success new calls go to the new generation at once, and the old one drains
     /// (bounded) and shuts down. A parked extension is revived.
     pub fn reload(&self, name: &str) -> Result<StartedExtension, StartError> {
-        let (reply, answer) = crossbeam_channel::bounded(1);
-        let command = Command::Reload {
-            extension: name.to_string(),
-            reply,
-        };
-        if self.inner.commands.send(command).is_err() {
-            return Err(StartError::HostShutDown);
-        }
-        answer.recv().unwrap_or(Err(StartError::HostShutDown))
+        reload(&self.inner, name)
     }
+}
+
+/// Asks the dispatcher to reload `name` and waits for the outcome.
+pub(crate) fn reload(inner: &HostInner, name: &str) -> Result<StartedExtension, StartError> {
+    let (reply, answer) = crossbeam_channel::bounded(1);
+    let command = Command::Reload {
+        extension: name.to_string(),
+        reply,
+    };
+    if inner.commands.send(command).is_err() {
+        return Err(StartError::HostShutDown);
+    }
+    answer.recv().unwrap_or(Err(StartError::HostShutDown))
 }
