@@ -164,7 +164,7 @@ impl Dispatcher {
                     cancelled: cancelled.clone(),
                 };
                 if !interactive {
-                    self.answer_child(conn, id, Answer::Confirmed(false));
+                    self.answer_child(conn, id, kind.dropped_answer());
                     return Ok(());
                 }
                 c.children.insert(
@@ -193,7 +193,7 @@ impl Dispatcher {
                     cancelled: cancelled.clone(),
                 };
                 if !interactive {
-                    self.answer_child(conn, id, Answer::Input(None));
+                    self.answer_child(conn, id, kind.dropped_answer());
                     return Ok(());
                 }
                 c.children.insert(
@@ -350,11 +350,7 @@ impl Dispatcher {
             return;
         };
         child.cancelled.cancel();
-        let answer = match child.kind {
-            ChildKind::Confirmation => Answer::Confirmed(false),
-            ChildKind::Input => Answer::Input(None),
-        };
-        self.answer_child(conn, id, answer);
+        self.answer_child(conn, id, child.kind.dropped_answer());
     }
 
     /// The extension cancelled one of its own outstanding requests (section 2.9): the

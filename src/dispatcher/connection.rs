@@ -53,6 +53,17 @@ pub(crate) enum ChildKind {
     Input,
 }
 
+impl ChildKind {
+    /// The answer when nobody can or will answer: a dropped confirmation is denied
+    /// (section 2.2), unavailable input is `null` (section 2.7).
+    pub fn dropped_answer(self) -> super::children::Answer {
+        match self {
+            ChildKind::Confirmation => super::children::Answer::Confirmed(false),
+            ChildKind::Input => super::children::Answer::Input(None),
+        }
+    }
+}
+
 /// An extension-originated request the host has not answered yet.
 pub(crate) struct ChildRequest {
     pub kind: ChildKind,
@@ -273,6 +284,25 @@ impl Connection {
         error: &ResponseError,
     ) -> Result<Vec<u8>, CodecEncodeError> {
         self.codec.encode_error(id, error, self.limit())
+    }
+
+    /// Registers host request `id` as pending and queues its frame; the frame can be
+    /// skipped by cancellation until the writer starts it (section 1.9).
+    pub fn send_request(&mut self, id: u64, kind: PendingKind, bytes: Vec<u8>) {
+        let frame = FrameState::new();
+        self.pending.insert(
+            id,
+            Pending {
+                kind,
+                frame: frame.clone(),
+                last_progress: None,
+            },
+        );
+        self.push_frame(OutboundFrame {
+            bytes,
+            state: Some(frame),
+            wipe: false,
+        });
     }
 
     /// Queues `$/cancelRequest` for host request `id` (section 1.9). API 0.1 has no

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::command::{InitRole, StartRequest};
-use super::connection::{Connection, Pending, PendingKind, ShutdownStage};
+use super::connection::{Connection, PendingKind, ShutdownStage};
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::host::events::GenerationRef;
@@ -19,7 +19,7 @@ use crate::manifest::{self, LocatedManifest};
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
 use crate::services::ResourceOwner;
 use crate::supervisor::{backoff, launch, ParkReason, Supervision};
-use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::transport::ConnId;
 use crate::wire::codec::Codec;
 use crate::wire::{self, RequestId};
 
@@ -101,20 +101,7 @@ impl Dispatcher {
                 return;
             }
         };
-        let frame = FrameState::new();
-        c.pending.insert(
-            id,
-            Pending {
-                kind: PendingKind::Initialize { role, offer },
-                frame: frame.clone(),
-                last_progress: None,
-            },
-        );
-        c.push_frame(OutboundFrame {
-            bytes,
-            state: Some(frame),
-            wipe: false,
-        });
+        c.send_request(id, PendingKind::Initialize { role, offer }, bytes);
         self.timers.schedule(
             Instant::now() + REQUEST_DEADLINE,
             Timer::RequestDeadline { conn, id },

@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::command::{CallRequest, HostRequest};
-use super::connection::{Connection, Pending, PendingKind};
+use super::connection::{Connection, PendingKind};
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
 use crate::host::call::{CallError, CallId, CancelReason, RawResult};
@@ -14,7 +14,7 @@ use crate::host::events::Diagnostic;
 use crate::host::{LifecycleState, StartError};
 use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
 use crate::negotiation::Feature;
-use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::transport::ConnId;
 use crate::wire;
 use crate::wire::codec::CodecEncodeError;
 
@@ -126,24 +126,15 @@ impl Dispatcher {
                 return;
             }
         };
-        let frame = FrameState::new();
-        c.pending.insert(
+        c.send_request(
             id,
-            Pending {
-                kind: PendingKind::Call {
-                    call,
-                    reply,
-                    progress,
-                },
-                frame: frame.clone(),
-                last_progress: None,
+            PendingKind::Call {
+                call,
+                reply,
+                progress,
             },
-        );
-        c.push_frame(OutboundFrame {
             bytes,
-            state: Some(frame),
-            wipe: false,
-        });
+        );
         self.calls.insert(
             call,
             CallEntry {

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::connection::{Pending, PendingKind, ShutdownStage};
+use super::connection::{PendingKind, ShutdownStage};
 use super::timers::Timer;
 use super::{Dispatcher, HostShutdown, EXIT_POLL_INTERVAL, HEALTH_POLL_INTERVAL};
 use crate::host::call::{CallError, CancelReason};
 use crate::host::{ExtensionShutdown, LifecycleState, ShutdownReport, StartError};
 use crate::limits::{SHUTDOWN_ACK_TIMEOUT, SHUTDOWN_EXIT_TIMEOUT};
-use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::transport::ConnId;
 
 impl Dispatcher {
     /// Shuts one extension's generations down; `reply` gets the report when they are gone.
@@ -144,20 +144,7 @@ impl Dispatcher {
         let id = c.next_request_id();
         match c.encode_request(id, "shutdown", &json!({})) {
             Ok(bytes) => {
-                let frame = FrameState::new();
-                c.pending.insert(
-                    id,
-                    Pending {
-                        kind: PendingKind::Shutdown,
-                        frame: frame.clone(),
-                        last_progress: None,
-                    },
-                );
-                c.push_frame(OutboundFrame {
-                    bytes,
-                    state: Some(frame),
-                    wipe: false,
-                });
+                c.send_request(id, PendingKind::Shutdown, bytes);
                 c.stage = ShutdownStage::AwaitAck;
                 self.timers.schedule(
                     Instant::now() + SHUTDOWN_ACK_TIMEOUT,
