@@ -20,6 +20,7 @@ pub mod negotiation;
 pub mod sdk;
 pub mod serve;
 pub mod services;
+mod spin;
 pub mod supervisor;
 pub mod transport;
 pub mod validate;

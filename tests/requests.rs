@@ -526,3 +526,45 @@ fn dropping_a_pending_call_cancels_it() {
     }
     assert_eq!(cancels.as_array().map(Vec::len), Some(1), "{cancels}");
 }
+
+/// Spinning before sleep only changes how threads wait, never what they deliver: with
+/// it off, and with a budget long enough that every wait spins, overlapping calls on
+/// an SDK extension all settle with their own answers.
+#[test]
+fn calls_settle_the_same_with_spinning_off_and_long() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = sdk_extension(
+        root.path(),
+        "spinner",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    );
+    for budget in [Duration::ZERO, Duration::from_millis(5)] {
+        let host = ExtensionHost::builder(workspace.path())
+            .no_global_extensions()
+            .extension_dir(&dir)
+            .spin_before_sleep(budget)
+            .build()
+            .unwrap();
+        let ext = host.start("spinner").unwrap();
+        for n in 0..50 {
+            let out = ext
+                .call_tool("echo", json!({"n": n}), CallOptions::default())
+                .unwrap();
+            assert_eq!(out.text(), format!(r#"{{"n":{n}}}"#), "{budget:?}");
+        }
+        let pending: Vec<_> = (0..200)
+            .map(|n| ext.call_tool_async("echo", json!({"n": n}), CallOptions::default()))
+            .collect();
+        for (n, call) in pending.into_iter().enumerate() {
+            let out = call.wait().unwrap();
+            assert_eq!(out.text(), format!(r#"{{"n":{n}}}"#), "{budget:?}");
+        }
+        // A wait that outlasts the spin still wakes for the answer.
+        let slow = ext.call_tool("sleep", json!({"ms": 50}), CallOptions::default());
+        assert!(slow.is_ok(), "{budget:?}: {slow:?}");
+        assert!(host.shutdown().extensions.iter().all(|e| e.acknowledged));
+    }
+}

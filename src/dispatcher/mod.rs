@@ -82,6 +82,9 @@ pub(crate) struct Shared {
     pub services: crate::host::HostServices,
     /// The host's own tool names, which no extension may register (section 2.11).
     pub host_tools: Vec<String>,
+    /// How long the dispatcher, the writers and waiting callers spin before they sleep
+    /// (see [`crate::spin`]).
+    pub spin_before_sleep: Duration,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that
@@ -186,7 +189,16 @@ pub(crate) fn spawn(
 impl Dispatcher {
     fn run(mut self) {
         loop {
-            let wait = match self.timers.next_deadline() {
+            // Spin a little first: at depth 1 the next input (the reader's batch, or
+            // the caller's next call) usually follows within microseconds.
+            let due = self.timers.next_deadline();
+            crate::spin::spin_until(self.shared.spin_before_sleep, || {
+                !self.commands.is_empty()
+                    || !self.transport.is_empty()
+                    || !self.answers.is_empty()
+                    || due.is_some_and(|at| at <= Instant::now())
+            });
+            let wait = match due {
                 Some(at) => at.saturating_duration_since(Instant::now()),
                 None => IDLE_WAIT,
             };

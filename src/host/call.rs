@@ -234,6 +234,8 @@ pub struct PendingCall<T> {
     call: CallId,
     reply: Receiver<CallReply>,
     commands: Sender<Command>,
+    /// How long [`PendingCall::wait`] spins before it sleeps (see `crate::spin`).
+    spin: Duration,
     convert: Option<Convert<T>>,
     settled: bool,
 }
@@ -243,12 +245,14 @@ impl<T> PendingCall<T> {
         call: CallId,
         reply: Receiver<CallReply>,
         commands: Sender<Command>,
+        spin: Duration,
         convert: Convert<T>,
     ) -> PendingCall<T> {
         PendingCall {
             call,
             reply,
             commands,
+            spin,
             convert: Some(convert),
             settled: false,
         }
@@ -261,6 +265,7 @@ impl<T> PendingCall<T> {
 
     /// Blocks until the call settles.
     pub fn wait(mut self) -> Result<T, CallError> {
+        crate::spin::spin_until(self.spin, || !self.reply.is_empty());
         let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
         self.finish(reply)
     }
@@ -272,6 +277,7 @@ impl<T> PendingCall<T> {
                 reason: CancelReason::User,
             }));
         }
+        crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
         match self.reply.recv_timeout(timeout) {
             Ok(reply) => Some(self.finish(reply)),
             Err(RecvTimeoutError::Timeout) => None,

@@ -310,6 +310,12 @@ impl Extension {
         if self.inner.commands.send(command).is_err() {
             let _ = reply.send(Err(CallError::HostShutDown));
         }
-        PendingCall::new(call, answer, self.inner.commands.clone(), Box::new(convert))
+        PendingCall::new(
+            call,
+            answer,
+            self.inner.commands.clone(),
+            self.inner.shared.spin_before_sleep,
+            Box::new(convert),
+        )
     }
 }

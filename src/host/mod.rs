@@ -64,6 +64,14 @@ const COMMAND_CHANNEL_CAPACITY: usize = 1024;
 /// Capacity of the channel from all I/O threads to the dispatcher, in batches.
 const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 
+/// How long the host's threads yield the CPU, checking for work, before they sleep,
+/// unless [`ExtensionHostBuilder::spin_before_sleep`] says otherwise.
+///
+/// Long enough to cover a round trip with a child that answers at once (about 20 µs
+/// on the benchmark machine), so at depth 1 most hand-offs find their thread awake;
+/// see `benches/README.md` for what it buys.
+pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]
 pub struct ExtensionHostBuilder {
@@ -76,6 +84,7 @@ pub struct ExtensionHostBuilder {
     home: Option<PathBuf>,
     host_context: HostContext,
     session_id: Option<String>,
+    spin_before_sleep: Duration,
 }
 
 impl ExtensionHostBuilder {
@@ -140,6 +149,22 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// How long the host's threads (the dispatcher, each generation's writer, and a
+    /// caller in [`PendingCall::wait`]) yield the CPU, checking for their next input,
+    /// before they sleep (default [`DEFAULT_SPIN_BEFORE_SLEEP`]).
+    ///
+    /// Waking a sleeping thread costs a futex wake and, on a virtual machine whose
+    /// other vCPU is idle, an inter-processor interrupt: about as much as a whole
+    /// JSON round trip with the child. Spinning turns most of a call's four hand-offs
+    /// into checks of a queue. The cost is CPU time: at most this long per wait, and
+    /// at most one thread more than there are CPUs spins at once in the process.
+    /// `Duration::ZERO` turns spinning off, for embedders that prefer idle CPUs to
+    /// latency (calls then take about four times as long on the benchmark machine).
+    pub fn spin_before_sleep(mut self, budget: Duration) -> Self {
+        self.spin_before_sleep = budget;
+        self
+    }
+
     /// Starts the dispatcher and returns the host.
     pub fn build(self) -> std::io::Result<ExtensionHost> {
         let workspace = std::path::absolute(&self.workspace)?;
@@ -168,6 +193,7 @@ impl ExtensionHostBuilder {
             supervisor: self.supervisor,
             services: self.services,
             host_tools: self.host_tools,
+            spin_before_sleep: self.spin_before_sleep,
         });
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
@@ -239,6 +265,7 @@ impl ExtensionHost {
             explicit_dirs: Vec::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
             host_context: HostContext::default(),
+            spin_before_sleep: DEFAULT_SPIN_BEFORE_SLEEP,
             session_id: None,
         }
     }

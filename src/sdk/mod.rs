@@ -81,6 +81,12 @@ pub const DEFAULT_MAX_CONCURRENT_REQUESTS: u32 = 16;
 /// Bytes read from stdin at a time (SDK policy).
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
+/// How long the SDK's worker and writer threads yield the CPU, checking for their
+/// next job or frame, before they sleep: the host's default
+/// ([`crate::host::DEFAULT_SPIN_BEFORE_SLEEP`]), for the same reason (a request
+/// crosses two hand-offs inside the extension; see `crate::spin`).
+const SPIN_BEFORE_SLEEP: Duration = crate::host::DEFAULT_SPIN_BEFORE_SLEEP;
+
 /// Lifecycle notifications that may wait for the lifecycle handler before the reader
 /// waits too (SDK policy).
 const LIFECYCLE_QUEUE: usize = 64;

@@ -87,7 +87,10 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     // API 0.3 speaks canonical JSON (its frame limit excludes the LF); the others
     // speak JSON-RPC lines.
     let codec = Codec::for_api(manifest.api_version);
-    let config = IoConfig::for_codec(codec);
+    let config = IoConfig {
+        spin_before_sleep: shared.spin_before_sleep,
+        ..IoConfig::for_codec(codec)
+    };
     let frame_limit = config.frame_limit.clone();
     // A child that cannot get its I/O threads is dropped here, which kills its group.
     let io = transport::start_io_with_codec(

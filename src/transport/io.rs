@@ -5,6 +5,7 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout};
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 use crossbeam_channel::Sender;
 use mio::unix::pipe;
@@ -34,6 +35,10 @@ pub struct IoConfig {
     pub frame_limit: Arc<AtomicUsize>,
     /// Frames the writer queue holds (at least 1).
     pub writer_queue: usize,
+    /// How long the writer yields the CPU, checking for the next frame, before it
+    /// sleeps (see [`crate::host::ExtensionHostBuilder::spin_before_sleep`]); zero
+    /// turns it off.
+    pub spin_before_sleep: Duration,
 }
 
 impl Default for IoConfig {
@@ -43,6 +48,7 @@ impl Default for IoConfig {
         IoConfig {
             frame_limit: Arc::new(AtomicUsize::new(MAX_FRAME_BYTES)),
             writer_queue: WRITER_QUEUE_FRAMES,
+            spin_before_sleep: crate::host::DEFAULT_SPIN_BEFORE_SLEEP,
         }
     }
 }
@@ -259,6 +265,7 @@ pub fn start_io_with_pipes_and_codec(
         queue,
         events,
         stop: stop.clone(),
+        spin: config.spin_before_sleep,
     };
     io.threads.push(spawn_named(
         format!("octet-writer-{}", conn.0),

@@ -177,6 +177,8 @@ pub(crate) struct Writer {
     pub(crate) queue: WriterQueue,
     pub(crate) events: Sender<TransportMessage>,
     pub(crate) stop: StopSignal,
+    /// How long to spin before sleeping for the next frame (see [`crate::spin`]).
+    pub(crate) spin: std::time::Duration,
 }
 
 /// Why a write did not complete.
@@ -210,12 +212,14 @@ impl Writer {
             queue,
             events,
             stop,
+            spin,
         } = self;
         let mut loop_state = WriteLoop {
             conn,
             queue: &queue,
             events: &events,
             stop: &stop,
+            spin,
             pending: 0,
         };
         let exit = match poll
@@ -247,6 +251,7 @@ struct WriteLoop<'a> {
     queue: &'a WriterQueue,
     events: &'a Sender<TransportMessage>,
     stop: &'a StopSignal,
+    spin: std::time::Duration,
     /// Frames taken off the queue but not reported yet.
     pending: usize,
 }
@@ -346,6 +351,11 @@ impl WriteLoop<'_> {
                     Err(_) => Next::Done,
                 };
             }
+            // The next frame often follows within microseconds (the dispatcher
+            // answers a burst, or the next call of a caller that just got its answer).
+            crate::spin::spin_until(self.spin, || {
+                !self.queue.frames.is_empty() || self.stop.is_stopped()
+            });
             let mut select = Select::new();
             let frames = select.recv(&self.queue.frames);
             let close = select.recv(&self.queue.close);

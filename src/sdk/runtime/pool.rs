@@ -72,6 +72,7 @@ impl Pool {
 fn worker(rx: Receiver<Job>, counts: Arc<Mutex<Counts>>) {
     loop {
         counts.lock().idle += 1;
+        crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !rx.is_empty());
         let Ok(job) = rx.recv() else {
             return;
         };

@@ -74,7 +74,11 @@ pub(crate) fn spawn<W: Write + Send + 'static>(output: W) -> (WriterHandle, Writ
 
 fn write_loop<W: Write>(output: W, rx: &Receiver<WriterMessage>) -> io::Result<()> {
     let mut out = BufWriter::new(output);
-    while let Ok(message) = rx.recv() {
+    loop {
+        crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !rx.is_empty());
+        let Ok(message) = rx.recv() else {
+            break;
+        };
         match message {
             WriterMessage::Frame(frame) => {
                 out.write_all(&frame)?;
