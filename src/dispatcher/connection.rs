@@ -259,6 +259,18 @@ impl Connection {
             .encode_request(&RequestId::Number(id), method, params, self.limit())
     }
 
+    /// Encodes a request whose params serialize to an object, with this generation's
+    /// codec (see [`crate::wire::codec::Codec::encode_request_object`]).
+    pub fn encode_request_object<P: serde::Serialize>(
+        &self,
+        id: u64,
+        method: &str,
+        params: &P,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        self.codec
+            .encode_request_object(&RequestId::Number(id), method, params, self.limit())
+    }
+
     /// Encodes a notification with this generation's codec.
     pub fn encode_notification(
         &self,

@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::command::{CallRequest, HostRequest};
 use super::connection::{Connection, PendingKind};
@@ -109,9 +110,9 @@ impl Dispatcher {
             .conns
             .get_mut(&conn)
             .expect("admitting on a live connection");
-        let params = request_params(c, &request);
         let id = c.next_request_id();
-        let bytes = match c.encode_request(id, request.method(), &params) {
+        let params = request_params(c, &request);
+        let bytes = match c.encode_request_object(id, request.method(), &params) {
             Ok(bytes) => bytes,
             Err(CodecEncodeError::TooLarge { bytes, limit }) => {
                 self.calls.remove(&call);
@@ -403,44 +404,99 @@ pub(super) fn execution_contexts(shared: &super::Shared, c: &Connection) -> (Val
     (Value::Object(context), process)
 }
 
+/// A request's params, borrowed from the request and from the generation's pre-built
+/// execution context: serialized straight into the frame, without copying either into
+/// a `Value` first. Members are in sorted order, as a `Value` object would write them.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RequestParams<'a> {
+    ToolCall {
+        arguments: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        catalog_revision: Option<u64>,
+        context: &'a Value,
+        name: &'a str,
+    },
+    CommandExecute {
+        arguments: &'a [String],
+        context: &'a Value,
+        name: &'a str,
+    },
+    HookRun {
+        context: &'a Value,
+        hook: &'a str,
+        payload: &'a Value,
+    },
+    ContextCollect {
+        context: &'a Value,
+        prompt: Option<&'a str>,
+    },
+    StatusCollect {
+        context: &'a Value,
+        surface: &'static str,
+    },
+    MenuCollect {
+        context: &'a Value,
+    },
+    ToolRender {
+        arguments: &'a Value,
+        context: &'a Value,
+        is_error: bool,
+        name: &'a str,
+        output: &'a str,
+    },
+}
+
 /// Builds a request's params around the generation's pre-built execution `context`.
-fn request_params(c: &Connection, request: &HostRequest) -> Value {
+fn request_params<'a>(c: &'a Connection, request: &'a HostRequest) -> RequestParams<'a> {
     let context = if request.has_resource_owner() {
-        c.owned_context.clone()
+        &c.owned_context
     } else {
-        c.process_context.clone()
+        &c.process_context
     };
     match request {
         HostRequest::ToolCall { name, arguments } => {
-            let mut params = json!({"name": name, "arguments": arguments, "context": context});
             let dynamic = c
                 .negotiated
                 .as_ref()
                 .is_some_and(|n| n.features.contains(Feature::DynamicTools));
-            if dynamic {
-                params["catalog_revision"] = json!(c.catalog_revision);
+            RequestParams::ToolCall {
+                arguments,
+                catalog_revision: dynamic.then_some(c.catalog_revision),
+                context,
+                name,
             }
-            params
         }
-        HostRequest::CommandExecute { name, arguments } => {
-            json!({"name": name, "arguments": arguments, "context": context})
-        }
-        HostRequest::HookRun { hook, payload } => {
-            json!({"hook": hook, "payload": payload, "context": context})
-        }
-        HostRequest::ContextCollect { prompt } => json!({"prompt": prompt, "context": context}),
-        HostRequest::StatusCollect { surface } => {
-            json!({"surface": surface.as_str(), "context": context})
-        }
-        HostRequest::MenuCollect => json!({"context": context}),
+        HostRequest::CommandExecute { name, arguments } => RequestParams::CommandExecute {
+            arguments,
+            context,
+            name,
+        },
+        HostRequest::HookRun { hook, payload } => RequestParams::HookRun {
+            context,
+            hook,
+            payload,
+        },
+        HostRequest::ContextCollect { prompt } => RequestParams::ContextCollect {
+            context,
+            prompt: prompt.as_deref(),
+        },
+        HostRequest::StatusCollect { surface } => RequestParams::StatusCollect {
+            context,
+            surface: surface.as_str(),
+        },
+        HostRequest::MenuCollect => RequestParams::MenuCollect { context },
         HostRequest::ToolRender {
             name,
             arguments,
             output,
             is_error,
-        } => json!({
-            "name": name, "arguments": arguments, "output": output,
-            "is_error": is_error, "context": context,
-        }),
+        } => RequestParams::ToolRender {
+            arguments,
+            context,
+            is_error: *is_error,
+            name,
+            output,
+        },
     }
 }

@@ -174,6 +174,25 @@ impl Codec {
         }
     }
 
+    /// [`Codec::encode_request`] for params that serialize to a JSON object, without
+    /// building a `Value` on the JSON-RPC wire (the canonical wire needs one to sort
+    /// and check).
+    pub fn encode_request_object<P: Serialize>(
+        self,
+        id: &RequestId,
+        method: &str,
+        params: &P,
+        limit: usize,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        match self {
+            Codec::JsonRpc => Ok(encode_request(id, method, Some(params), limit)?),
+            Codec::Canonical => {
+                let params = serde_json::to_value(params).map_err(CodecEncodeError::Json)?;
+                self.encode_request(id, method, &params, limit)
+            }
+        }
+    }
+
     /// Encodes a notification frame (LF included) of at most `limit` bytes; `params`
     /// as for [`Codec::encode_request`].
     pub fn encode_notification(

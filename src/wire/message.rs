@@ -313,10 +313,11 @@ pub fn encode_request<P: Serialize>(
         method,
         params,
     };
-    finish(
-        serde_json::to_vec(&frame).map_err(EncodeError::Json)?,
-        limit,
-    )
+    // Room for a typical request (a `tool/call` with its execution context is about
+    // 450 bytes), so it is written without growing the buffer.
+    let mut bytes = Vec::with_capacity(512);
+    serde_json::to_writer(&mut bytes, &frame).map_err(EncodeError::Json)?;
+    finish(bytes, limit)
 }
 
 /// Encodes a notification frame (LF included), bounded by `limit` bytes.
