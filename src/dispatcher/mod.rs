@@ -240,6 +240,9 @@ impl Dispatcher {
                 }
             }
             self.fire_due_timers();
+            if self.timers.wants_compaction() {
+                self.drop_stale_timers();
+            }
             if self.shutdown.is_some() && self.conns.is_empty() {
                 self.finish_host_shutdown();
                 // Dropping `self` closes the transport channel (so no reader can stay
@@ -293,6 +296,19 @@ impl Dispatcher {
                 Timer::PresentationPoll { conn } => self.on_presentation_poll(conn),
             }
         }
+    }
+
+    /// Drops the deadlines of calls and requests that already settled (see
+    /// [`timers`]); every other kind of timer is rare and kept.
+    fn drop_stale_timers(&mut self) {
+        let (calls, conns) = (&self.calls, &self.conns);
+        self.timers.retain(|timer| match timer {
+            Timer::CallDeadline { call } => calls.contains_key(call),
+            Timer::RequestDeadline { conn, id } => {
+                conns.get(conn).is_some_and(|c| c.pending.contains_key(id))
+            }
+            _ => true,
+        });
     }
 
     fn emit_state(&self, conn: &Connection) {

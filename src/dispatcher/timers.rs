@@ -1,5 +1,9 @@
-//! The dispatcher's timer heap. Timers are never removed early: a timer that fires
-//! after the thing it guarded has settled is recognised as stale and ignored.
+//! The dispatcher's timer heap. Timers are not removed when the thing they guard
+//! settles: a timer that fires afterwards is recognised as stale and ignored. So that
+//! stale timers cannot pile up (every call leaves a 30-second deadline behind; at
+//! 100,000 calls a second that would be millions of entries), the dispatcher drops
+//! them with [`Timers::retain`] whenever the heap has doubled since the last time
+//! ([`Timers::wants_compaction`]), which keeps the cost amortized constant per timer.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -64,11 +68,16 @@ impl Ord for Entry {
     }
 }
 
+/// The heap is never compacted below this many entries.
+const COMPACTION_FLOOR: usize = 1024;
+
 /// A min-heap of timers, first in first out among equal instants.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
     heap: BinaryHeap<Entry>,
     seq: u64,
+    /// Entries left by the last compaction.
+    compacted_to: usize,
 }
 
 impl Timers {
@@ -80,6 +89,24 @@ impl Timers {
             seq: self.seq,
             timer,
         });
+    }
+
+    /// True when the heap holds at least [`COMPACTION_FLOOR`] entries and twice as many
+    /// as the last compaction left: time to drop stale timers with [`Timers::retain`].
+    pub fn wants_compaction(&self) -> bool {
+        self.heap.len() >= COMPACTION_FLOOR.max(2 * self.compacted_to)
+    }
+
+    /// Keeps only the timers for which `live` holds.
+    pub fn retain(&mut self, mut live: impl FnMut(&Timer) -> bool) {
+        self.heap.retain(|entry| live(&entry.timer));
+        self.compacted_to = self.heap.len();
+    }
+
+    /// How many timers are scheduled, stale ones included.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.heap.len()
     }
 
     /// The instant of the earliest timer.
@@ -118,5 +145,39 @@ mod tests {
             t.pop_due(now + Duration::from_secs(3)),
             Some(Timer::ShutdownAck { conn: c })
         );
+    }
+
+    #[test]
+    fn compaction_is_asked_for_when_the_heap_doubles_and_keeps_order() {
+        let mut t = Timers::default();
+        let now = Instant::now();
+        let deadline = |call: u64| Timer::CallDeadline { call: CallId(call) };
+        for call in 0..COMPACTION_FLOOR as u64 - 1 {
+            t.schedule(now + Duration::from_millis(call % 7), deadline(call));
+        }
+        assert!(!t.wants_compaction());
+        t.schedule(now, deadline(u64::MAX));
+        assert!(t.wants_compaction());
+        // Only every tenth call is still unsettled.
+        t.retain(|timer| matches!(timer, Timer::CallDeadline { call } if call.0 % 10 == 0));
+        assert_eq!(t.len(), 103);
+        assert!(!t.wants_compaction());
+        for call in 0..102 {
+            t.schedule(now + Duration::from_secs(1), deadline(10_000 + call));
+        }
+        assert!(t.len() < COMPACTION_FLOOR && !t.wants_compaction());
+        // The survivors still pop in time order, then in scheduling order.
+        let mut last = (Duration::ZERO, 0);
+        let later = now + Duration::from_secs(2);
+        while let Some(Timer::CallDeadline { call }) = t.pop_due(later) {
+            let key = if call.0 >= 10_000 {
+                (Duration::from_secs(1), call.0)
+            } else {
+                (Duration::from_millis(call.0 % 7), call.0)
+            };
+            assert!(key >= last, "{key:?} after {last:?}");
+            last = key;
+        }
+        assert_eq!(t.len(), 0);
     }
 }
