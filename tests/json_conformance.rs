@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use octet_host::transport::{
     spawn, start_io, ConnId, InboundFrame, IoConfig, SpawnSpec, TransportEvent,
 };
-use octet_host::wire::{parse_json, FrameError};
+use octet_host::wire::{classify, decode, parse_json, FrameError};
 
 /// Where the data lives: beside the clone (`../shared`), as in CI. A git worktree one
 /// level further down (`../../shared`) is accepted too, and `OCTET_CONFORMANCE_DIR`
@@ -105,6 +105,47 @@ fn parse_json_follows_the_suite() {
         }
     }
     assert!(failures.is_empty(), "non-conforming: {failures:#?}");
+}
+
+/// `decode` reads an object's envelope without building a map; it must agree with
+/// `classify(parse_json(..))` on every file, and on every file's value placed in each
+/// envelope member and in an unknown one, where the typed path reads it.
+#[test]
+fn decode_agrees_with_parsing_into_a_value_first() {
+    let reference = |bytes: &[u8]| parse_json(bytes).and_then(classify);
+    let mut frames: Vec<(String, Vec<u8>)> = Vec::new();
+    for case in cases() {
+        let value = case.bytes.strip_suffix(b"\n").unwrap_or(&case.bytes);
+        frames.push((case.name.clone(), case.bytes.clone()));
+        for (shape, prefix, suffix) in [
+            ("result", r#"{"jsonrpc":"2.0","id":1,"result":"#, "}"),
+            ("params", r#"{"jsonrpc":"2.0","method":"m","params":"#, "}"),
+            ("id", r#"{"jsonrpc":"2.0","result":1,"id":"#, "}"),
+            ("method", r#"{"jsonrpc":"2.0","id":1,"method":"#, "}"),
+            ("error", r#"{"jsonrpc":"2.0","id":1,"error":"#, "}"),
+            ("jsonrpc", r#"{"id":1,"result":1,"jsonrpc":"#, "}"),
+            ("unknown", r#"{"jsonrpc":"2.0","id":1,"result":1,"x":"#, "}"),
+            (
+                "duplicate",
+                r#"{"jsonrpc":"2.0","id":1,"result":"#,
+                r#","result":2}"#,
+            ),
+        ] {
+            let mut frame = prefix.as_bytes().to_vec();
+            frame.extend_from_slice(value);
+            frame.extend_from_slice(suffix.as_bytes());
+            frames.push((format!("{} in {shape}", case.name), frame));
+        }
+    }
+    let mut disagreements = Vec::new();
+    for (name, frame) in &frames {
+        let (fast, slow) = (decode(frame), reference(frame));
+        if fast != slow {
+            disagreements.push(format!("{name}: {fast:?} vs {slow:?}"));
+        }
+    }
+    assert_eq!(frames.len(), 318 * 9);
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
 }
 
 /// The frame a file becomes on the wire: its bytes, whose one trailing LF (if any)

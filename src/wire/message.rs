@@ -4,9 +4,10 @@
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::canonical::CanonicalError;
+use super::envelope::Envelope;
 use super::id::{IdError, RequestId};
 use crate::limits::MAX_FRAME_BYTES;
 
@@ -151,8 +152,20 @@ impl fmt::Display for FrameError {
 impl std::error::Error for FrameError {}
 
 /// Decodes and classifies one frame (without its LF).
+///
+/// The same as [`classify`] after [`parse_json`], for every input; an object is read
+/// without building a map for its envelope (see `wire::envelope`).
 pub fn decode(frame: &[u8]) -> Result<Message, FrameError> {
-    classify(parse_json(frame)?)
+    let first = frame
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first != Some(&b'{') {
+        return classify(parse_json(frame)?);
+    }
+    let envelope: Envelope = serde_json::from_slice(frame).map_err(|e| FrameError::Parse {
+        message: e.to_string(),
+    })?;
+    classify_envelope(envelope)
 }
 
 /// Parses one frame (without its LF) as exactly one JSON value, the first step of
@@ -166,19 +179,23 @@ pub fn parse_json(frame: &[u8]) -> Result<Value, FrameError> {
 
 /// Classifies an already decoded JSON value.
 pub fn classify(value: Value) -> Result<Message, FrameError> {
-    let Value::Object(mut map) = value else {
+    let Value::Object(map) = value else {
         return Err(FrameError::NotObject);
     };
-    match map.get("jsonrpc") {
-        Some(Value::String(v)) if v == "2.0" => {}
-        _ => return Err(FrameError::BadVersion),
+    classify_envelope(Envelope::from_map(map))
+}
+
+/// Classifies an object's envelope members.
+fn classify_envelope(envelope: Envelope) -> Result<Message, FrameError> {
+    if envelope.jsonrpc != Some(true) {
+        return Err(FrameError::BadVersion);
     }
-    if let Some(method) = map.remove("method") {
+    if let Some(method) = envelope.method {
         let Value::String(method) = method else {
             return Err(FrameError::MethodNotString);
         };
-        let params = take_params(&mut map)?;
-        return match map.get("id") {
+        let params = structured_params(envelope.params)?;
+        return match &envelope.id {
             None => Ok(Message::Notification(Notification { method, params })),
             Some(id) => {
                 let id = RequestId::from_value(id).map_err(FrameError::BadId)?;
@@ -186,14 +203,12 @@ pub fn classify(value: Value) -> Result<Message, FrameError> {
             }
         };
     }
-    let result = map.remove("result");
-    let error = map.remove("error");
-    let outcome = match (result, error) {
+    let outcome = match (envelope.result, envelope.error) {
         (Some(result), None) => Ok(result),
         (None, Some(error)) => Err(decode_error_object(error)?),
         _ => return Err(FrameError::ResultAndErrorMismatch),
     };
-    let id = match map.get("id") {
+    let id = match &envelope.id {
         None => return Err(FrameError::BadId(IdError::Null)),
         Some(id) => RequestId::from_value(id),
     };
@@ -204,8 +219,8 @@ pub fn classify(value: Value) -> Result<Message, FrameError> {
     }
 }
 
-fn take_params(map: &mut Map<String, Value>) -> Result<Option<Value>, FrameError> {
-    match map.remove("params") {
+fn structured_params(params: Option<Value>) -> Result<Option<Value>, FrameError> {
+    match params {
         None => Ok(None),
         Some(p @ (Value::Object(_) | Value::Array(_))) => Ok(Some(p)),
         Some(_) => Err(FrameError::ParamsNotStructured),

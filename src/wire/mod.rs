@@ -5,6 +5,7 @@
 pub mod canonical;
 pub mod codec;
 pub mod codes;
+mod envelope;
 pub mod frame;
 pub mod id;
 pub mod message;
