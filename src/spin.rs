@@ -2,7 +2,8 @@
 //!
 //! A `tool/call` crosses four hand-offs between the host's threads (caller →
 //! dispatcher → writer, reader → dispatcher → caller), and an SDK extension adds two
-//! inside the child. Waking a thread that sleeps costs a futex wake, and on a virtual
+//! inside the child. The reader waits for the child's pipe rather than for another
+//! thread, but waking it is the same cost, so it spins too, with zero-timeout polls. Waking a thread that sleeps costs a futex wake, and on a virtual
 //! machine, when the sleeper's vCPU is idle, an inter-processor interrupt and a VM
 //! entry on top: about 13 µs per hand-off on the 2-core benchmark machine
 //! (`benches/README.md`), more than a whole JSON round trip with a child running on
@@ -15,7 +16,7 @@
 //! thread never delays the work it waits for by more than one scheduler pass.
 //!
 //! The cost is bounded twice: a wait spins for at most its budget, and at most
-//! [`max_spinners`] threads of the process spin at once (one more than the number of
+//! [`max_spinners`] threads of the process spin at once (two more than the number of
 //! CPUs), so the idle threads of a large fleet sleep instead of competing for the
 //! CPUs. A budget of zero turns spinning off.
 
@@ -26,11 +27,13 @@ use std::time::{Duration, Instant};
 /// Threads of this process spinning now.
 static SPINNERS: AtomicUsize = AtomicUsize::new(0);
 
-/// How many threads of the process may spin at once: the number of CPUs plus one (a
-/// call's chain of hand-offs keeps three host threads waiting on two CPUs).
+/// How many threads of the process may spin at once: the number of CPUs plus two. A
+/// call's chain of hand-offs keeps four host threads waiting (caller, dispatcher,
+/// writer, reader); on the 2-core benchmark machine a limit of three spinners made
+/// depth-1 calls slower than four did, and five gained nothing more.
 pub(crate) fn max_spinners() -> usize {
     static MAX: OnceLock<usize> = OnceLock::new();
-    *MAX.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()) + 1)
+    *MAX.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()) + 2)
 }
 
 /// Yields the CPU until `ready` returns true or `budget` has passed. Returns at once

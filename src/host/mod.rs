@@ -149,15 +149,15 @@ impl ExtensionHostBuilder {
         self
     }
 
-    /// How long the host's threads (the dispatcher, each generation's writer, and a
-    /// caller in [`PendingCall::wait`]) yield the CPU, checking for their next input,
-    /// before they sleep (default [`DEFAULT_SPIN_BEFORE_SLEEP`]).
+    /// How long the host's threads (the dispatcher, each generation's reader and
+    /// writer, and a caller in [`PendingCall::wait`]) yield the CPU, checking for
+    /// their next input, before they sleep (default [`DEFAULT_SPIN_BEFORE_SLEEP`]).
     ///
     /// Waking a sleeping thread costs a futex wake and, on a virtual machine whose
     /// other vCPU is idle, an inter-processor interrupt: about as much as a whole
     /// JSON round trip with the child. Spinning turns most of a call's four hand-offs
     /// into checks of a queue. The cost is CPU time: at most this long per wait, and
-    /// at most one thread more than there are CPUs spins at once in the process.
+    /// at most two threads more than there are CPUs spin at once in the process.
     /// `Duration::ZERO` turns spinning off, for embedders that prefer idle CPUs to
     /// latency (calls then take about four times as long on the benchmark machine).
     pub fn spin_before_sleep(mut self, budget: Duration) -> Self {

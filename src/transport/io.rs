@@ -35,8 +35,8 @@ pub struct IoConfig {
     pub frame_limit: Arc<AtomicUsize>,
     /// Frames the writer queue holds (at least 1).
     pub writer_queue: usize,
-    /// How long the writer yields the CPU, checking for the next frame, before it
-    /// sleeps (see [`crate::host::ExtensionHostBuilder::spin_before_sleep`]); zero
+    /// How long the reader and the writer yield the CPU, checking for the pipe or the
+    /// next frame, before they sleep (see [`crate::host::ExtensionHostBuilder::spin_before_sleep`]); zero
     /// turns it off.
     pub spin_before_sleep: Duration,
 }
@@ -252,6 +252,7 @@ pub fn start_io_with_pipes_and_codec(
         codec,
         events: events.clone(),
         stop: stop.clone(),
+        spin: config.spin_before_sleep,
     };
     io.threads.push(spawn_named(
         format!("octet-reader-{}", conn.0),

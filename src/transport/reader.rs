@@ -13,6 +13,7 @@
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use crossbeam_channel::Sender;
 use mio::unix::pipe;
@@ -43,6 +44,8 @@ pub(crate) struct Reader {
     pub(crate) codec: Codec,
     pub(crate) events: Sender<TransportMessage>,
     pub(crate) stop: StopSignal,
+    /// How long to spin before sleeping for the next read (see [`crate::spin`]).
+    pub(crate) spin: Duration,
 }
 
 /// How the read loop ended.
@@ -108,6 +111,17 @@ impl Reader {
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    // The next answer often follows within microseconds: look for it
+                    // (a zero-timeout poll) before sleeping in one.
+                    let (poll, stop) = (&mut self.poll, &self.stop);
+                    let ready = crate::spin::spin_until(self.spin, || {
+                        stop.is_stopped()
+                            || (poll.poll(&mut events, Some(Duration::ZERO)).is_ok()
+                                && !events.is_empty())
+                    });
+                    if ready {
+                        continue;
+                    }
                     if let Err(error) = wait(&mut self.poll, &mut events) {
                         return End::Closed(Some(error));
                     }
