@@ -20,6 +20,7 @@ fn every_standard_subject_completes_its_calls_one_at_a_time_and_pipelined() {
         [
             "floor_pipe",
             "floor_json",
+            "floor_json 1cpu",
             "octet_host sdk 0.1",
             "octet_host sdk 0.4",
             "octet_host bare 0.4"
@@ -39,6 +40,31 @@ fn the_pipe_floor_moves_a_line_of_about_120_bytes() {
     let peer = FloorPeer::spawn(exe(), FloorMode::Pipe).unwrap();
     let bytes = peer.line().len();
     assert!((110..=130).contains(&bytes), "{bytes} bytes");
+}
+
+/// The one-CPU floor pins its child and the measuring thread to one CPU for the run,
+/// and gives the thread its CPUs back afterwards.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_one_cpu_floor_pins_both_ends_for_the_run_only() {
+    let allowed = |path: &str| {
+        let status = std::fs::read_to_string(path).unwrap();
+        let line = status
+            .lines()
+            .find(|l| l.starts_with("Cpus_allowed_list:"))
+            .expect("a Cpus_allowed_list line");
+        line["Cpus_allowed_list:".len()..].trim().to_owned()
+    };
+    let before = allowed("/proc/thread-self/status");
+    let mut peer = FloorPeer::spawn(exe(), FloorMode::JsonOneCpu).unwrap();
+    peer.run(10, 1).unwrap();
+    peer.run(10, 4).unwrap();
+    assert_eq!(allowed("/proc/thread-self/status"), before);
+    let child = allowed(&format!("/proc/{}/status", peer.child_id()));
+    assert!(
+        child.parse::<u32>().is_ok(),
+        "the child runs on one CPU: {child}"
+    );
 }
 
 #[test]

@@ -25,6 +25,16 @@ pub enum FloorMode {
     Pipe,
     /// serde_json on both sides: the JSON floor.
     Json,
+    /// The JSON floor with the measuring thread and the child pinned to one CPU
+    /// during each run (Linux only; elsewhere the same as [`FloorMode::Json`]).
+    ///
+    /// A blocking ping-pong costs very different amounts depending on where the
+    /// scheduler puts its two ends: on one CPU each hand-off is a cheap switch, on
+    /// two each one wakes an idle CPU, which on a virtual machine costs an
+    /// inter-processor interrupt (about 8 against 50 µs per call on the benchmark
+    /// machine). Unpinned, [`FloorMode::Json`] lands on either; this one is always
+    /// the cheap case: the true physical limit of the exchange.
+    JsonOneCpu,
 }
 
 impl FloorMode {
@@ -33,13 +43,14 @@ impl FloorMode {
         match self {
             FloorMode::Pipe => "floor_pipe",
             FloorMode::Json => "floor_json",
+            FloorMode::JsonOneCpu => "floor_json 1cpu",
         }
     }
 
     fn echo(self) -> EchoMode {
         match self {
             FloorMode::Pipe => EchoMode::Raw,
-            FloorMode::Json => EchoMode::Json,
+            FloorMode::Json | FloorMode::JsonOneCpu => EchoMode::Json,
         }
     }
 }
@@ -89,6 +100,11 @@ impl FloorPeer {
         })
     }
 
+    /// The echo child's process id.
+    pub fn child_id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The request line `floor_pipe` sends, LF included (about 120 bytes).
     pub fn line(&self) -> &[u8] {
         &self.line
@@ -97,7 +113,7 @@ impl FloorPeer {
     fn encode(&mut self, out: &mut Vec<u8>) -> Result<(), BenchError> {
         match self.mode {
             FloorMode::Pipe => out.extend_from_slice(&self.line),
-            FloorMode::Json => {
+            FloorMode::Json | FloorMode::JsonOneCpu => {
                 serde_json::to_writer(&mut *out, &request(self.next_id))?;
                 out.push(b'\n');
             }
@@ -111,7 +127,7 @@ impl FloorPeer {
         self.next_answer += 1;
         let good = match self.mode {
             FloorMode::Pipe => self.line.strip_suffix(b"\n") == Some(answer),
-            FloorMode::Json => {
+            FloorMode::Json | FloorMode::JsonOneCpu => {
                 let answer: Value = serde_json::from_slice(answer)?;
                 answer["id"] == expected
                     && answer["result"]["content"][0]["text"] == self.expected_text.as_str()
@@ -141,6 +157,17 @@ impl RoundTrip for FloorPeer {
     }
 
     fn run(&mut self, calls: u64, depth: usize) -> Result<Duration, BenchError> {
+        if self.mode == FloorMode::JsonOneCpu {
+            let child = self.child.id();
+            return one_cpu::run_pinned(child, || self.exchange(calls, depth))?;
+        }
+        self.exchange(calls, depth)
+    }
+}
+
+impl FloorPeer {
+    /// The ping-pong itself: see the module documentation.
+    fn exchange(&mut self, calls: u64, depth: usize) -> Result<Duration, BenchError> {
         let start = Instant::now();
         let depth = depth.max(1) as u64;
         let mut out = Vec::new();
@@ -178,6 +205,53 @@ impl RoundTrip for FloorPeer {
             self.partial = partial;
         }
         Ok(start.elapsed())
+    }
+}
+
+/// Pinning a run to one CPU.
+#[cfg(target_os = "linux")]
+mod one_cpu {
+    use std::io;
+    use std::mem::{size_of, zeroed};
+
+    /// Pins the calling thread and process `child` to the CPU the thread runs on now,
+    /// runs `f`, and gives the thread its previous CPU set back (the child stays
+    /// pinned until the next run pins it again).
+    pub(super) fn run_pinned<T>(child: u32, f: impl FnOnce() -> T) -> io::Result<T> {
+        let child = libc::pid_t::try_from(child).map_err(io::Error::other)?;
+        let size = size_of::<libc::cpu_set_t>();
+        // SAFETY: cpu_set_t is plain data that the CPU_* helpers and the
+        // sched_*affinity calls read and write within `size` bytes.
+        unsafe {
+            let mut previous: libc::cpu_set_t = zeroed();
+            if libc::sched_getaffinity(0, size, &mut previous) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let cpu = libc::sched_getcpu();
+            if cpu < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let mut one: libc::cpu_set_t = zeroed();
+            libc::CPU_SET(cpu as usize, &mut one);
+            if libc::sched_setaffinity(child, size, &one) != 0
+                || libc::sched_setaffinity(0, size, &one) != 0
+            {
+                let error = io::Error::last_os_error();
+                libc::sched_setaffinity(0, size, &previous);
+                return Err(error);
+            }
+            let out = f();
+            libc::sched_setaffinity(0, size, &previous);
+            Ok(out)
+        }
+    }
+}
+
+/// Without CPU affinity, the run is not pinned.
+#[cfg(not(target_os = "linux"))]
+mod one_cpu {
+    pub(super) fn run_pinned<T>(_child: u32, f: impl FnOnce() -> T) -> std::io::Result<T> {
+        Ok(f())
     }
 }
 
