@@ -141,9 +141,9 @@ pub(crate) struct Connection {
     /// How frames are encoded and decoded: canonical JSON on API 0.3, JSON-RPC otherwise.
     pub codec: Codec,
     /// The execution `context` of owner-scoped requests, built once.
-    pub owned_context: Value,
+    pub owned_context: super::requests::EncodedContext,
     /// The execution `context` of process-scoped requests, built once.
-    pub process_context: Value,
+    pub process_context: super::requests::EncodedContext,
     pub reader_closed: bool,
     pub writer_failed: bool,
     pub last_error: Option<String>,
@@ -200,8 +200,8 @@ impl Connection {
             catalog: Arc::new(Vec::new()),
             catalog_revision: 0,
             codec: Codec::for_api(api),
-            owned_context: Value::Null,
-            process_context: Value::Null,
+            owned_context: super::requests::EncodedContext::none(),
+            process_context: super::requests::EncodedContext::none(),
             reader_closed: false,
             writer_failed: false,
             last_error: None,

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::command::{CallRequest, HostRequest};
@@ -389,7 +390,10 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
 /// 1.2–1.7): with the `resource_owner` triple (API 0.2 and later, for model-tool,
 /// command, hook, context and menu requests) and without it (API 0.1, and the
 /// process-scoped status and renderer contexts).
-pub(super) fn execution_contexts(shared: &super::Shared, c: &Connection) -> (Value, Value) {
+pub(super) fn execution_contexts(
+    shared: &super::Shared,
+    c: &Connection,
+) -> (EncodedContext, EncodedContext) {
     let mut context = Map::new();
     context.insert(
         "workspace".into(),
@@ -401,7 +405,30 @@ pub(super) fn execution_contexts(shared: &super::Shared, c: &Connection) -> (Val
     if c.api.has_v0_2_fields() {
         context.insert("resource_owner".into(), c.owner.to_value());
     }
-    (Value::Object(context), process)
+    (
+        EncodedContext::new(Value::Object(context)),
+        EncodedContext::new(process),
+    )
+}
+
+/// An execution context encoded once per generation: every request of the generation
+/// carries the same one, so its JSON text is written into each frame as it is.
+#[derive(Debug)]
+pub(crate) struct EncodedContext {
+    json: Box<RawValue>,
+}
+
+impl EncodedContext {
+    fn new(context: Value) -> EncodedContext {
+        let json = serde_json::value::to_raw_value(&context)
+            .expect("a Value with string keys always encodes");
+        EncodedContext { json }
+    }
+
+    /// Before `initialize` there is no context yet.
+    pub fn none() -> EncodedContext {
+        EncodedContext::new(Value::Null)
+    }
 }
 
 /// A request's params, borrowed from the request and from the generation's pre-built
@@ -414,33 +441,33 @@ enum RequestParams<'a> {
         arguments: &'a Value,
         #[serde(skip_serializing_if = "Option::is_none")]
         catalog_revision: Option<u64>,
-        context: &'a Value,
+        context: &'a RawValue,
         name: &'a str,
     },
     CommandExecute {
         arguments: &'a [String],
-        context: &'a Value,
+        context: &'a RawValue,
         name: &'a str,
     },
     HookRun {
-        context: &'a Value,
+        context: &'a RawValue,
         hook: &'a str,
         payload: &'a Value,
     },
     ContextCollect {
-        context: &'a Value,
+        context: &'a RawValue,
         prompt: Option<&'a str>,
     },
     StatusCollect {
-        context: &'a Value,
+        context: &'a RawValue,
         surface: &'static str,
     },
     MenuCollect {
-        context: &'a Value,
+        context: &'a RawValue,
     },
     ToolRender {
         arguments: &'a Value,
-        context: &'a Value,
+        context: &'a RawValue,
         is_error: bool,
         name: &'a str,
         output: &'a str,
@@ -450,9 +477,9 @@ enum RequestParams<'a> {
 /// Builds a request's params around the generation's pre-built execution `context`.
 fn request_params<'a>(c: &'a Connection, request: &'a HostRequest) -> RequestParams<'a> {
     let context = if request.has_resource_owner() {
-        &c.owned_context
+        &c.owned_context.json
     } else {
-        &c.process_context
+        &c.process_context.json
     };
     match request {
         HostRequest::ToolCall { name, arguments } => {
