@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::connection::{ChildKind, ChildRequest, PendingKind};
+use super::connection::{ChildKind, ChildRequest};
 use super::{Dispatcher, FrontendAnswer};
 use crate::host::events::Diagnostic;
 use crate::host::frontend::{CancelFlag, ConfirmationRequest, InputRequest};
@@ -114,10 +114,7 @@ impl Dispatcher {
                 .ok_or_else(|| invalid("parent_request_id is required"))?
                 .as_u64()
                 .ok_or_else(|| invalid("parent_request_id must be an unsigned integer"))?;
-            let active = c
-                .pending
-                .get(&parent)
-                .is_some_and(|p| matches!(p.kind, PendingKind::Call { .. }));
+            let active = c.pending.is_call(&parent);
             if !active {
                 return Err(refusal(
                     codes::NO_OWNER,

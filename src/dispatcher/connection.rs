@@ -108,7 +108,7 @@ pub(crate) struct Connection {
     pub stage: ShutdownStage,
     pub negotiated: Option<Arc<Negotiated>>,
     next_id: u64,
-    pub pending: HashMap<u64, Pending>,
+    pub pending: super::pending::PendingTable,
     /// Calls waiting for a concurrency slot, first come first served.
     pub queued: VecDeque<Box<CallRequest>>,
     /// Frames waiting for room in the writer queue.
@@ -183,7 +183,7 @@ impl Connection {
             stage: ShutdownStage::None,
             negotiated: None,
             next_id: 1,
-            pending: HashMap::new(),
+            pending: Default::default(),
             queued: VecDeque::new(),
             backlog: VecDeque::new(),
             tombstones: Tombstones::default(),
@@ -222,12 +222,7 @@ impl Connection {
     /// Calls holding a concurrency slot: those in flight, and cancelled ones the
     /// extension has not settled yet.
     pub fn active(&self) -> usize {
-        let in_flight = self
-            .pending
-            .values()
-            .filter(|p| matches!(p.kind, PendingKind::Call { .. }))
-            .count();
-        in_flight + self.tombstones.awaiting()
+        self.pending.calls() + self.tombstones.awaiting()
     }
 
     /// The most host requests that may hold a slot at once.

@@ -451,10 +451,7 @@ impl Dispatcher {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        let idle = !c
-            .pending
-            .values()
-            .any(|p| matches!(p.kind, PendingKind::Call { .. }));
+        let idle = c.pending.calls() == 0;
         if c.state == LifecycleState::Draining && c.stage == ShutdownStage::None && idle {
             self.begin_shutdown(conn);
         }

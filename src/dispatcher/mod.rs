@@ -13,6 +13,7 @@ mod connection;
 mod generations;
 mod inbound;
 mod lifecycle;
+mod pending;
 mod requests;
 mod services;
 mod shutdown;

@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::connection::PendingKind;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::host::events::{Diagnostic, HostEvent};
@@ -49,11 +48,9 @@ impl Dispatcher {
             .unwrap_or_default();
         // The active parent named by the params, if it is a live host call: its owner is
         // this generation's issued triple (section 2).
-        let parent = parent_request_id(params).ok().filter(|id| {
-            c.pending
-                .get(id)
-                .is_some_and(|p| matches!(p.kind, PendingKind::Call { .. }))
-        });
+        let parent = parent_request_id(params)
+            .ok()
+            .filter(|id| c.pending.is_call(id));
         let owner = c.owner.clone();
         let ctx = OperationContext {
             extension: &c.source.extension,
@@ -274,11 +271,7 @@ impl Dispatcher {
         };
         let owner = match &update.scope {
             PresentationScope::Parent(id) => {
-                if !c
-                    .pending
-                    .get(id)
-                    .is_some_and(|p| matches!(p.kind, PendingKind::Call { .. }))
-                {
+                if !c.pending.is_call(id) {
                     self.shared.events.diagnostic(
                         &source,
                         refuse(format!("request {id} is not an active host request")),

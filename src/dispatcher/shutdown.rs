@@ -93,7 +93,7 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let pending: Vec<u64> = c.pending.keys().copied().collect();
+        let pending: Vec<u64> = c.pending.ids();
         let mut initializing = None;
         for id in pending {
             let c = self.conns.get_mut(&conn).expect("connection is live");
@@ -193,8 +193,7 @@ impl Dispatcher {
             return;
         }
         c.stage = ShutdownStage::AwaitExit;
-        c.pending
-            .retain(|_, p| !matches!(p.kind, PendingKind::Shutdown));
+        c.pending.remove_shutdown();
         c.io.writer.close();
         self.timers.schedule(
             Instant::now() + SHUTDOWN_EXIT_TIMEOUT,

@@ -1,0 +1,139 @@
+//! A generation's table of host requests awaiting their answers, keyed by request id,
+//! which keeps count of the embedder calls among them so the concurrency check that
+//! runs for every admitted call is O(1).
+
+use std::collections::HashMap;
+
+use super::connection::{Pending, PendingKind};
+
+/// The pending host requests of one generation.
+#[derive(Default)]
+pub(crate) struct PendingTable {
+    entries: HashMap<u64, Pending>,
+    /// How many entries are [`PendingKind::Call`].
+    calls: usize,
+}
+
+fn is_call(pending: &Pending) -> bool {
+    matches!(pending.kind, PendingKind::Call { .. })
+}
+
+impl PendingTable {
+    /// Adds request `id`, replacing (and returning) an entry of the same id.
+    pub fn insert(&mut self, id: u64, pending: Pending) -> Option<Pending> {
+        self.calls += usize::from(is_call(&pending));
+        let old = self.entries.insert(id, pending);
+        self.uncount(old)
+    }
+
+    /// Removes request `id`.
+    pub fn remove(&mut self, id: &u64) -> Option<Pending> {
+        let old = self.entries.remove(id);
+        self.uncount(old)
+    }
+
+    fn uncount(&mut self, old: Option<Pending>) -> Option<Pending> {
+        if old.as_ref().is_some_and(is_call) {
+            self.calls -= 1;
+        }
+        old
+    }
+
+    /// Request `id`, if pending, to update its progress bookkeeping. (Its kind stays
+    /// what it is: the count of calls depends on it.)
+    pub fn get_mut(&mut self, id: &u64) -> Option<&mut Pending> {
+        self.entries.get_mut(id)
+    }
+
+    /// True when request `id` is pending.
+    pub fn contains_key(&self, id: &u64) -> bool {
+        self.entries.contains_key(id)
+    }
+
+    /// True when request `id` is a pending embedder call (a valid parent for child
+    /// requests, section 2).
+    pub fn is_call(&self, id: &u64) -> bool {
+        self.entries.get(id).is_some_and(is_call)
+    }
+
+    /// Pending requests of every kind.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Pending embedder calls.
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// The ids of every pending request.
+    pub fn ids(&self) -> Vec<u64> {
+        self.entries.keys().copied().collect()
+    }
+
+    /// Removes and returns every pending request.
+    pub fn drain(&mut self) -> impl Iterator<Item = (u64, Pending)> + '_ {
+        self.calls = 0;
+        self.entries.drain()
+    }
+
+    /// Removes every pending `shutdown` request.
+    pub fn remove_shutdown(&mut self) {
+        self.entries
+            .retain(|_, p| !matches!(p.kind, PendingKind::Shutdown));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::call::CallId;
+    use crate::transport::FrameState;
+
+    fn call(n: u64) -> Pending {
+        let (reply, _) = crossbeam_channel::bounded(1);
+        Pending {
+            kind: PendingKind::Call {
+                call: CallId(n),
+                reply,
+                progress: None,
+            },
+            frame: FrameState::new(),
+            last_progress: None,
+        }
+    }
+
+    fn shutdown() -> Pending {
+        Pending {
+            kind: PendingKind::Shutdown,
+            frame: FrameState::new(),
+            last_progress: None,
+        }
+    }
+
+    #[test]
+    fn the_call_count_follows_every_change() {
+        let mut table = PendingTable::default();
+        for id in 1..=3 {
+            table.insert(id, call(id));
+        }
+        table.insert(4, shutdown());
+        assert_eq!((table.len(), table.calls()), (4, 3));
+        assert!(table.is_call(&2) && !table.is_call(&4) && !table.is_call(&9));
+        assert!(table.remove(&2).is_some());
+        assert!(table.remove(&2).is_none());
+        assert_eq!((table.len(), table.calls()), (3, 2));
+        // Replacing a call by a non-call, and the other way round.
+        table.insert(1, shutdown());
+        assert_eq!(table.calls(), 1);
+        table.insert(4, call(4));
+        assert_eq!(table.calls(), 2);
+        table.remove_shutdown();
+        assert_eq!((table.len(), table.calls()), (2, 2));
+        let mut ids = table.ids();
+        ids.sort_unstable();
+        assert_eq!(ids, [3, 4]);
+        assert_eq!(table.drain().count(), 2);
+        assert_eq!((table.len(), table.calls()), (0, 0));
+    }
+}
