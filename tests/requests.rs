@@ -568,3 +568,38 @@ fn calls_settle_the_same_with_spinning_off_and_long() {
         assert!(host.shutdown().extensions.iter().all(|e| e.acknowledged));
     }
 }
+
+/// `PendingCall::answer` and `settle` let one thread wait for several calls at once:
+/// the call that answers first is settled first, whatever the order of submission.
+#[test]
+fn calls_are_selectable_and_settle_in_answer_order() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = sdk_extension(
+        root.path(),
+        "selected",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    );
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("selected").unwrap();
+    let slow = ext.call_tool_async("sleep", json!({"ms": 1000}), CallOptions::default());
+    let fast = ext.call_tool_async("echo", json!({"n": 1}), CallOptions::default());
+    let mut calls = vec![("slow", slow), ("fast", fast)];
+    let mut settled = Vec::new();
+    while !calls.is_empty() {
+        let mut select = crossbeam_channel::Select::new();
+        for (_, call) in &calls {
+            select.recv(call.answer());
+        }
+        let operation = select.select_timeout(LIVENESS).expect("an answer in time");
+        let index = operation.index();
+        let received = operation.recv(calls[index].1.answer());
+        let (name, call) = calls.remove(index);
+        let output = call.settle(received).unwrap();
+        settled.push((name, output.text()));
+    }
+    assert_eq!(settled[0], ("fast", r#"{"n":1}"#.to_owned()));
+    assert_eq!(settled[1].0, "slow");
+}

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, RecvError, RecvTimeoutError, Sender};
 use serde_json::Value;
 
 use crate::dispatcher::Command;
@@ -203,26 +203,29 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
-/// The raw successful answer of a request, with what is needed to validate it.
+/// An extension's successful answer to a call as it arrives on
+/// [`PendingCall::answer`], before the call's own validation and conversion; only
+/// [`PendingCall::settle`] opens it.
 #[derive(Clone, Debug)]
-pub(crate) struct RawResult {
+pub struct RawResult {
     /// The `result` member.
-    pub value: Value,
+    pub(crate) value: Value,
     /// The negotiation of the generation that answered.
-    pub negotiated: Arc<Negotiated>,
+    pub(crate) negotiated: Arc<Negotiated>,
     /// The generation that answered.
     #[allow(dead_code)]
-    pub source: GenerationRef,
+    pub(crate) source: GenerationRef,
     /// The generation's live tool catalog when the answer arrived.
-    pub tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
+    pub(crate) tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
     /// The generation's artifacts, to resolve media parts against (section 1.2).
-    pub artifacts: Option<Arc<parking_lot::Mutex<crate::services::ArtifactStore>>>,
+    pub(crate) artifacts: Option<Arc<parking_lot::Mutex<crate::services::ArtifactStore>>>,
     /// The owner triple the request carried.
-    pub owner: crate::services::ResourceOwner,
+    pub(crate) owner: crate::services::ResourceOwner,
 }
 
-/// What the dispatcher sends back for one call.
-pub(crate) type CallReply = Result<RawResult, CallError>;
+/// What arrives on [`PendingCall::answer`]: the extension's answer, or why the call
+/// failed without one.
+pub type CallReply = Result<RawResult, CallError>;
 
 type Convert<T> = Box<dyn FnOnce(RawResult) -> Result<T, CallError> + Send>;
 
@@ -283,6 +286,34 @@ impl<T> PendingCall<T> {
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => Some(self.finish(Err(CallError::HostShutDown))),
         }
+    }
+
+    /// The channel the call's answer arrives on: one message, after which it is
+    /// closed. It lets a caller wait for many calls, and for channels of its own, at
+    /// once with `crossbeam_channel::select!` or `Select`; hand the outcome of a
+    /// receive on it to [`PendingCall::settle`]. To wait for this call alone, use
+    /// [`PendingCall::wait`].
+    ///
+    /// ```no_run
+    /// # use octet_host::host::{CallOptions, Extension};
+    /// # fn two(ext: &Extension) {
+    /// let a = ext.call_tool_async("echo", serde_json::json!({"n": 1}), CallOptions::default());
+    /// let b = ext.call_tool_async("echo", serde_json::json!({"n": 2}), CallOptions::default());
+    /// crossbeam_channel::select! {
+    ///     recv(a.answer()) -> received => println!("a first: {:?}", a.settle(received)),
+    ///     recv(b.answer()) -> received => println!("b first: {:?}", b.settle(received)),
+    /// }
+    /// # }
+    /// ```
+    pub fn answer(&self) -> &Receiver<CallReply> {
+        &self.reply
+    }
+
+    /// Settles the call with the outcome of a receive on [`PendingCall::answer`] (a
+    /// closed channel means the host shut down), validating and converting the answer
+    /// as [`PendingCall::wait`] does.
+    pub fn settle(mut self, received: Result<CallReply, RecvError>) -> Result<T, CallError> {
+        self.finish(received.unwrap_or(Err(CallError::HostShutDown)))
     }
 
     /// Asks the host to cancel the call (reason `"user"`). The waiter then receives

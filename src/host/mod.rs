@@ -41,7 +41,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 
-pub use call::{CallError, CallId, CallOptions, CancelReason, PendingCall};
+pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingCall, RawResult};
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};

@@ -3,9 +3,8 @@
 //! the final `result` line after every progress line of the call.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, RecvError, Sender};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
@@ -13,13 +12,7 @@ use super::control::ClientId;
 use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
-use crate::host::{CallError, PendingCall, Progress};
-
-/// How long a waiter of a cancellable call blocks on its [`PendingCall`] before it
-/// forwards buffered progress and looks for a `cancel`. The handle offers no channel to
-/// select on together with those, so this bounds their delay; the `result` line itself
-/// follows the extension's answer at once.
-const PENDING_TICK: Duration = Duration::from_millis(20);
+use crate::host::{CallError, CallReply, PendingCall, Progress};
 
 /// Progress events buffered per call. The host never blocks on this channel: when the
 /// client reads too slowly, further events of the call are dropped (their `sequence`
@@ -29,10 +22,13 @@ pub(crate) const PROGRESS_QUEUE: usize = 1024;
 /// A call's outcome as JSON: the typed output, or the error.
 pub(crate) type CallOutcome = Result<Value, CallError>;
 
-/// A call the host offers a [`PendingCall`] for: pollable and cancellable.
+/// A call the host offers a [`PendingCall`] for: selectable and cancellable.
 pub(crate) trait PendingJob: Send {
-    /// Waits at most `timeout` for the outcome.
-    fn poll(&mut self, timeout: Duration) -> Option<CallOutcome>;
+    /// The channel the call's answer arrives on ([`PendingCall::answer`]).
+    fn answer(&self) -> &Receiver<CallReply>;
+
+    /// The outcome, from a receive on [`PendingJob::answer`].
+    fn settle(self: Box<Self>, received: Result<CallReply, RecvError>) -> CallOutcome;
 
     /// Asks the host to cancel the call.
     fn cancel(&self);
@@ -44,10 +40,14 @@ pub(crate) struct TypedPending<T> {
     pub encode: fn(&T) -> Value,
 }
 
-impl<T> PendingJob for TypedPending<T> {
-    fn poll(&mut self, timeout: Duration) -> Option<CallOutcome> {
-        let outcome = self.pending.wait_timeout(timeout)?;
-        Some(outcome.map(|output| (self.encode)(&output)))
+impl<T: Send> PendingJob for TypedPending<T> {
+    fn answer(&self) -> &Receiver<CallReply> {
+        self.pending.answer()
+    }
+
+    fn settle(self: Box<Self>, received: Result<CallReply, RecvError>) -> CallOutcome {
+        let encode = self.encode;
+        self.pending.settle(received).map(|output| encode(&output))
     }
 
     fn cancel(&self) {
@@ -176,17 +176,24 @@ impl Waiter {
             }
             out.emit(Value::Object(line));
         };
+        // The outcome, the progress and cancellations all arrive on channels.
         let outcome = match job {
-            Job::Pending(mut pending) => loop {
-                if let Some(outcome) = pending.poll(PENDING_TICK) {
-                    break outcome;
+            Job::Pending(pending) => {
+                let mut cancels = cancels.unwrap_or_else(crossbeam_channel::never);
+                loop {
+                    crossbeam_channel::select! {
+                        recv(progress) -> event => match event {
+                            Ok(event) => emit_progress(event),
+                            Err(_) => progress = crossbeam_channel::never(),
+                        },
+                        recv(cancels) -> cancel => match cancel {
+                            Ok(()) => pending.cancel(),
+                            Err(_) => cancels = crossbeam_channel::never(),
+                        },
+                        recv(pending.answer()) -> received => break pending.settle(received),
+                    }
                 }
-                progress.try_iter().for_each(&emit_progress);
-                if cancels.as_ref().is_some_and(|c| c.try_recv().is_ok()) {
-                    pending.cancel();
-                }
-            },
-            // Both the outcome and the progress arrive on channels: no polling.
+            }
             Job::Blocking(done) => loop {
                 crossbeam_channel::select! {
                     recv(progress) -> event => match event {
