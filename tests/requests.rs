@@ -573,17 +573,8 @@ fn calls_settle_the_same_with_spinning_off_and_long() {
 /// the call that answers first is settled first, whatever the order of submission.
 #[test]
 fn calls_are_selectable_and_settle_in_answer_order() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let dir = sdk_extension(
-        root.path(),
-        "selected",
-        "0.4",
-        "test-extension",
-        TEST_EXTENSION_CONTRIBUTES,
-    );
-    let host = host(workspace.path(), &[dir]);
-    let ext = host.start("selected").unwrap();
+    let (host, _root, _ws) = sdk_host(None, "0.4");
+    let ext = host.start("fixture").unwrap();
     let slow = ext.call_tool_async("sleep", json!({"ms": 1000}), CallOptions::default());
     let fast = ext.call_tool_async("echo", json!({"n": 1}), CallOptions::default());
     let mut calls = vec![("slow", slow), ("fast", fast)];
