@@ -27,6 +27,41 @@ use crate::wire::{FrameSplitter, Split};
 /// Bytes read from the pipe at a time (the Linux pipe buffer holds 64 KiB).
 pub const READ_BUFFER_BYTES: usize = 64 * 1024;
 
+/// Bytes a pipe's read buffer starts with; it doubles, up to [`READ_BUFFER_BYTES`],
+/// whenever a read fills it.
+pub const INITIAL_READ_BUFFER_BYTES: usize = 4 * 1024;
+
+/// A pipe's read buffer: it starts at [`INITIAL_READ_BUFFER_BYTES`] and doubles, up to
+/// [`READ_BUFFER_BYTES`], whenever a read fills it. An idle generation so keeps a few
+/// KiB resident per pipe instead of 64 KiB, and a busy one reads in 64 KiB chunks after
+/// a few reads.
+#[derive(Debug)]
+pub(crate) struct ReadBuffer {
+    bytes: Vec<u8>,
+}
+
+impl ReadBuffer {
+    pub(crate) fn new() -> ReadBuffer {
+        ReadBuffer {
+            bytes: vec![0; INITIAL_READ_BUFFER_BYTES],
+        }
+    }
+
+    /// The whole buffer, to read into.
+    pub(crate) fn space(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+
+    /// The `n` bytes a read just returned. A read that filled the buffer makes it grow
+    /// first (keeping those bytes), so the next read can take more.
+    pub(crate) fn filled(&mut self, n: usize) -> &[u8] {
+        if n == self.bytes.len() && n < READ_BUFFER_BYTES {
+            self.bytes.resize((2 * n).min(READ_BUFFER_BYTES), 0);
+        }
+        &self.bytes[..n]
+    }
+}
+
 /// The `Poll` token of the pipe in each I/O thread.
 pub(crate) const PIPE: Token = Token(0);
 
@@ -83,20 +118,20 @@ impl Reader {
         {
             return End::Closed(Some(error));
         }
-        let mut buffer = vec![0u8; READ_BUFFER_BYTES];
+        let mut buffer = ReadBuffer::new();
         let mut events = Events::with_capacity(4);
         loop {
             if self.stop.is_stopped() {
                 return End::Closed(None);
             }
-            match self.stdout.read(&mut buffer) {
+            match self.stdout.read(buffer.space()) {
                 Ok(0) => return End::Closed(None),
                 Ok(n) => {
                     let limit = current_limit(&self.frame_limit);
                     if limit != splitter.limit() {
                         splitter.set_limit(limit);
                     }
-                    let frames = split_and_decode(splitter, self.codec, &buffer[..n]);
+                    let frames = split_and_decode(splitter, self.codec, buffer.filled(n));
                     if frames.is_empty() {
                         continue;
                     }
@@ -261,5 +296,29 @@ mod tests {
         );
         assert!(matches!(&json_rpc[1], InboundFrame::Message(_)));
         assert!(matches!(&json_rpc[4], InboundFrame::Message(_)));
+    }
+
+    #[test]
+    fn grows_only_when_a_read_fills_it_and_keeps_the_bytes() {
+        let mut buffer = ReadBuffer::new();
+        assert_eq!(buffer.space().len(), INITIAL_READ_BUFFER_BYTES);
+        buffer.space()[..3].copy_from_slice(b"abc");
+        assert_eq!(buffer.filled(3), b"abc");
+        assert_eq!(buffer.space().len(), INITIAL_READ_BUFFER_BYTES);
+        let mut size = INITIAL_READ_BUFFER_BYTES;
+        while size < READ_BUFFER_BYTES {
+            buffer.space().fill(b'x');
+            let data = buffer.filled(size);
+            assert_eq!(data.len(), size);
+            assert!(data.iter().all(|&b| b == b'x'));
+            size = buffer.space().len();
+        }
+        assert_eq!(size, READ_BUFFER_BYTES);
+        buffer.filled(READ_BUFFER_BYTES);
+        assert_eq!(
+            buffer.space().len(),
+            READ_BUFFER_BYTES,
+            "never past the bound"
+        );
     }
 }

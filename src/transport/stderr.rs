@@ -22,7 +22,7 @@ use mio::unix::pipe;
 use mio::{Events, Interest, Poll};
 use parking_lot::Mutex;
 
-use super::reader::{PIPE, READ_BUFFER_BYTES};
+use super::reader::{ReadBuffer, PIPE};
 use super::stop::StopSignal;
 use crate::limits::{MAX_STDERR_LINE_BYTES, STDERR_EVENTS_PER_SECOND, STDERR_TAIL_LINES};
 
@@ -236,14 +236,14 @@ impl StderrDrain {
         self.poll
             .registry()
             .register(&mut self.stderr, PIPE, Interest::READABLE)?;
-        let mut buffer = vec![0u8; READ_BUFFER_BYTES];
+        let mut buffer = ReadBuffer::new();
         let mut events = Events::with_capacity(4);
         let mut lines: Vec<(Vec<u8>, usize)> = Vec::new();
         loop {
             if self.stop.is_stopped() {
                 return Ok(());
             }
-            match self.stderr.read(&mut buffer) {
+            match self.stderr.read(buffer.space()) {
                 Ok(0) => return Ok(()),
                 Ok(n) => {
                     let now = Instant::now();
@@ -252,7 +252,7 @@ impl StderrDrain {
                     {
                         let mut tail = self.tail.0.lock();
                         tail.totals.bytes += n as u64;
-                        cutter.push(&buffer[..n], |line, cut| {
+                        cutter.push(buffer.filled(n), |line, cut| {
                             tail.push(line, cut);
                             if window.admit() {
                                 lines.push((line.to_vec(), cut));
