@@ -16,6 +16,7 @@ use super::output::{
     ContextContribution, ExtensionNotification, NotificationLevel, StatusContribution,
 };
 use super::request::{OutputStream, ResourceOwner};
+use super::runtime::catalog;
 use super::runtime::state::{diagnostic, ActiveRequest, Session, Shared};
 use crate::limits::{MAX_INPUT_PROMPT_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES};
 use crate::manifest::ApiVersion;
@@ -430,6 +431,34 @@ impl Context {
         if self.is_cancelled() {
             return Err(ChildRequestError::Cancelled);
         }
+        // A catalog mutation stages the next epoch until its answer commits it
+        // (section 2.12); mutations go out one at a time.
+        let staged = match self.catalog() {
+            Some(catalog) if catalog::MUTATIONS.contains(&method) => {
+                Some(catalog.stage(method, &params))
+            }
+            _ => None,
+        };
+        // A mutation the host may have accepted is waited for even when the handler is
+        // cancelled: its answer names the epoch later calls will carry.
+        let outcome = self.send_and_wait(method, params, staged.is_none());
+        if let (Some(staged), Ok(answer)) = (staged, &outcome) {
+            staged.commit(answer);
+        }
+        outcome
+    }
+
+    /// The session's catalog epochs, when `dynamic_tools` was negotiated.
+    pub(crate) fn catalog(&self) -> Option<&catalog::CatalogEpochs> {
+        self.session.catalog.as_ref()
+    }
+
+    fn send_and_wait(
+        &self,
+        method: &'static str,
+        params: Map<String, Value>,
+        cancellable: bool,
+    ) -> Result<Value, ChildRequestError> {
         let (id, answer) = self.shared.begin_child()?;
         let frame = match self
             .shared
@@ -450,8 +479,8 @@ impl Context {
         }
         let never_cancelled = never();
         let cancelled = match &self.request {
-            Some(r) => r.token.receiver(),
-            None => &never_cancelled,
+            Some(r) if cancellable => r.token.receiver(),
+            _ => &never_cancelled,
         };
         select! {
             recv(answer) -> outcome => outcome.unwrap_or(Err(ChildRequestError::Closed)),

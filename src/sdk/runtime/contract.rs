@@ -147,6 +147,8 @@ pub(crate) fn negotiate(ext: &Extension, params: &Value) -> Result<(Value, Sessi
             .and_then(Value::as_str)
             .map(str::to_owned),
         lifecycle_events: Vec::new(),
+        // API 0.3 has no dynamic tools.
+        catalog: None,
     };
     Ok((result, session))
 }

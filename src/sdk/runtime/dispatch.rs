@@ -86,6 +86,13 @@ fn run(
             let arguments = params
                 .remove("arguments")
                 .unwrap_or_else(|| Value::Object(Map::new()));
+            let revision: Option<u64> = optional(&mut params, "catalog_revision")?;
+            if let Some(catalog) = cx.catalog() {
+                // Dispatch against the epoch the model saw (section 1.2).
+                catalog
+                    .check(revision, &name)
+                    .map_err(HandlerError::invalid_params)?;
+            }
             let tool = ext
                 .find_tool(&name)
                 .ok_or_else(|| HandlerError::invalid_params(format!("unknown tool `{name}`")))?;

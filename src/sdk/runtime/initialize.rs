@@ -41,6 +41,7 @@ pub(crate) fn negotiate(
         max_concurrent_requests: 1,
         workspace,
         lifecycle_events: Vec::new(),
+        catalog: None,
     };
     if api_version.is_feature_negotiated() {
         let protocol = params.get("protocol").ok_or_else(|| {
@@ -52,6 +53,11 @@ pub(crate) fn negotiate(
             "protocol".into(),
             select_protocol(ext, api_version, protocol, &mut session)?,
         );
+    }
+    if session.has_feature("dynamic_tools") {
+        // Epoch 0 is exactly the catalog this answer carries (section 2.12).
+        let names = ext.tools.iter().map(|t| t.tool.name.clone());
+        session.catalog = Some(super::catalog::CatalogEpochs::new(names));
     }
     let prompt_metadata = session.has_feature(FEATURE_TOOL_PROMPT_METADATA);
     let tools: Vec<Value> = ext

@@ -28,6 +28,7 @@
 //! - The selected `max_frame_bytes` (LF excluded) bounds frames in both directions
 //!   once `initialize` is answered.
 
+pub(crate) mod catalog;
 mod contract;
 mod dispatch;
 mod initialize;

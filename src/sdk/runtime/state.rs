@@ -38,6 +38,8 @@ pub(crate) struct Session {
     pub(crate) workspace: Option<String>,
     /// Lifecycle methods delivered to the lifecycle handler (empty: none).
     pub(crate) lifecycle_events: Vec<String>,
+    /// The tool catalog's epochs, when `dynamic_tools` was negotiated (section 2.12).
+    pub(crate) catalog: Option<super::catalog::CatalogEpochs>,
 }
 
 impl Session {
