@@ -10,6 +10,8 @@
 //! - frames + their LFs + oversized bytes + the unterminated tail == the stream length;
 //! - the chunked split equals the one-shot split, and both equal a model that splits
 //!   the stream on LF and sorts each piece by its length alone;
+//! - `wire::decode` returns exactly what `wire::classify(wire::parse_json(..))` does
+//!   (its envelope reader skips the map a `Value` would build);
 //! - a frame that decodes re-encodes (`wire::encode`) to a frame that decodes to the
 //!   same message, when it carries no floating-point number (serde_json's default float
 //!   parsing is not exact, so floats may legitimately move by one ulp).
@@ -120,7 +122,15 @@ fn message_has_float(message: &Message) -> bool {
 }
 
 fn classify(frame: &[u8]) {
-    match wire::decode(frame) {
+    let decoded = wire::decode(frame);
+    // `decode` reads an object's envelope without a map; it must agree exactly,
+    // error messages included, with parsing into a `Value` first.
+    let reference = wire::parse_json(frame).and_then(wire::classify);
+    assert_eq!(
+        decoded, reference,
+        "decode differs from classify(parse_json(..))"
+    );
+    match decoded {
         Ok(message) => {
             if message_has_float(&message) {
                 return;
