@@ -181,13 +181,21 @@ impl Extension {
         prompt: Option<&str>,
         options: CallOptions,
     ) -> Result<Vec<ContextContribution>, CallError> {
+        self.collect_context_async(prompt, options).wait()
+    }
+
+    /// Collects prompt context without waiting.
+    pub fn collect_context_async(
+        &self,
+        prompt: Option<&str>,
+        options: CallOptions,
+    ) -> PendingCall<Vec<ContextContribution>> {
         let request = HostRequest::ContextCollect {
             prompt: prompt.map(str::to_string),
         };
         self.request(request, &options, REQUEST_DEADLINE, |raw| {
             validate::context_collect(&raw.value).map_err(CallError::InvalidResult)
         })
-        .wait()
     }
 
     /// Collects a status, header or footer contribution (`status/collect`, section 1.6).
@@ -196,11 +204,19 @@ impl Extension {
         surface: UiSurface,
         options: CallOptions,
     ) -> Result<Option<StatusContribution>, CallError> {
+        self.collect_status_async(surface, options).wait()
+    }
+
+    /// Collects a status, header or footer contribution without waiting.
+    pub fn collect_status_async(
+        &self,
+        surface: UiSurface,
+        options: CallOptions,
+    ) -> PendingCall<Option<StatusContribution>> {
         let request = HostRequest::StatusCollect { surface };
         self.request(request, &options, REQUEST_DEADLINE, move |raw| {
             validate::status_collect(&raw.value, surface).map_err(CallError::InvalidResult)
         })
-        .wait()
     }
 
     /// Asks for renderer output for a tool call (`tool/render`, section 1.7).
@@ -212,6 +228,19 @@ impl Extension {
         is_error: bool,
         options: CallOptions,
     ) -> Result<RenderOutput, CallError> {
+        self.render_tool_async(name, arguments, output, is_error, options)
+            .wait()
+    }
+
+    /// Asks for renderer output for a tool call without waiting.
+    pub fn render_tool_async(
+        &self,
+        name: &str,
+        arguments: Value,
+        output: &str,
+        is_error: bool,
+        options: CallOptions,
+    ) -> PendingCall<RenderOutput> {
         let request = HostRequest::ToolRender {
             name: name.to_string(),
             arguments,
@@ -221,7 +250,6 @@ impl Extension {
         self.request(request, &options, REQUEST_DEADLINE, |raw| {
             validate::render_output(&raw.value).map_err(CallError::InvalidResult)
         })
-        .wait()
     }
 
     /// Pulls the extension's menu (`menu/collect`, section 1.6b). The host waits at

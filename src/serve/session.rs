@@ -234,10 +234,9 @@ impl Session {
             self.reply_error(id, not_started(&extension));
             return;
         };
-        let cancellable = matches!(
-            kind,
-            CallKind::Tool { .. } | CallKind::Command { .. } | CallKind::Hook(_)
-        );
+        // Every kind but `menu` (whose fallback needs the whole wait) is a
+        // `PendingCall`, and so cancellable.
+        let cancellable = !matches!(kind, CallKind::Menu);
         let cancels = match self.calls.admit(&call_id, cancellable) {
             Ok(cancels) => cancels,
             Err(error) => {
@@ -380,25 +379,22 @@ fn start_job(
             pending: handle.run_hook_async(payload, options),
             encode: encode::hook_output,
         })),
-        CallKind::Context { prompt } => blocking(Box::new(move || {
-            handle
-                .collect_context(prompt.as_deref(), options)
-                .map(|c| encode::context_output(&c))
+        CallKind::Context { prompt } => pending(Box::new(TypedPending {
+            pending: handle.collect_context_async(prompt.as_deref(), options),
+            encode: |c| encode::context_output(c),
         })),
-        CallKind::StatusCollect { surface } => blocking(Box::new(move || {
-            handle
-                .collect_status(surface, options)
-                .map(|c| encode::status_output(c.as_ref()))
+        CallKind::StatusCollect { surface } => pending(Box::new(TypedPending {
+            pending: handle.collect_status_async(surface, options),
+            encode: |c| encode::status_output(c.as_ref()),
         })),
         CallKind::Render {
             tool,
             arguments,
             output,
             is_error,
-        } => blocking(Box::new(move || {
-            handle
-                .render_tool(&tool, arguments, &output, is_error, options)
-                .map(|r| encode::render_output(&r))
+        } => pending(Box::new(TypedPending {
+            pending: handle.render_tool_async(&tool, arguments, &output, is_error, options),
+            encode: encode::render_output,
         })),
         CallKind::Menu => blocking(Box::new(move || {
             handle
