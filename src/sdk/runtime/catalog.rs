@@ -243,10 +243,8 @@ mod tests {
 mod scripted_host_tests {
     use crate::sdk::{Context, Extension, HandlerError, Tool, ToolOutput};
     use crossbeam_channel::{unbounded, Receiver, Sender};
-    use parking_lot::Mutex;
     use serde_json::{json, Value};
-    use std::io::{Read, Write};
-    use std::sync::Arc;
+    use std::io::Read;
     use std::time::{Duration, Instant};
 
     /// The extension's stdin: lines the test sends, EOF when the sender is dropped.
@@ -271,18 +269,7 @@ mod scripted_host_tests {
     }
 
     /// The extension's stdout, as frames.
-    #[derive(Clone, Default)]
-    struct Frames(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Frames {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use super::super::tests::Captured as Frames;
 
     impl Frames {
         /// Waits (generously) for the first frame `pick` accepts.

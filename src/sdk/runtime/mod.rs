@@ -494,9 +494,9 @@ mod tests {
     use parking_lot::Mutex;
     use std::io::Cursor;
 
-    /// An output the test can read after `serve` returns.
+    /// An output the test can read after (or while) `serve` runs.
     #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
+    pub(super) struct Captured(pub(super) Arc<Mutex<Vec<u8>>>);
 
     impl Write for Captured {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
