@@ -121,3 +121,59 @@ fn registering_a_host_tool_name_is_refused_and_the_catalog_stays() {
         Err(octet_host::host::CallError::NotDeclared { .. })
     ));
 }
+
+/// The host's tool policy may omit requested tools: the answer lists only what it
+/// accepted, and the refused tool is never callable (section 2.11).
+#[test]
+fn the_tool_policy_omits_refused_tools_from_a_registration() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension_with(
+        root.path(),
+        "policed",
+        "0.4",
+        &["services-probe"],
+        &["echo", "probe"],
+        "",
+        "",
+    );
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&asked);
+    let policy = move |extension: &str, tool: &octet_host::negotiation::ToolDefinition| {
+        record
+            .lock()
+            .unwrap()
+            .push(format!("{extension}/{}", tool.name));
+        tool.name != "extra"
+    };
+    let services = HostServices {
+        tool_policy: Some(Arc::new(policy)),
+        ..Default::default()
+    };
+    let host = ExtensionHost::builder(workspace.path())
+        .no_global_extensions()
+        .extension_dir(dir)
+        .services(services)
+        .build()
+        .unwrap();
+    let ext = host.start("policed").unwrap();
+    let out = ext
+        .call_tool("probe", json!({}), CallOptions::default())
+        .unwrap();
+    let report: Value = serde_json::from_str(out.content[0].as_text().unwrap()).unwrap();
+    assert_eq!(
+        report["register"],
+        json!({"revision": 1, "tools": ["echo", "probe"]}),
+        "{report}"
+    );
+    assert_eq!(*asked.lock().unwrap(), ["policed/extra"]);
+    assert!(matches!(
+        ext.call_tool("extra", json!({}), CallOptions::default()),
+        Err(octet_host::host::CallError::NotDeclared { .. })
+    ));
+    // The rest of the catalog is untouched.
+    let echo = ext
+        .call_tool("echo", json!({"y": 2}), CallOptions::default())
+        .unwrap();
+    assert_eq!(echo.text(), r#"{"y":2}"#);
+}

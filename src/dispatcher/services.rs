@@ -165,6 +165,12 @@ impl Dispatcher {
                 if !seen.insert(definition.name.clone()) {
                     return Err(invalid(format!("tool `{}` appears twice", definition.name)));
                 }
+                // The host's tool policy may omit requested tools (section 2.11).
+                if let Some(policy) = &self.shared.services.tool_policy {
+                    if !policy.allows(&c.source.extension, &definition) {
+                        continue;
+                    }
+                }
                 match catalog.iter_mut().find(|t| t.name == definition.name) {
                     Some(existing) => *existing = definition,
                     None => catalog.push(definition),

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::services::{Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker};
+use crate::services::{
+    Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
+};
 
 /// What the embedder bound.
 #[derive(Clone)]
@@ -19,6 +21,9 @@ pub struct HostServices {
     pub secrets: Option<Arc<dyn SecretBroker>>,
     /// Serves `provider/credentials` for manifests that declare it.
     pub credentials: Option<Arc<dyn CredentialResolver>>,
+    /// Which tools extensions may register at run time (section 2.11); every valid
+    /// registration is accepted when none is bound.
+    pub tool_policy: Option<Arc<dyn ToolPolicy>>,
 }
 
 impl Default for HostServices {
@@ -28,6 +33,7 @@ impl Default for HostServices {
             approver: None,
             secrets: None,
             credentials: None,
+            tool_policy: None,
         }
     }
 }
@@ -38,6 +44,7 @@ impl std::fmt::Debug for HostServices {
             .field("approver", &self.approver.is_some())
             .field("secrets", &self.secrets.is_some())
             .field("credentials", &self.credentials.is_some())
+            .field("tool_policy", &self.tool_policy.is_some())
             .finish_non_exhaustive()
     }
 }

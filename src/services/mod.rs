@@ -7,6 +7,7 @@ pub mod owner;
 pub mod policy;
 pub mod presentation;
 pub mod secrets;
+pub mod tool_policy;
 
 pub use approvals::{ApprovalToken, ApprovalTokens, IssueError, Redemption};
 pub use artifacts::{Artifact, ArtifactError, ArtifactId, ArtifactStore, OwnerArtifacts};
@@ -24,3 +25,4 @@ pub use secrets::{
     CredentialResolver, InMemoryCredentialResolver, InMemorySecretBroker, ProviderCredential,
     SecretBroker, SecretRequest, SecretValue,
 };
+pub use tool_policy::ToolPolicy;
