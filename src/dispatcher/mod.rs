@@ -189,32 +189,44 @@ pub(crate) fn spawn(
 
 impl Dispatcher {
     fn run(mut self) {
+        // Whether the last turn handled a message: only then is more input likely to
+        // follow at once. A turn that only fired timers (such as the health polls of
+        // an idle fleet, five a second per generation) goes straight back to sleep.
+        let mut active = false;
         loop {
             // Spin a little first: at depth 1 the next input (the reader's batch, or
             // the caller's next call) usually follows within microseconds.
             let due = self.timers.next_deadline();
-            crate::spin::spin_until(self.shared.spin_before_sleep, || {
-                !self.commands.is_empty()
-                    || !self.transport.is_empty()
-                    || !self.answers.is_empty()
-                    || due.is_some_and(|at| at <= Instant::now())
-            });
+            if active {
+                crate::spin::spin_until(self.shared.spin_before_sleep, || {
+                    !self.commands.is_empty()
+                        || !self.transport.is_empty()
+                        || !self.answers.is_empty()
+                        || due.is_some_and(|at| at <= Instant::now())
+                });
+            }
             let wait = match due {
                 Some(at) => at.saturating_duration_since(Instant::now()),
                 None => IDLE_WAIT,
             };
+            active = false;
             select! {
                 recv(self.commands) -> command => match command {
-                    Ok(command) => self.on_command(command),
+                    Ok(command) => {
+                        active = true;
+                        self.on_command(command);
+                    }
                     Err(_) => self.on_handles_gone(),
                 },
                 recv(self.transport) -> message => {
                     if let Ok(message) = message {
+                        active = true;
                         self.on_transport(message);
                     }
                 }
                 recv(self.answers) -> answer => {
                     if let Ok(answer) = answer {
+                        active = true;
                         self.on_frontend_answer(answer);
                     }
                 }
@@ -239,6 +251,7 @@ impl Dispatcher {
                 if !progressed {
                     break;
                 }
+                active = true;
             }
             self.fire_due_timers();
             if self.timers.wants_compaction() {
