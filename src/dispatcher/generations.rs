@@ -108,7 +108,7 @@ impl Dispatcher {
         );
         self.emit_state(&c);
         self.conns.insert(conn, c);
-        self.schedule_exit_poll(conn, super::HEALTH_POLL_INTERVAL);
+        self.schedule_health_poll(conn);
     }
 
     /// Validates the `initialize` answer; a rejected generation is terminated.

@@ -140,6 +140,8 @@ pub(crate) struct Dispatcher {
     /// Frontend answers, from the threads that ask the frontend.
     answers: Receiver<FrontendAnswer>,
     answer_sender: Sender<FrontendAnswer>,
+    /// The origin of the health-poll grid (see `schedule_health_poll`).
+    health_epoch: Instant,
     /// Joins the I/O threads of finished generations, off the dispatcher thread: a
     /// reader may be blocked handing the dispatcher a batch, so the dispatcher itself
     /// must never wait for one.
@@ -177,6 +179,7 @@ pub(crate) fn spawn(
         restart_timers: HashMap::new(),
         presentations: HashMap::new(),
         open_scopes: Vec::new(),
+        health_epoch: Instant::now(),
         janitor,
     };
     std::thread::Builder::new()

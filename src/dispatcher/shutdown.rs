@@ -262,6 +262,18 @@ impl Dispatcher {
             .schedule(Instant::now() + after, Timer::ExitPoll { conn, seq });
     }
 
+    /// Schedules the next health poll of a ready generation on the host-wide grid of
+    /// [`HEALTH_POLL_INTERVAL`] ticks, so the polls of a whole fleet fall due together
+    /// and wake the dispatcher five times a second in all, not five times per
+    /// generation.
+    pub(super) fn schedule_health_poll(&mut self, conn: ConnId) {
+        let interval = HEALTH_POLL_INTERVAL.as_nanos();
+        let since = self.health_epoch.elapsed().as_nanos();
+        let next_tick = (since / interval + 1) * interval;
+        let after = Duration::from_nanos((next_tick - since) as u64);
+        self.schedule_exit_poll(conn, after);
+    }
+
     /// Checks whether the child exited. An exit nobody asked for is a crash.
     pub(super) fn on_exit_poll(&mut self, conn: ConnId, seq: u64) {
         let Some(c) = self.conns.get_mut(&conn) else {
@@ -272,12 +284,11 @@ impl Dispatcher {
         }
         let exited = c.child.exited_unreaped().unwrap_or(true);
         if !exited {
-            let interval = if c.stage == ShutdownStage::None {
-                HEALTH_POLL_INTERVAL
+            if c.stage == ShutdownStage::None {
+                self.schedule_health_poll(conn);
             } else {
-                EXIT_POLL_INTERVAL
-            };
-            self.schedule_exit_poll(conn, interval);
+                self.schedule_exit_poll(conn, EXIT_POLL_INTERVAL);
+            }
             return;
         }
         if c.stage == ShutdownStage::None {
