@@ -141,6 +141,22 @@ pub fn rss_kib(pid: u32) -> io::Result<Rss> {
     })
 }
 
+/// CPU time (user and system) this process has used so far, from `getrusage`.
+pub fn process_cpu_time() -> io::Result<std::time::Duration> {
+    // SAFETY: `getrusage` fills the zeroed struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Ok(std::time::Duration::from_micros(
+        micros(usage.ru_utime) + micros(usage.ru_stime),
+    ))
+}
+
 /// Resident memory of one process.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rss {

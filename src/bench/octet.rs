@@ -217,7 +217,13 @@ pub struct FleetMemory {
     pub host_after: Rss,
     /// The sum over the extensions' processes.
     pub children: Rss,
+    /// CPU time the host process used per second while every extension was idle
+    /// (measured over [`IDLE_CPU_WINDOW`]): the cost of health polls and timers.
+    pub host_idle_cpu_per_second: Duration,
 }
+
+/// How long the idle host's CPU time is measured.
+pub const IDLE_CPU_WINDOW: Duration = Duration::from_secs(1);
 
 impl FleetMemory {
     /// Host growth plus the children's private memory, per extension, in KiB.
@@ -256,6 +262,10 @@ impl Fleet {
         // Let the children finish starting their threads before measuring.
         std::thread::sleep(Duration::from_millis(300));
         let host_after = rss_kib(std::process::id())?;
+        let cpu_before = super::process_cpu_time()?;
+        std::thread::sleep(IDLE_CPU_WINDOW);
+        let idle_cpu = super::process_cpu_time()?.saturating_sub(cpu_before);
+        let host_idle_cpu_per_second = idle_cpu.div_f64(IDLE_CPU_WINDOW.as_secs_f64());
         let mut children = Rss::default();
         for status in fixture.host().status() {
             let pid = status.pid.ok_or_else(|| BenchError::NoProcess {
@@ -270,6 +280,7 @@ impl Fleet {
             host_before,
             host_after,
             children,
+            host_idle_cpu_per_second,
         };
         let busy = busy.min(count).max(1);
         let fleet = Fleet {

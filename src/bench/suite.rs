@@ -251,7 +251,8 @@ impl SuiteReport {
             out,
             "- idle memory, {} SDK extensions (API 0.4): host RSS +{:.1} MiB ({:.1} → {:.1}); \
              children VmRSS sum {:.1} MiB, RssAnon sum {:.1} MiB; \
-             ≈ {:.0} KiB per extension (host growth + child private memory)",
+             ≈ {:.0} KiB per extension (host growth + child private memory); \
+             host CPU while they idle: {:.1} ms per second",
             memory.extensions,
             mib(memory
                 .host_after
@@ -262,6 +263,7 @@ impl SuiteReport {
             mib(memory.children.resident_kib),
             mib(memory.children.anonymous_kib),
             memory.per_extension_kib(),
+            memory.host_idle_cpu_per_second.as_secs_f64() * 1e3,
         );
         let _ = writeln!(
             out,
@@ -346,6 +348,7 @@ impl SuiteReport {
                 "host_after": rss(memory.host_after),
                 "children": rss(memory.children),
                 "per_extension_kib": memory.per_extension_kib(),
+                "host_idle_cpu_ms_per_second": memory.host_idle_cpu_per_second.as_secs_f64() * 1e3,
             },
             "busy_fleet": {
                 "extensions": self.options.busy_extensions.min(memory.extensions),
