@@ -4,29 +4,45 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use octet_host::host::{CallOptions, HostEvent, HostServices};
+use octet_host::host::{CallOptions, Extension, HostEvent, HostServices};
 use octet_host::services::{Decision, InMemorySecretBroker, RulesEngine};
-use octet_host::validate::ContentPart;
+use octet_host::validate::{ContentPart, ToolOutput};
 use octet_host::ExtensionHost;
 use serde_json::{json, Value};
 use support::*;
+
+/// The raw peer in its `services-probe` scenario: tools `echo` and `probe`, on API
+/// 0.4, with `contributes_extra` added to its `[contributes]`.
+fn prober(root: &Path, name: &str, contributes_extra: &str) -> PathBuf {
+    peer_extension_with(
+        root,
+        name,
+        "0.4",
+        &["services-probe"],
+        &["echo", "probe"],
+        contributes_extra,
+        "",
+    )
+}
+
+/// Calls `probe`: its output and the JSON report of its first part.
+fn probe(ext: &Extension) -> (ToolOutput, Value) {
+    let out = ext
+        .call_tool("probe", json!({}), CallOptions::default())
+        .unwrap();
+    let report = serde_json::from_str(out.content[0].as_text().unwrap()).unwrap();
+    (out, report)
+}
 
 #[test]
 fn artifacts_dynamic_tools_presentation_policy_and_secrets_work_end_to_end() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = peer_extension_with(
-        root.path(),
-        "prober",
-        "0.4",
-        &["services-probe"],
-        &["echo", "probe"],
-        "presentation = true",
-        "",
-    );
+    let dir = prober(root.path(), "prober", "presentation = true");
     // Declare the secret allowlist and the command the presentation may route to.
     let manifest = std::fs::read_to_string(dir.join("extension.toml")).unwrap();
     let manifest = manifest.replace(
@@ -50,10 +66,7 @@ fn artifacts_dynamic_tools_presentation_policy_and_secrets_work_end_to_end() {
         .build()
         .unwrap();
     let ext = host.start("prober").unwrap();
-    let out = ext
-        .call_tool("probe", json!({}), CallOptions::default())
-        .unwrap();
-    let report: Value = serde_json::from_str(out.content[0].as_text().unwrap()).unwrap();
+    let (out, report) = probe(&ext);
     assert!(
         report["artifact"]["artifact_id"]
             .as_str()
@@ -95,15 +108,7 @@ fn artifacts_dynamic_tools_presentation_policy_and_secrets_work_end_to_end() {
 fn registering_a_host_tool_name_is_refused_and_the_catalog_stays() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = peer_extension_with(
-        root.path(),
-        "grabby",
-        "0.4",
-        &["services-probe"],
-        &["echo", "probe"],
-        "",
-        "",
-    );
+    let dir = prober(root.path(), "grabby", "");
     let host = ExtensionHost::builder(workspace.path())
         .no_global_extensions()
         .extension_dir(dir)
@@ -111,10 +116,7 @@ fn registering_a_host_tool_name_is_refused_and_the_catalog_stays() {
         .build()
         .unwrap();
     let ext = host.start("grabby").unwrap();
-    let out = ext
-        .call_tool("probe", json!({}), CallOptions::default())
-        .unwrap();
-    let report: Value = serde_json::from_str(out.content[0].as_text().unwrap()).unwrap();
+    let (_, report) = probe(&ext);
     assert_eq!(report["register"], json!(-32602), "{report}");
     assert!(matches!(
         ext.call_tool("extra", json!({}), CallOptions::default()),
@@ -128,15 +130,7 @@ fn registering_a_host_tool_name_is_refused_and_the_catalog_stays() {
 fn the_tool_policy_omits_refused_tools_from_a_registration() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = peer_extension_with(
-        root.path(),
-        "policed",
-        "0.4",
-        &["services-probe"],
-        &["echo", "probe"],
-        "",
-        "",
-    );
+    let dir = prober(root.path(), "policed", "");
     let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = Arc::clone(&asked);
     let policy = move |extension: &str, tool: &octet_host::negotiation::ToolDefinition| {
@@ -157,10 +151,7 @@ fn the_tool_policy_omits_refused_tools_from_a_registration() {
         .build()
         .unwrap();
     let ext = host.start("policed").unwrap();
-    let out = ext
-        .call_tool("probe", json!({}), CallOptions::default())
-        .unwrap();
-    let report: Value = serde_json::from_str(out.content[0].as_text().unwrap()).unwrap();
+    let (_, report) = probe(&ext);
     assert_eq!(
         report["register"],
         json!({"revision": 1, "tools": ["echo", "probe"]}),
