@@ -243,20 +243,9 @@ impl Connection {
         self.frame_limit.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Encodes a host request with this generation's codec.
-    pub fn encode_request(
-        &self,
-        id: u64,
-        method: &str,
-        params: &Value,
-    ) -> Result<Vec<u8>, CodecEncodeError> {
-        self.codec
-            .encode_request(&RequestId::Number(id), method, params, self.limit())
-    }
-
-    /// Encodes a request whose params serialize to an object, with this generation's
-    /// codec (see [`crate::wire::codec::Codec::encode_request_object`]).
-    pub fn encode_request_object<P: serde::Serialize>(
+    /// Encodes a host request, whose params serialize to an object, with this
+    /// generation's codec (see [`crate::wire::codec::Codec::encode_request_object`]).
+    pub fn encode_request<P: serde::Serialize>(
         &self,
         id: u64,
         method: &str,

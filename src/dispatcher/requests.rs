@@ -113,7 +113,7 @@ impl Dispatcher {
             .expect("admitting on a live connection");
         let id = c.next_request_id();
         let params = request_params(c, &request);
-        let bytes = match c.encode_request_object(id, request.method(), &params) {
+        let bytes = match c.encode_request(id, request.method(), &params) {
             Ok(bytes) => bytes,
             Err(CodecEncodeError::TooLarge { bytes, limit }) => {
                 self.calls.remove(&call);
