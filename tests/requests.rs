@@ -594,3 +594,53 @@ fn calls_are_selectable_and_settle_in_answer_order() {
     assert_eq!(settled[0], ("fast", r#"{"n":1}"#.to_owned()));
     assert_eq!(settled[1].0, "slow");
 }
+
+#[test]
+fn cancellation_grace_holds_past_the_tombstone_bound() {
+    // A thousand calls to an extension that stopped reading stdin: their cancellations
+    // outnumber the 512 remembered tombstones, yet the ones the extension still owes
+    // are never forgotten, so the grace period still ends the generation. Each request
+    // is large, so the pipe fills and most admitted frames are skipped, not written.
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension_with(
+        root.path(),
+        "deaf",
+        "0.2",
+        &["deaf"],
+        &["echo"],
+        "",
+        "OCTET_PEER_CONCURRENCY = \"64\"",
+    );
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("deaf").unwrap();
+    let pid = ext.info().pid;
+    let calls: Vec<_> = (0..1000)
+        .map(|i| {
+            ext.call_tool_async(
+                "echo",
+                json!({"n": i, "pad": "x".repeat(4000)}),
+                CallOptions::with_deadline(Duration::from_secs(2)),
+            )
+        })
+        .collect();
+    for call in calls {
+        let err = call.wait().unwrap_err();
+        assert!(matches!(err, CallError::DeadlineExceeded { .. }), "{err:?}");
+    }
+    let degraded = |e: &HostEvent| {
+        matches!(
+            e,
+            HostEvent::StateChanged {
+                state: LifecycleState::Degraded,
+                ..
+            }
+        )
+    };
+    let events = collect_events(&host, LIVENESS, |events| events.iter().any(degraded));
+    assert!(events.iter().any(degraded), "{events:?}");
+    assert!(
+        wait_gone(pid, LIVENESS),
+        "the generation that owes settlements is terminated"
+    );
+}
