@@ -36,6 +36,11 @@ pub const WRITER_QUEUE_FRAMES: usize = 128;
 /// Default deadline of an ordinary host request (SUPPLEMENT "Default bounds").
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 
+/// Default time an extension has to answer `initialize` (SUPPLEMENT "Default bounds":
+/// the ordinary request deadline). [`crate::host::ExtensionHostBuilder::startup_timeout`]
+/// and [`crate::host::StartOptions`] change it.
+pub const STARTUP_TIMEOUT: Duration = REQUEST_DEADLINE;
+
 /// Deadline of `menu/collect` before the generated fallback menu is used (section 1.6b).
 pub const MENU_COLLECT_DEADLINE: Duration = Duration::from_secs(5);
 

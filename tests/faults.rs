@@ -460,21 +460,31 @@ fn fault_oversized_line() {
     let mut log = EventLog::default();
 
     for k in 1..=2 {
-        // A 2 MiB answer to the very request, a notification and the real answer, in
-        // one write: the oversized line is dropped up to its LF and the rest delivered.
-        let out = ext
+        // A 2 MiB answer to the very request, a notification and a second answer, in
+        // one write: the oversized line is dropped up to its LF, but its id can still be
+        // read, so the call fails at once with a protocol error; the rest is delivered
+        // and the second answer is a late response.
+        let start = Instant::now();
+        let refused = ext
             .call_tool("echo", json!({"k": k}), CallOptions::default())
-            .unwrap();
-        let answer: Value = serde_json::from_str(&out.text()).unwrap();
-        assert_eq!(answer["args"], json!({"k": k}));
-        let bytes = answer["oversized_bytes"].as_u64().unwrap() as usize;
-        assert!(bytes > 2 * 1024 * 1024);
+            .unwrap_err();
+        assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
+        let reason = match &refused {
+            CallError::RefusedResponse { reason } => reason.clone(),
+            other => panic!("expected a refused response, got {other:?}"),
+        };
+        assert!(reason.contains("exceeds the"), "{reason}");
         let wanted = k;
         assert!(log.wait_until(&host, LIVENESS, |log| {
             let oversized = log
                 .diagnostics("oversized")
                 .iter()
-                .filter(|d| matches!(d, Diagnostic::OversizedFrame { bytes: b } if *b == bytes))
+                .filter(|d| matches!(d, Diagnostic::OversizedFrame { bytes: b } if *b > 2 * 1024 * 1024))
+                .count();
+            let late = log
+                .diagnostics("oversized")
+                .iter()
+                .filter(|d| matches!(d, Diagnostic::LateResponse { .. }))
                 .count();
             let notes = log
                 .seen
@@ -485,7 +495,7 @@ fn fault_oversized_line() {
                         if source.extension == "oversized" && notification.message == "after oversized"
                 ))
                 .count();
-            oversized == wanted && notes == wanted
+            oversized == wanted && notes == wanted && late == wanted
         }));
     }
     bystander.ping("after the oversized lines");

@@ -186,7 +186,7 @@ fn initialize_failures_are_typed() {
         other => panic!("expected a rejection, got {other:?}"),
     }
     match host.start("nobody") {
-        Err(StartError::UnknownExtension { name }) => assert_eq!(name, "nobody"),
+        Err(StartError::UnknownExtension { name, .. }) => assert_eq!(name, "nobody"),
         other => panic!("expected unknown extension, got {other:?}"),
     }
 }

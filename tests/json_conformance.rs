@@ -240,10 +240,10 @@ fn framed_cases_through_a_real_child_and_the_reader() {
         let ok = match (case.class, frame) {
             // A `y_` frame is JSON; whether it is a JSON-RPC message does not matter.
             (Class::Accept, InboundFrame::Message(_)) => true,
-            (Class::Accept, InboundFrame::Invalid { error, bytes }) => {
+            (Class::Accept, InboundFrame::Invalid { error, bytes, .. }) => {
                 !matches!(error, FrameError::Parse { .. }) && *bytes == size
             }
-            (Class::Reject, InboundFrame::Invalid { error, bytes }) => {
+            (Class::Reject, InboundFrame::Invalid { error, bytes, .. }) => {
                 matches!(error, FrameError::Parse { .. }) && *bytes == size
             }
             (Class::Either, InboundFrame::Message(_)) => true,

@@ -93,11 +93,17 @@ fn restarts_that_keep_failing_park_the_extension_until_a_manual_reload() {
         s.iter().any(|e| e.parked.is_some()) && s.iter().all(|e| e.pid.is_none())
     });
     let entry = status.iter().find(|e| e.parked.is_some()).expect("parked");
-    assert_eq!(
-        entry.parked,
-        Some(ParkReason::RetryBudgetExhausted { attempts: 8 }),
-        "{status:?}"
-    );
+    match &entry.parked {
+        Some(ParkReason::RetryBudgetExhausted {
+            attempts: 8,
+            failed_starts: 8,
+            early_exits: 0,
+            last,
+        }) => assert!(last.contains("exit status: 9"), "{last}"),
+        other => panic!("expected an exhausted budget, got {other:?}"),
+    }
+    let reason = entry.parked.as_ref().unwrap().to_string();
+    assert!(reason.contains("each failed to start"), "{reason}");
     assert_eq!(entry.pid, None);
     match ext.call_tool("echo", json!({}), CallOptions::default()) {
         Err(CallError::Parked { .. }) => {}
@@ -255,4 +261,35 @@ fn reload_ends_open_lifecycle_scopes_on_the_old_generation_and_seeds_the_new_one
         ["session/started None", "turn/started None"],
         "{text}"
     );
+}
+
+#[test]
+fn a_crash_loop_of_successful_starts_parks_with_a_reason_that_says_so() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(
+        root.path(),
+        "flaky",
+        "0.2",
+        &["exit-after-ready"],
+        &["echo"],
+    );
+    let host = fast_host(workspace.path(), &[dir]);
+    host.start("flaky").unwrap();
+    let status = wait_for(&host, |s| {
+        s.iter().any(|e| e.parked.is_some()) && s.iter().all(|e| e.pid.is_none())
+    });
+    let entry = status.iter().find(|e| e.parked.is_some()).expect("parked");
+    match &entry.parked {
+        Some(ParkReason::RetryBudgetExhausted {
+            attempts: 8,
+            failed_starts: 0,
+            early_exits: 8,
+            last,
+        }) => assert!(last.contains("exit status: 5"), "{last}"),
+        other => panic!("expected an exhausted budget, got {other:?}"),
+    }
+    let reason = entry.parked.as_ref().unwrap().to_string();
+    assert!(reason.contains("each initialized, then exited"), "{reason}");
+    assert!(!reason.contains("failed to start"), "{reason}");
 }

@@ -43,7 +43,7 @@ fn split(limit: usize, chunks: &[&[u8]]) -> Outcome {
     for chunk in chunks {
         splitter.push(chunk, |item| match item {
             Split::Frame(frame) => items.push(Item::Frame(frame.to_vec())),
-            Split::Oversized { bytes } => items.push(Item::Oversized(bytes)),
+            Split::Oversized { bytes, .. } => items.push(Item::Oversized(bytes)),
         });
     }
     let unterminated = splitter.finish();

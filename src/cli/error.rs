@@ -179,6 +179,7 @@ impl CliError {
 fn start_code(error: &StartError) -> &'static str {
     match error {
         StartError::UnknownExtension { .. } => "start.unknown_extension",
+        StartError::ManifestRejected { .. } => "start.manifest",
         StartError::Manifest(_) => "start.manifest",
         StartError::AlreadyRunning { .. } => "start.already_running",
         StartError::UnsupportedApiVersion { .. } => "start.unsupported_api_version",
@@ -205,6 +206,7 @@ fn call_code(error: &CallError) -> &'static str {
         CallError::DeadlineExceeded { .. } => "call.deadline_exceeded",
         CallError::TransportLost { .. } => "call.transport_lost",
         CallError::InvalidResult(_) => "call.invalid_result",
+        CallError::RefusedResponse { .. } => "call.refused_response",
         CallError::RequestTooLarge { .. } => "call.request_too_large",
         CallError::Overloaded { .. } => "call.overloaded",
         CallError::InvalidRequest { .. } => "call.invalid_request",
@@ -285,7 +287,10 @@ mod tests {
     fn exit_codes_follow_the_error_class() {
         let start = CliError::Start {
             extension: "x".into(),
-            error: StartError::UnknownExtension { name: "x".into() },
+            error: StartError::UnknownExtension {
+                name: "x".into(),
+                discovered: Vec::new(),
+            },
         };
         assert_eq!(start.exit_code(), EXIT_USAGE);
         assert_eq!(start.code(), "start.unknown_extension");

@@ -55,6 +55,10 @@ pub(crate) struct GlobalArgs {
     /// Do not discover global extensions (`~/.octet/extensions`)
     #[arg(long = "no-global", global = true)]
     pub no_global: bool,
+    /// How long an extension has to answer `initialize`, in milliseconds
+    /// [default: 30000]
+    #[arg(long = "startup-timeout", global = true, value_name = "MS")]
+    pub startup_timeout: Option<u64>,
 }
 
 /// The subcommands.
@@ -138,13 +142,30 @@ fn serve(global: &GlobalArgs) -> i32 {
     if global.no_global {
         options = options.no_global_extensions();
     }
-    match crate::serve::run(options, std::io::stdin().lock(), std::io::stdout()) {
+    if let Some(ms) = global.startup_timeout {
+        options = options.startup_timeout(std::time::Duration::from_millis(ms));
+    }
+    // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
+    let forwarder = match signals::forward() {
+        Ok((forwarder, received)) => {
+            options = options.signals(received);
+            Some(forwarder)
+        }
+        Err(e) => {
+            output::eprint_line(&format!("error: serve: cannot watch signals: {e}"));
+            return 1;
+        }
+    };
+    let input = std::io::BufReader::new(std::io::stdin());
+    let code = match crate::serve::run(options, input, std::io::stdout()) {
         Ok(code) => code,
         Err(e) => {
             output::eprint_line(&format!("error: serve: {e}"));
             1
         }
-    }
+    };
+    drop(forwarder);
+    code
 }
 
 /// Runs the bundled example extension `name` over stdio.

@@ -34,6 +34,9 @@ impl Session {
         for dir in &global.extension_dirs {
             builder = builder.extension_dir(dir);
         }
+        if let Some(ms) = global.startup_timeout {
+            builder = builder.startup_timeout(Duration::from_millis(ms));
+        }
         Session::from_builder(builder)
     }
 

@@ -60,6 +60,45 @@ impl SignalWatch {
     }
 }
 
+/// Forwards SIGINT, SIGTERM and SIGHUP to a channel until dropped, replacing their
+/// default action (for `serve`, whose session decides what a signal does).
+pub(crate) struct SignalForwarder {
+    handle: Handle,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Starts forwarding; the receiver gets each signal's number.
+pub(crate) fn forward() -> std::io::Result<(SignalForwarder, crossbeam_channel::Receiver<i32>)> {
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let handle = signals.handle();
+    let (sender, received) = crossbeam_channel::unbounded();
+    let thread = std::thread::Builder::new()
+        .name("octet-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                if sender.send(signal).is_err() {
+                    return;
+                }
+            }
+        })?;
+    Ok((
+        SignalForwarder {
+            handle,
+            thread: Some(thread),
+        },
+        received,
+    ))
+}
+
+impl Drop for SignalForwarder {
+    fn drop(&mut self) {
+        self.handle.close();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 impl Drop for SignalWatch {
     fn drop(&mut self) {
         self.stop();

@@ -14,8 +14,14 @@ use crate::supervisor::launch::Launched;
 
 /// A request to the dispatcher.
 pub(crate) enum Command {
-    /// Register a freshly spawned generation and negotiate `initialize` with it.
-    Start(Box<StartRequest>),
+    /// Launch a first generation of an extension (on the dispatcher thread, which
+    /// lives as long as the host: see `transport::spawn` on the parent-death signal)
+    /// and negotiate `initialize` with it.
+    Start {
+        located: Box<LocatedManifest>,
+        startup_timeout: Duration,
+        reply: Sender<Result<StartedExtension, StartError>>,
+    },
     /// Send a host request to an extension's active generation.
     Call(Box<CallRequest>),
     /// Cancel a call.
@@ -30,6 +36,8 @@ pub(crate) enum Command {
         cap: Duration,
         reply: Sender<ShutdownReport>,
     },
+    /// Kill every generation's process group now.
+    KillAll,
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
     /// Send a lifecycle notification to every subscribed generation (section 1.10).
@@ -38,12 +46,6 @@ pub(crate) enum Command {
     Reload {
         extension: String,
         reply: Sender<Result<StartedExtension, StartError>>,
-    },
-    /// A first start failed before reaching the dispatcher: record the parked
-    /// generation-0 entry.
-    InitialFailure {
-        located: Box<LocatedManifest>,
-        error: String,
     },
 }
 
@@ -65,6 +67,8 @@ pub(crate) enum InitRole {
 pub(crate) struct StartRequest {
     pub launched: Launched,
     pub role: InitRole,
+    /// How long it has to answer `initialize`.
+    pub startup_timeout: Duration,
 }
 
 /// One host request from the embedder.

@@ -13,7 +13,7 @@ use crate::host::call::{CallId, CallReply};
 use crate::host::events::GenerationRef;
 use crate::host::frontend::CancelFlag;
 use crate::host::progress::Progress;
-use crate::host::LifecycleState;
+use crate::host::{LifecycleState, StartupEvidence};
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::negotiation::ToolDefinition;
 use crate::negotiation::{InitializeOffer, Negotiated};
@@ -153,6 +153,13 @@ pub(crate) struct Connection {
     pub forced: bool,
     /// Sequence of the live exit-poll timer.
     pub poll_seq: u64,
+    /// How long this generation has to answer `initialize`.
+    pub startup_timeout: std::time::Duration,
+    /// Stdout lines that were not JSON while initializing, and the first one's start.
+    pub startup_noise: (u64, Option<String>),
+    /// An `initialize` that failed because the child went away: reported once the
+    /// child is reaped, with its exit status ([`Connection::startup_evidence`]).
+    pub failed_start: Option<(InitRole, String)>,
 }
 
 impl Connection {
@@ -208,6 +215,9 @@ impl Connection {
             acknowledged: false,
             forced: false,
             poll_seq: 0,
+            startup_timeout: crate::limits::STARTUP_TIMEOUT,
+            startup_noise: (0, None),
+            failed_start: None,
         }
     }
 
@@ -239,7 +249,7 @@ impl Connection {
     }
 
     /// The frame bound in force, LF included (section 1.1 limits; API 0.3 contract).
-    fn limit(&self) -> usize {
+    pub fn limit(&self) -> usize {
         self.frame_limit.load(std::sync::atomic::Ordering::Relaxed)
     }
 
@@ -274,6 +284,19 @@ impl Connection {
     }
 
     /// Encodes an error answer to an extension-originated request.
+    /// What this generation showed of itself while starting: `exit_status` (when it
+    /// was reaped), its stderr tail, and stdout lines that were not JSON.
+    pub fn startup_evidence(&self, exit_status: Option<String>) -> StartupEvidence {
+        let (non_json_lines, first_non_json) = self.startup_noise.clone();
+        StartupEvidence {
+            exit_status,
+            non_json_lines,
+            first_non_json,
+            ..StartupEvidence::default()
+        }
+        .with_stderr(self.io.stderr_tail.snapshot())
+    }
+
     pub fn encode_error(
         &self,
         id: &RequestId,

@@ -14,7 +14,7 @@ use super::timers::Timer;
 use super::Dispatcher;
 use crate::host::events::GenerationRef;
 use crate::host::{LifecycleState, StartError, StartedExtension};
-use crate::limits::{MAX_MANIFEST_BYTES_DISCOVERY, RELOAD_DRAIN_TIMEOUT, REQUEST_DEADLINE};
+use crate::limits::{MAX_MANIFEST_BYTES_DISCOVERY, RELOAD_DRAIN_TIMEOUT};
 use crate::manifest::{self, LocatedManifest};
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
 use crate::services::ResourceOwner;
@@ -25,8 +25,39 @@ use crate::wire::{self, RequestId};
 
 impl Dispatcher {
     /// Registers a spawned generation and sends `initialize` (section 1.1).
+    /// A first start: launch the generation here, on the dispatcher thread, and
+    /// negotiate with it. A launch failure is a parked generation-0 entry, never
+    /// retried.
+    pub(super) fn on_start_command(
+        &mut self,
+        located: LocatedManifest,
+        startup_timeout: std::time::Duration,
+        reply: crossbeam_channel::Sender<Result<StartedExtension, StartError>>,
+    ) {
+        if self.shutdown.is_some() {
+            let _ = reply.send(Err(StartError::HostShutDown));
+            return;
+        }
+        match launch::launch(&self.shared, located.clone()) {
+            Ok(launched) => self.on_start(StartRequest {
+                launched,
+                role: InitRole::Start { reply },
+                startup_timeout,
+            }),
+            Err(error) => {
+                let name = located.manifest.name.clone();
+                self.record_initial_failure(&name, Some(located), error.to_string());
+                let _ = reply.send(Err(error));
+            }
+        }
+    }
+
     pub(super) fn on_start(&mut self, request: StartRequest) {
-        let StartRequest { launched, role } = request;
+        let StartRequest {
+            launched,
+            role,
+            startup_timeout,
+        } = request;
         let name = launched.located.manifest.name.clone();
         if self.shutdown.is_some() {
             self.on_initialize_failed(launched.conn, role, StartError::HostShutDown);
@@ -102,8 +133,9 @@ impl Dispatcher {
             }
         };
         c.send_request(id, PendingKind::Initialize { role, offer }, bytes);
+        c.startup_timeout = startup_timeout;
         self.timers.schedule(
-            Instant::now() + REQUEST_DEADLINE,
+            Instant::now() + startup_timeout,
             Timer::RequestDeadline { conn, id },
         );
         self.emit_state(&c);
@@ -178,12 +210,12 @@ impl Dispatcher {
         supervision.stopped = false;
         match role {
             InitRole::Start { reply } => {
-                supervision.attempts = 0;
+                supervision.reset_budget();
                 let _ = reply.send(Ok(started));
             }
             InitRole::Restart => {}
             InitRole::Reload { reply } => {
-                supervision.attempts = 0;
+                supervision.reset_budget();
                 if let Some(previous) = previous.filter(|p| *p != conn) {
                     self.hand_over(previous, conn);
                 }
@@ -233,6 +265,9 @@ impl Dispatcher {
                         },
                     );
                 } else {
+                    if let Some(supervision) = self.supervision.get_mut(&name) {
+                        supervision.failed_start(error.to_string());
+                    }
                     self.schedule_restart(&name);
                 }
             }
@@ -270,9 +305,11 @@ impl Dispatcher {
         }
     }
 
-    /// A routed generation ended without being asked to: schedule a restart with
-    /// backoff, unless supervision was stopped or the host is shutting down.
-    pub(super) fn on_unexpected_exit(&mut self, name: &str) {
+    /// A routed generation ended without being asked to (`exit` says how): schedule a
+    /// restart with backoff, unless supervision was stopped or the host is shutting
+    /// down. A generation that a restart brought up and that exits before the budget
+    /// reset counts as one more restart that did not hold.
+    pub(super) fn on_unexpected_exit(&mut self, name: &str, exit: String) {
         if self.shutdown.is_some() {
             return;
         }
@@ -287,8 +324,12 @@ impl Dispatcher {
             .ready_since
             .is_some_and(|t| t.elapsed() >= policy.budget_reset)
         {
-            supervision.attempts = 0;
+            supervision.reset_budget();
         }
+        if supervision.attempts > 0 {
+            supervision.early_exits += 1;
+        }
+        supervision.last_failure = exit;
         supervision.ready_since = None;
         self.schedule_restart(name);
     }
@@ -304,8 +345,13 @@ impl Dispatcher {
         }
         let policy = self.shared.supervisor;
         if supervision.attempts >= policy.max_attempts {
-            let attempts = supervision.attempts;
-            self.park(name, ParkReason::RetryBudgetExhausted { attempts });
+            let reason = ParkReason::RetryBudgetExhausted {
+                attempts: supervision.attempts,
+                failed_starts: supervision.failed_starts,
+                early_exits: supervision.early_exits,
+                last: supervision.last_failure.clone(),
+            };
+            self.park(name, reason);
             return;
         }
         let delay = backoff::delay(
@@ -342,6 +388,7 @@ impl Dispatcher {
             Ok(launched) => self.on_start(StartRequest {
                 launched,
                 role: InitRole::Restart,
+                startup_timeout: self.shared.startup_timeout,
             }),
             Err(error) if is_permanent(&error) => self.park(
                 &name,
@@ -349,7 +396,12 @@ impl Dispatcher {
                     error: error.to_string(),
                 },
             ),
-            Err(_) => self.schedule_restart(&name),
+            Err(error) => {
+                if let Some(supervision) = self.supervision.get_mut(&name) {
+                    supervision.failed_start(error.to_string());
+                }
+                self.schedule_restart(&name)
+            }
         }
     }
 
@@ -408,6 +460,7 @@ impl Dispatcher {
             Ok(launched) => self.on_start(StartRequest {
                 launched,
                 role: InitRole::Reload { reply },
+                startup_timeout: self.shared.startup_timeout,
             }),
             Err(error) => {
                 let _ = reply.send(Err(error));

@@ -8,9 +8,10 @@ use crate::host::call::CallError;
 use crate::host::events::{Diagnostic, HostEvent};
 use crate::host::progress::{self, Progress};
 use crate::host::LifecycleState;
+use crate::transport::OutboundFrame;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;
-use crate::wire::{codes, Message, Notification, ResponseError};
+use crate::wire::{codes, FrameError, Message, Notification, ResponseError};
 
 impl Dispatcher {
     pub(super) fn on_transport(&mut self, message: TransportMessage) {
@@ -98,7 +99,7 @@ impl Dispatcher {
             InboundFrame::Message(Message::Notification(notification)) => {
                 self.on_extension_notification(conn, notification)
             }
-            other => self.shared.events.frame_diagnostic(&c.source, &other),
+            other => self.on_refused_frame(conn, other),
         }
     }
 
@@ -119,11 +120,69 @@ impl Dispatcher {
                 },
             );
         }
+        let initializing = c.state == LifecycleState::Initializing;
         self.fail_all(conn, CallError::TransportLost { reason });
         if shutting_down {
             self.on_shutdown_transport_lost(conn);
+        } else if initializing {
+            // A child that goes away during `initialize` is usually exiting: give it the
+            // ordinary exit wait, so the start error can carry its real exit status.
+            self.set_state(conn, LifecycleState::Crashed);
+            self.await_exit(conn);
         } else {
             self.terminate(conn, LifecycleState::Crashed);
+        }
+    }
+
+    /// A frame the host refuses to read as a message. Besides the diagnostic: while
+    /// initializing, stdout lines that are not JSON are counted for the start error;
+    /// an answer whose id can still be read fails its call at once (it would otherwise
+    /// wait for its deadline); and a request whose id is unusable gets an error reply
+    /// with `id: null` (JSON-RPC 2.0, -32600).
+    fn on_refused_frame(&mut self, conn: ConnId, frame: InboundFrame) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        self.shared.events.frame_diagnostic(&c.source, &frame);
+        let (salvage, reason) = match frame {
+            InboundFrame::Invalid {
+                error,
+                salvage,
+                excerpt,
+                ..
+            } => {
+                if matches!(error, FrameError::Parse { .. })
+                    && c.state == LifecycleState::Initializing
+                {
+                    c.startup_noise.0 += 1;
+                    c.startup_noise.1.get_or_insert(excerpt);
+                }
+                if salvage.is_request && matches!(error, FrameError::BadId(_)) {
+                    let reply = ResponseError::new(
+                        codes::INVALID_REQUEST,
+                        format!("invalid request id: {error}"),
+                    );
+                    if let Ok(bytes) = c.codec.encode_error_without_id(&reply, c.limit()) {
+                        c.push_frame(OutboundFrame {
+                            bytes,
+                            state: None,
+                            wipe: false,
+                        });
+                    }
+                }
+                (salvage, error.to_string())
+            }
+            InboundFrame::Oversized { bytes, salvage } => (
+                salvage,
+                format!(
+                    "a frame of {bytes} bytes exceeds the {}-byte bound",
+                    c.limit()
+                ),
+            ),
+            InboundFrame::Message(_) => return,
+        };
+        if let Some(id) = salvage.response_id {
+            self.refuse_answer(conn, id, reason);
         }
     }
 

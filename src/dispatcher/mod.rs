@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{select, Receiver, Sender};
 use serde_json::Value;
 
-pub(crate) use command::{CallRequest, Command, HostRequest, InitRole, StartRequest};
+pub(crate) use command::{CallRequest, Command, HostRequest};
 use connection::Connection;
 use timers::{Timer, Timers};
 
@@ -86,6 +86,8 @@ pub(crate) struct Shared {
     /// How long the dispatcher, each generation's reader and writer, and waiting callers
     /// spin before they sleep (see [`crate::spin`]).
     pub spin_before_sleep: Duration,
+    /// How long a generation has to answer `initialize`, unless its start says.
+    pub startup_timeout: Duration,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that
@@ -277,7 +279,11 @@ impl Dispatcher {
 
     fn on_command(&mut self, command: Command) {
         match command {
-            Command::Start(request) => self.on_start(*request),
+            Command::Start {
+                located,
+                startup_timeout,
+                reply,
+            } => self.on_start_command(*located, startup_timeout, reply),
             Command::Call(request) => self.on_call(request),
             Command::Cancel { call, reason } => self.cancel_call(call, reason),
             Command::Stop { extension, reply } => self.on_stop(&extension, reply),
@@ -286,11 +292,8 @@ impl Dispatcher {
                 let _ = reply.send(self.status());
             }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
+            Command::KillAll => self.on_shutdown_aggregate(),
             Command::Reload { extension, reply } => self.on_reload(&extension, reply),
-            Command::InitialFailure { located, error } => {
-                let name = located.manifest.name.clone();
-                self.record_initial_failure(&name, Some(*located), error);
-            }
         }
     }
 

@@ -14,7 +14,7 @@ use super::{CallEntry, CallLocation, Dispatcher};
 use crate::host::call::{CallError, CallId, CancelReason, RawResult};
 use crate::host::events::Diagnostic;
 use crate::host::{LifecycleState, StartError};
-use crate::limits::{CANCELLATION_GRACE, REQUEST_DEADLINE};
+use crate::limits::CANCELLATION_GRACE;
 use crate::negotiation::Feature;
 use crate::transport::ConnId;
 use crate::wire;
@@ -228,7 +228,8 @@ impl Dispatcher {
         if let PendingKind::Initialize { role, .. } = pending.kind {
             c.last_error = Some("no initialize answer within the deadline".into());
             let error = StartError::InitializeTimeout {
-                after: REQUEST_DEADLINE,
+                after: c.startup_timeout,
+                evidence: Box::new(c.startup_evidence(None)),
             };
             self.terminate(conn, LifecycleState::Stopped);
             self.on_initialize_failed(conn, role, error);
@@ -292,6 +293,33 @@ impl Dispatcher {
         }
     }
 
+    /// The extension answered call `id` with a frame the host refused (`reason`): the
+    /// call fails at once, as if answered with an error. A refused answer to a
+    /// cancelled id settles it like any late answer.
+    pub(super) fn refuse_answer(&mut self, conn: ConnId, id: u64, reason: String) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if !c.pending.is_call(&id) {
+            if c.tombstones.settle(id) {
+                self.admit(conn);
+            }
+            return;
+        }
+        let Some(pending) = c.pending.remove(&id) else {
+            return;
+        };
+        // A second answer to the id is then a late response, not an unknown one.
+        c.tombstones.insert(id, Instant::now(), false);
+        if let PendingKind::Call { call, reply, .. } = pending.kind {
+            self.calls.remove(&call);
+            let _ = reply.send(Err(CallError::RefusedResponse { reason }));
+        }
+        self.settle_children(conn, id);
+        self.admit(conn);
+        self.maybe_finish_drain(conn);
+    }
+
     /// Fails every call of `conn` (pending and queued) with `error`, and a pending
     /// `initialize` with the matching start error.
     pub(super) fn fail_all(&mut self, conn: ConnId, error: CallError) {
@@ -314,14 +342,13 @@ impl Dispatcher {
             self.calls.remove(&request.call);
             let _ = request.reply.send(Err(error.clone()));
         }
-        if let Some(role) = initializing {
-            let start_error = match &error {
-                CallError::TransportLost { reason } => StartError::TransportLost {
-                    reason: reason.clone(),
-                },
-                _ => StartError::HostShutDown,
-            };
-            self.on_initialize_failed(conn, role, start_error);
+        match (initializing, &error) {
+            // Reported once the child is reaped, with how it exited (`finish`).
+            (Some(role), CallError::TransportLost { reason }) => {
+                c.failed_start = Some((role, reason.clone()));
+            }
+            (Some(role), _) => self.on_initialize_failed(conn, role, StartError::HostShutDown),
+            (None, _) => {}
         }
     }
 }

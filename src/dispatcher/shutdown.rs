@@ -16,6 +16,11 @@ use super::{Dispatcher, HostShutdown, EXIT_POLL_INTERVAL, HEALTH_POLL_INTERVAL};
 use crate::host::call::{CallError, CancelReason};
 use crate::host::{ExtensionShutdown, LifecycleState, ShutdownReport, StartError};
 use crate::limits::{SHUTDOWN_ACK_TIMEOUT, SHUTDOWN_EXIT_TIMEOUT};
+
+/// How long the dispatcher waits, at most, for a child that failed to start to have
+/// its last stderr lines read, so the start error can show them. Only a start that
+/// already failed ever waits, and only this long.
+const STARTUP_STDERR_SETTLE: Duration = Duration::from_millis(100);
 use crate::transport::ConnId;
 
 impl Dispatcher {
@@ -185,7 +190,7 @@ impl Dispatcher {
     }
 
     /// Closes stdin once everything queued is written and waits for the exit.
-    fn await_exit(&mut self, conn: ConnId) {
+    pub(super) fn await_exit(&mut self, conn: ConnId) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
@@ -309,13 +314,27 @@ impl Dispatcher {
                 reason: "the extension process exited".into(),
             },
         );
-        let Some(mut c) = self.conns.remove(&conn) else {
+        let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
         // The leader is a zombie until reaped, so its pid, which is the group id, cannot
         // have been reused: `finish` kills the group first, reaching only processes the
         // extension left behind in it (a background `cmd &`, for example), then reaps.
         let status = c.child.finish().ok();
+        if let Some((role, reason)) = c.failed_start.take() {
+            // The child is gone, so its stderr ends as soon as the drain has read what
+            // it wrote last (unless a descendant holds the pipe: the wait is bounded).
+            c.io.wait_stderr_closed(STARTUP_STDERR_SETTLE);
+            let evidence = c.startup_evidence(status.map(|s| s.to_string()));
+            let error = StartError::TransportLost {
+                reason,
+                evidence: Box::new(evidence),
+            };
+            self.on_initialize_failed(conn, role, error);
+        }
+        let Some(mut c) = self.conns.remove(&conn) else {
+            return;
+        };
         c.io.stop();
         let was_routed = self.routes.get(&c.source.extension) == Some(&conn);
         if was_routed {
@@ -350,7 +369,13 @@ impl Dispatcher {
             LifecycleState::Crashed | LifecycleState::Degraded
         );
         if was_routed && crashed {
-            self.on_unexpected_exit(&record.extension);
+            let exit = match (&record.exit_status, &c.last_error) {
+                (Some(status), Some(error)) => format!("{error}; {status}"),
+                (Some(status), None) => status.clone(),
+                (None, Some(error)) => error.clone(),
+                (None, None) => "the generation ended".into(),
+            };
+            self.on_unexpected_exit(&record.extension, exit);
         }
     }
 }

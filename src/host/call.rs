@@ -114,6 +114,13 @@ pub enum CallError {
     },
     /// The answer broke a protocol rule; nothing else is affected.
     InvalidResult(ResultError),
+    /// The extension answered with a frame the host refuses before reading it as a
+    /// message (not canonical on API 0.3, over the frame bound, or breaking an envelope
+    /// rule); its id could still be read, so the call failed at once.
+    RefusedResponse {
+        /// What is wrong with the frame.
+        reason: String,
+    },
     /// The request could not be encoded within the frame bound.
     RequestTooLarge {
         /// The encoded size, LF included.
@@ -153,6 +160,7 @@ impl CallError {
             }
             CallError::NotDeclared { .. } => Some(codes::METHOD_NOT_FOUND),
             CallError::InvalidResult(_) => Some(codes::INVALID_PARAMS),
+            CallError::RefusedResponse { .. } => Some(codes::INVALID_REQUEST),
             _ => None,
         }
     }
@@ -181,6 +189,9 @@ impl fmt::Display for CallError {
             }
             CallError::TransportLost { reason } => write!(f, "connection lost: {reason}"),
             CallError::InvalidResult(e) => write!(f, "invalid result: {e}"),
+            CallError::RefusedResponse { reason } => {
+                write!(f, "the extension's answer was refused: {reason}")
+            }
             CallError::RequestTooLarge { bytes, limit } => {
                 write!(
                     f,
@@ -227,7 +238,9 @@ pub struct RawResult {
 /// failed without one.
 pub type CallReply = Result<RawResult, CallError>;
 
-type Convert<T> = Box<dyn FnOnce(RawResult) -> Result<T, CallError> + Send>;
+/// Turns the dispatcher's reply into the call's outcome: validates and types an
+/// answer, and may turn a failure into an outcome too (the menu fallback).
+type Convert<T> = Box<dyn FnOnce(CallReply) -> Result<T, CallError> + Send>;
 
 /// A call in flight. Wait for it, poll it, or cancel it from any thread.
 ///
@@ -328,7 +341,7 @@ impl<T> PendingCall<T> {
     fn finish(&mut self, reply: CallReply) -> Result<T, CallError> {
         self.settled = true;
         let convert = self.convert.take().expect("a call settles once");
-        reply.and_then(convert)
+        convert(reply)
     }
 }
 

@@ -193,14 +193,14 @@ impl EventSink {
     /// Reports a frame the reader could not use, if `frame` is one.
     pub(crate) fn frame_diagnostic(&self, source: &GenerationRef, frame: &InboundFrame) {
         match frame {
-            InboundFrame::Invalid { error, bytes } => self.diagnostic(
+            InboundFrame::Invalid { error, bytes, .. } => self.diagnostic(
                 source,
                 Diagnostic::InvalidFrame {
                     error: error.clone(),
                     bytes: *bytes,
                 },
             ),
-            InboundFrame::Oversized { bytes } => {
+            InboundFrame::Oversized { bytes, .. } => {
                 self.diagnostic(source, Diagnostic::OversizedFrame { bytes: *bytes })
             }
             InboundFrame::Message(_) => {}

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::call::{CallError, CallId, CallOptions, PendingCall, RawResult};
+use super::call::{CallError, CallId, CallOptions, CallReply, PendingCall, RawResult};
 use super::{HostInner, ShutdownReport, StartedExtension};
 use crate::dispatcher::{CallRequest, Command, HostRequest};
 use crate::limits::{MENU_COLLECT_DEADLINE, REQUEST_DEADLINE};
@@ -257,9 +257,16 @@ impl Extension {
     /// rule, the generated fallback (one entry per declared command) is returned
     /// together with the reason.
     pub fn collect_menu(&self, options: CallOptions) -> Result<MenuOutcome, CallError> {
-        let negotiated = self.info.negotiated.clone();
-        let fallback = || {
-            let commands: Vec<FallbackCommand<'_>> = negotiated
+        self.collect_menu_async(options).wait()
+    }
+
+    /// [`Extension::collect_menu`] without blocking: the returned call settles with
+    /// the menu or the fallback, and cancelling it yields the fallback too.
+    pub fn collect_menu_async(&self, options: CallOptions) -> PendingCall<MenuOutcome> {
+        let info = self.info.clone();
+        let fallback = move || {
+            let commands: Vec<FallbackCommand<'_>> = info
+                .negotiated
                 .commands
                 .iter()
                 .map(|c| FallbackCommand {
@@ -267,34 +274,35 @@ impl Extension {
                     description: Some(&c.description),
                 })
                 .collect();
-            validate::fallback_menu(&self.info.name, &commands)
+            validate::fallback_menu(&info.name, &commands)
         };
-        let declared: Vec<String> = negotiated.commands.iter().map(|c| c.name.clone()).collect();
-        let pending = self.request(
+        let declared: Vec<String> = (self.info.negotiated.commands.iter())
+            .map(|c| c.name.clone())
+            .collect();
+        self.request_settled(
             HostRequest::MenuCollect,
             &options,
             MENU_COLLECT_DEADLINE,
-            move |raw| Ok(validate::menu(&raw.value, &declared)),
-        );
-        match pending.wait() {
-            Ok(Ok(menu)) => Ok(MenuOutcome {
-                menu,
-                fallback_reason: None,
-            }),
-            Ok(Err(e)) => Ok(MenuOutcome {
-                menu: fallback(),
-                fallback_reason: Some(MenuFallbackReason::Invalid(e)),
-            }),
-            Err(
-                e @ (CallError::NotStarted { .. }
-                | CallError::NotDeclared { .. }
-                | CallError::HostShutDown),
-            ) => Err(e),
-            Err(e) => Ok(MenuOutcome {
-                menu: fallback(),
-                fallback_reason: Some(MenuFallbackReason::Call(e)),
-            }),
-        }
+            move |reply| match reply.map(|raw| validate::menu(&raw.value, &declared)) {
+                Ok(Ok(menu)) => Ok(MenuOutcome {
+                    menu,
+                    fallback_reason: None,
+                }),
+                Ok(Err(e)) => Ok(MenuOutcome {
+                    menu: fallback(),
+                    fallback_reason: Some(MenuFallbackReason::Invalid(e)),
+                }),
+                Err(
+                    e @ (CallError::NotStarted { .. }
+                    | CallError::NotDeclared { .. }
+                    | CallError::HostShutDown),
+                ) => Err(e),
+                Err(e) => Ok(MenuOutcome {
+                    menu: fallback(),
+                    fallback_reason: Some(MenuFallbackReason::Call(e)),
+                }),
+            },
+        )
     }
 
     /// Reloads this extension candidate-first (see [`ExtensionHost::reload`]); this
@@ -324,6 +332,19 @@ impl Extension {
         options: &CallOptions,
         default_deadline: Duration,
         convert: impl FnOnce(RawResult) -> Result<T, CallError> + Send + 'static,
+    ) -> PendingCall<T> {
+        self.request_settled(request, options, default_deadline, move |reply| {
+            reply.and_then(convert)
+        })
+    }
+
+    /// [`Extension::request`] with a conversion that sees failures too.
+    fn request_settled<T: 'static>(
+        &self,
+        request: HostRequest,
+        options: &CallOptions,
+        default_deadline: Duration,
+        convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
         let call = CallId(self.inner.next_call.fetch_add(1, Ordering::Relaxed));
         let (reply, answer) = crossbeam_channel::bounded(1);

@@ -48,7 +48,7 @@ pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, 
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
 pub use services::HostServices;
-pub use start::{StartError, StartedExtension};
+pub use start::{StartError, StartOptions, StartedExtension, StartupEvidence};
 pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
 
 use crate::dispatcher::{self, Command, Shared};
@@ -85,9 +85,19 @@ pub struct ExtensionHostBuilder {
     host_context: HostContext,
     session_id: Option<String>,
     spin_before_sleep: Duration,
+    startup_timeout: Duration,
 }
 
 impl ExtensionHostBuilder {
+    /// How long an extension has to answer `initialize` before its start fails with
+    /// [`StartError::InitializeTimeout`] and its process group is killed (default:
+    /// [`crate::limits::STARTUP_TIMEOUT`], 30 s). Applies to starts, supervised
+    /// restarts and reloads; [`StartOptions`] overrides it for one start.
+    pub fn startup_timeout(mut self, timeout: Duration) -> Self {
+        self.startup_timeout = timeout;
+        self
+    }
+
     /// Adds an explicit extension directory (one holding `extension.toml`). Explicit
     /// directories win over project and global ones of the same name.
     pub fn extension_dir(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -194,6 +204,7 @@ impl ExtensionHostBuilder {
             services: self.services,
             host_tools: self.host_tools,
             spin_before_sleep: self.spin_before_sleep,
+            startup_timeout: self.startup_timeout,
         });
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
@@ -230,7 +241,7 @@ pub struct ExtensionHost {
     inner: Arc<HostInner>,
     roots: DiscoveryRoots,
     /// The entries of the last discovery, which `start` looks names up in.
-    catalog: Mutex<Option<Vec<crate::manifest::LocatedManifest>>>,
+    catalog: Mutex<Option<start::Discovered>>,
     events: Receiver<HostEvent>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -266,6 +277,7 @@ impl ExtensionHost {
             home: std::env::var_os("HOME").map(PathBuf::from),
             host_context: HostContext::default(),
             spin_before_sleep: DEFAULT_SPIN_BEFORE_SLEEP,
+            startup_timeout: crate::limits::STARTUP_TIMEOUT,
             session_id: None,
         }
     }
@@ -279,7 +291,7 @@ impl ExtensionHost {
     /// bad manifest is a diagnostic in the catalog, never an error.
     pub fn discover(&self) -> Catalog {
         let catalog = crate::manifest::discover(&self.roots);
-        *self.catalog.lock() = Some(catalog.entries.clone());
+        *self.catalog.lock() = Some(start::Discovered::from(&catalog));
         catalog
     }
 
@@ -316,6 +328,14 @@ impl ExtensionHost {
     /// exits (section 1.8): after it, every registered process group is killed.
     pub fn shutdown_for_signal(&self) -> ShutdownReport {
         self.shutdown_within(SIGNAL_SHUTDOWN_CAP)
+    }
+
+    /// Kills every extension's process group now (SIGKILL), without the graceful
+    /// sequence: for a second signal during a shutdown, or an embedder that must stop at
+    /// once. Pending calls fail as their generations end. Does not wait; a
+    /// [`shutdown`](Self::shutdown) still stops the dispatcher and reports.
+    pub fn kill_all(&self) {
+        let _ = self.inner.commands.send(Command::KillAll);
     }
 
     /// Shuts everything down, killing every process group still alive after `cap`.

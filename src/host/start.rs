@@ -5,10 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Extension, ExtensionHost, HostInner};
-use crate::dispatcher::{Command, InitRole, StartRequest};
+use crate::dispatcher::Command;
 use crate::manifest::{self, ApiVersion, LocatedManifest, ManifestError};
 use crate::negotiation::{Negotiated, NegotiationError};
-use crate::supervisor::launch;
 use crate::transport::SpawnError;
 use crate::wire::ResponseError;
 
@@ -29,6 +28,76 @@ pub struct StartedExtension {
     pub manifest: Arc<LocatedManifest>,
 }
 
+/// What the host saw of an extension that failed during `initialize`: how it exited
+/// and what it wrote, so the start error names the cause. Its `Display` is a suffix
+/// (`"; exit status: 7; stderr: ..."`), empty when nothing was seen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StartupEvidence {
+    /// The exit status, when the child had exited (`"exit status: 7"`).
+    pub exit_status: Option<String>,
+    /// The last lines of its stderr, at most [`STARTUP_STDERR_LINES`], each cut at
+    /// [`STARTUP_STDERR_LINE_CHARS`] characters.
+    pub stderr_tail: Vec<String>,
+    /// How many stdout lines were not JSON (logs written to stdout, usually).
+    pub non_json_lines: u64,
+    /// The start of the first such line.
+    pub first_non_json: Option<String>,
+}
+
+/// Most stderr lines a start error carries.
+pub const STARTUP_STDERR_LINES: usize = 8;
+
+/// Longest stderr line a start error carries, in characters.
+pub const STARTUP_STDERR_LINE_CHARS: usize = 200;
+
+impl StartupEvidence {
+    /// Keeps the last [`STARTUP_STDERR_LINES`] of `lines`, each cut to
+    /// [`STARTUP_STDERR_LINE_CHARS`] characters.
+    pub(crate) fn with_stderr(mut self, lines: Vec<String>) -> StartupEvidence {
+        let skip = lines.len().saturating_sub(STARTUP_STDERR_LINES);
+        self.stderr_tail = lines
+            .into_iter()
+            .skip(skip)
+            .map(
+                |line| match line.char_indices().nth(STARTUP_STDERR_LINE_CHARS) {
+                    Some((cut, _)) => format!("{}…", &line[..cut]),
+                    None => line,
+                },
+            )
+            .collect();
+        self
+    }
+}
+
+impl fmt::Display for StartupEvidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(status) = &self.exit_status {
+            write!(f, "; {status}")?;
+        }
+        if self.non_json_lines > 0 {
+            write!(
+                f,
+                "; {} stdout line{} not JSON",
+                self.non_json_lines,
+                if self.non_json_lines == 1 {
+                    " was"
+                } else {
+                    "s were"
+                }
+            )?;
+            if let Some(first) = &self.first_non_json {
+                write!(f, " (first: {first:?})")?;
+            }
+            f.write_str(": stdout carries only protocol frames, write logs to stderr")?;
+        }
+        if !self.stderr_tail.is_empty() {
+            write!(f, "; stderr: {}", self.stderr_tail.join(" | "))?;
+        }
+        Ok(())
+    }
+}
+
 /// Why an extension could not be started.
 #[derive(Debug)]
 pub enum StartError {
@@ -36,6 +105,15 @@ pub enum StartError {
     UnknownExtension {
         /// The name asked for.
         name: String,
+        /// The names that were discovered, sorted.
+        discovered: Vec<String>,
+    },
+    /// A manifest for that name was found, but discovery rejected it.
+    ManifestRejected {
+        /// The name asked for.
+        name: String,
+        /// The discovery diagnostics about it.
+        diagnostics: Vec<String>,
     },
     /// The manifest breaks a rule, or its `requires_octet` excludes this host.
     Manifest(ManifestError),
@@ -63,11 +141,15 @@ pub enum StartError {
     InitializeTimeout {
         /// The deadline that applied.
         after: Duration,
+        /// What the extension wrote meanwhile.
+        evidence: Box<StartupEvidence>,
     },
     /// The child exited or closed its pipes during `initialize`.
     TransportLost {
         /// What happened.
         reason: String,
+        /// How it exited and what it wrote.
+        evidence: Box<StartupEvidence>,
     },
     /// A reload's candidate changed what the extension contributes; that needs a full
     /// host rebuild (section 5). The running generation stays.
@@ -87,8 +169,19 @@ pub enum StartError {
 impl fmt::Display for StartError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StartError::UnknownExtension { name } => {
-                write!(f, "no extension named `{name}` was discovered")
+            StartError::UnknownExtension { name, discovered } => {
+                write!(f, "no extension named `{name}` was discovered")?;
+                match discovered.is_empty() {
+                    true => write!(f, " (none were)"),
+                    false => write!(f, " (discovered: {})", discovered.join(", ")),
+                }
+            }
+            StartError::ManifestRejected { name, diagnostics } => {
+                write!(
+                    f,
+                    "the manifest of `{name}` was rejected: {}",
+                    diagnostics.join("; ")
+                )
             }
             StartError::Manifest(e) => write!(f, "manifest: {e}"),
             StartError::AlreadyRunning { extension } => {
@@ -104,11 +197,20 @@ impl fmt::Display for StartError {
                 write!(f, "the extension rejected initialize: {e}")
             }
             StartError::Negotiation(e) => write!(f, "initialize rejected: {e}"),
-            StartError::InitializeTimeout { after } => {
-                write!(f, "no initialize answer within {} s", after.as_secs())
+            StartError::InitializeTimeout { after, evidence } => {
+                write!(
+                    f,
+                    "no initialize answer within {} ms (does the extension flush stdout \
+                     after each line?)",
+                    after.as_millis()
+                )?;
+                write!(f, "{evidence}")
             }
-            StartError::TransportLost { reason } => {
-                write!(f, "lost the extension during initialize: {reason}")
+            StartError::TransportLost { reason, evidence } => {
+                write!(
+                    f,
+                    "lost the extension during initialize: {reason}{evidence}"
+                )
             }
             StartError::ReRegistrationRequired { changed } => {
                 write!(
@@ -141,47 +243,48 @@ impl ExtensionHost {
     /// entrypoint in its own process group with the sanitized environment, and
     /// negotiates `initialize`. Blocks until the extension is ready or rejected.
     pub fn start(&self, name: &str) -> Result<Extension, StartError> {
+        self.start_with(name, StartOptions::default())
+    }
+
+    /// [`ExtensionHost::start`] with options for this start.
+    ///
+    /// Errors before anything runs: [`StartError::ManifestRejected`] when the only
+    /// manifest found for `name` was rejected at discovery (with its diagnostics), and
+    /// [`StartError::UnknownExtension`] (with the names that were discovered) when no
+    /// manifest names it at all.
+    pub fn start_with(&self, name: &str, options: StartOptions) -> Result<Extension, StartError> {
         let located = {
-            let mut entries = self.catalog.lock();
-            if entries.is_none() {
-                *entries = Some(manifest::discover(&self.roots).entries);
+            let mut catalog = self.catalog.lock();
+            let catalog =
+                catalog.get_or_insert_with(|| Discovered::from(&manifest::discover(&self.roots)));
+            match catalog.entries.iter().find(|e| e.manifest.name == name) {
+                Some(located) => Ok(located.clone()),
+                None => Err(catalog.unknown(name)),
             }
-            entries
-                .as_ref()
-                .and_then(|e| e.iter().find(|m| m.manifest.name == name).cloned())
-        };
-        match located {
-            Some(located) => self.start_manifest(located),
-            None => Err(StartError::UnknownExtension {
-                name: name.to_string(),
-            }),
-        }
+        }?;
+        self.start_manifest_with(located, options)
     }
 
     /// Starts an extension from a manifest the embedder located itself.
     pub fn start_manifest(&self, located: LocatedManifest) -> Result<Extension, StartError> {
-        let launched = match launch::launch(&self.inner.shared, located.clone()) {
-            Ok(launched) => launched,
-            Err(error) => {
-                // An initial failure is a parked generation-0 entry, never retried.
-                let _ = self.inner.commands.send(Command::InitialFailure {
-                    located: Box::new(located),
-                    error: error.to_string(),
-                });
-                return Err(error);
-            }
-        };
+        self.start_manifest_with(located, StartOptions::default())
+    }
+
+    /// [`ExtensionHost::start_manifest`] with options for this start.
+    pub fn start_manifest_with(
+        &self,
+        located: LocatedManifest,
+        options: StartOptions,
+    ) -> Result<Extension, StartError> {
         let (reply, answer) = crossbeam_channel::bounded(1);
-        let request = StartRequest {
-            launched,
-            role: InitRole::Start { reply },
+        let command = Command::Start {
+            located: Box::new(located),
+            startup_timeout: options
+                .startup_timeout
+                .unwrap_or(self.inner.shared.startup_timeout),
+            reply,
         };
-        if self
-            .inner
-            .commands
-            .send(Command::Start(Box::new(request)))
-            .is_err()
-        {
+        if self.inner.commands.send(command).is_err() {
             return Err(StartError::HostShutDown);
         }
         let started = answer.recv().unwrap_or(Err(StartError::HostShutDown))?;
@@ -196,6 +299,73 @@ impl ExtensionHost {
     /// (bounded) and shuts down. A parked extension is revived.
     pub fn reload(&self, name: &str) -> Result<StartedExtension, StartError> {
         reload(&self.inner, name)
+    }
+}
+
+/// What the host remembers of its last discovery: the entries it starts from, and
+/// each diagnostic with the path it concerns.
+pub(super) struct Discovered {
+    entries: Vec<LocatedManifest>,
+    problems: Vec<(std::path::PathBuf, String)>,
+}
+
+impl From<&manifest::Catalog> for Discovered {
+    fn from(catalog: &manifest::Catalog) -> Discovered {
+        Discovered {
+            entries: catalog.entries.clone(),
+            problems: catalog
+                .diagnostics
+                .iter()
+                .map(|d| (d.path.clone(), d.to_string()))
+                .collect(),
+        }
+    }
+}
+
+impl Discovered {
+    /// Why `name` is not an entry: a rejected manifest in a directory of that name,
+    /// or no manifest at all.
+    fn unknown(&self, name: &str) -> StartError {
+        let dir_named = |path: &std::path::Path| path.iter().rev().take(2).any(|p| p == name);
+        let diagnostics: Vec<String> = self
+            .problems
+            .iter()
+            .filter(|(path, _)| dir_named(path))
+            .map(|(_, problem)| problem.clone())
+            .collect();
+        if !diagnostics.is_empty() {
+            return StartError::ManifestRejected {
+                name: name.to_string(),
+                diagnostics,
+            };
+        }
+        let mut discovered: Vec<String> = self
+            .entries
+            .iter()
+            .map(|e| e.manifest.name.clone())
+            .collect();
+        discovered.sort();
+        StartError::UnknownExtension {
+            name: name.to_string(),
+            discovered,
+        }
+    }
+}
+
+/// Options for one start ([`ExtensionHost::start_with`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StartOptions {
+    /// How long the extension has to answer `initialize`; `None` uses the host's
+    /// [`crate::host::ExtensionHostBuilder::startup_timeout`].
+    pub startup_timeout: Option<Duration>,
+}
+
+impl StartOptions {
+    /// Sets the `initialize` deadline of this start.
+    pub fn startup_timeout(mut self, timeout: Duration) -> StartOptions {
+        self.startup_timeout = Some(timeout);
+        self
     }
 }
 

@@ -1,10 +1,17 @@
-//! Calls in flight: the table of caller ids, and one waiter thread per call that
-//! forwards the call's progress (tagged with its `call_id`), relays `cancel`, and writes
-//! the final `result` line after every progress line of the call.
+//! Calls in flight: the table of caller ids, and one thread that waits for every call
+//! at once.
+//!
+//! However many calls are in flight, waiting costs one thread: the *calls thread*
+//! selects across every call's answer channel and progress channel (and its own
+//! mailbox, for new calls and cancellations). It forwards a call's progress tagged with
+//! its `call_id`, relays `cancel`, and writes the final `result` line after every
+//! progress line of the call. The control loop never waits for a call.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, RecvError, Sender};
+use crossbeam_channel::{Receiver, RecvError, Select, Sender};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
@@ -16,8 +23,9 @@ use crate::host::{CallError, CallReply, PendingCall, Progress};
 
 /// Progress events buffered per call. The host never blocks on this channel: when the
 /// client reads too slowly, further events of the call are dropped (their `sequence`
-/// numbers show the gap).
-pub(crate) const PROGRESS_QUEUE: usize = 1024;
+/// numbers show the gap). The buffer is allocated when the call is admitted, so this
+/// bound is also what a call in flight costs in memory.
+pub(crate) const PROGRESS_QUEUE: usize = 64;
 
 /// A call's outcome as JSON: the typed output, or the error.
 pub(crate) type CallOutcome = Result<Value, CallError>;
@@ -55,165 +63,184 @@ impl<T: Send> PendingJob for TypedPending<T> {
     }
 }
 
-/// How a waiter learns that its call settled.
-pub(crate) enum Job {
-    /// A cancellable call the host gave a handle for.
-    Pending(Box<dyn PendingJob>),
-    /// A call running to completion on a thread of its own, which sends its outcome.
-    Blocking(Receiver<CallOutcome>),
+/// One admitted call, as the calls thread keeps it.
+pub(crate) struct Waiting {
+    pub call_id: ClientId,
+    pub op: &'static str,
+    pub extension: String,
+    pub job: Box<dyn PendingJob>,
+    pub progress: Receiver<Progress>,
 }
 
-impl Job {
-    /// True when `cancel` can reach the call.
-    pub fn is_cancellable(&self) -> bool {
-        matches!(self, Job::Pending(_))
+/// What the control loop tells the calls thread.
+enum Mail {
+    /// Wait for this call too.
+    Admit(Waiting),
+    /// Cancel the call with this id.
+    Cancel(ClientId),
+}
+
+/// The calls of one session: ids are checked here, on the control loop, and the
+/// waiting happens on the calls thread.
+pub(crate) struct Calls {
+    /// The caller ids of every active call: active from admission until the `result`
+    /// line is queued, reusable after that.
+    active: Arc<Mutex<HashSet<ClientId>>>,
+    mail: Option<Sender<Mail>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Calls {
+    /// Starts the calls thread, which writes to `out`.
+    pub fn start(out: Emitter) -> std::io::Result<Calls> {
+        let active = Arc::new(Mutex::new(HashSet::new()));
+        let (mail, mailbox) = crossbeam_channel::unbounded();
+        let thread = {
+            let active = active.clone();
+            std::thread::Builder::new()
+                .name("octet-serve-calls".into())
+                .spawn(move || wait_for_calls(mailbox, active, out))?
+        };
+        Ok(Calls {
+            active,
+            mail: Some(mail),
+            thread: Some(thread),
+        })
     }
-}
 
-/// One active call's entry: how to reach its waiter with a cancellation.
-struct ActiveCall {
-    cancel: Option<Sender<()>>,
-}
-
-/// The caller ids of every active call. An id is active from admission until its
-/// `result` line is queued, and may be reused after that.
-#[derive(Default)]
-pub(crate) struct ActiveCalls {
-    calls: Mutex<HashMap<ClientId, ActiveCall>>,
-}
-
-impl ActiveCalls {
-    /// Registers `call_id`; for a cancellable call, returns the receiver its waiter
-    /// watches for `cancel`.
-    pub fn admit(
-        &self,
-        call_id: &ClientId,
-        cancellable: bool,
-    ) -> Result<Option<Receiver<()>>, ServeError> {
-        let mut calls = self.calls.lock();
-        if calls.contains_key(call_id) {
+    /// Reserves `call_id` for a new call, or says why it cannot be used.
+    pub fn reserve(&self, call_id: &ClientId) -> Result<(), ServeError> {
+        if !self.active.lock().insert(call_id.clone()) {
             return Err(ServeError::new(
                 ErrorCode::DuplicateCallId,
                 "`call_id` is already used by an active call",
             )
             .with("call_id", call_id.to_value()));
         }
-        let (cancel, cancels) = match cancellable {
-            true => {
-                let (tx, rx) = crossbeam_channel::bounded(1);
-                (Some(tx), Some(rx))
-            }
-            false => (None, None),
-        };
-        calls.insert(call_id.clone(), ActiveCall { cancel });
-        Ok(cancels)
+        Ok(())
+    }
+
+    /// Hands a call whose id was reserved to the calls thread.
+    pub fn admit(&self, waiting: Waiting) {
+        if let Some(mail) = &self.mail {
+            let _ = mail.send(Mail::Admit(waiting));
+        }
     }
 
     /// Relays a cancellation to the call's waiter.
     pub fn cancel(&self, call_id: &ClientId) -> Result<(), ServeError> {
-        let calls = self.calls.lock();
-        let Some(call) = calls.get(call_id) else {
+        if !self.active.lock().contains(call_id) {
             return Err(ServeError::new(
                 ErrorCode::UnknownCallId,
                 "`call_id` names no active call",
             )
             .with("call_id", call_id.to_value()));
-        };
-        match &call.cancel {
-            // A full channel means a cancellation is already on its way.
-            Some(cancel) => {
-                let _ = cancel.try_send(());
-                Ok(())
-            }
-            None => Err(ServeError::new(
-                ErrorCode::NotCancellable,
-                "this kind of call runs to completion or to its deadline once admitted",
-            )
-            .with("call_id", call_id.to_value())),
         }
+        if let Some(mail) = &self.mail {
+            let _ = mail.send(Mail::Cancel(call_id.clone()));
+        }
+        Ok(())
     }
 
-    /// Frees `call_id`.
-    fn finish(&self, call_id: &ClientId) {
-        self.calls.lock().remove(call_id);
+    /// Waits until every admitted call has settled and its `result` line is queued,
+    /// then ends the calls thread. Calls settle by themselves once the host is shut
+    /// down, so call this after the host's shutdown.
+    pub fn finish(&mut self) {
+        self.mail = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
-/// Everything one waiter thread needs.
-pub(crate) struct Waiter {
-    pub call_id: ClientId,
-    pub op: &'static str,
-    pub extension: String,
-    pub job: Job,
-    pub progress: Receiver<Progress>,
-    pub cancels: Option<Receiver<()>>,
-    pub calls: std::sync::Arc<ActiveCalls>,
-    pub out: Emitter,
+impl Drop for Calls {
+    fn drop(&mut self) {
+        self.finish();
+    }
 }
 
-impl Waiter {
-    /// Waits for the call, forwarding progress and cancellations, then writes the
-    /// remaining progress and the `result` line.
-    pub fn run(self) {
-        let Waiter {
-            call_id,
-            op,
-            extension,
-            job,
-            mut progress,
-            cancels,
-            calls,
-            out,
-        } = self;
-        let emit_progress = |p: Progress| {
-            let mut line = Map::new();
-            line.insert("type".into(), "event".into());
-            line.insert("event".into(), "progress".into());
-            line.insert("call_id".into(), call_id.to_value());
-            line.insert("extension".into(), extension.as_str().into());
-            if let Value::Object(fields) = encode::progress(&p) {
-                line.extend(fields);
+/// What one turn of the calls thread found.
+enum Turn {
+    Mail(Result<Mail, RecvError>),
+    Answer(usize, Result<CallReply, RecvError>),
+    Progress(usize, Result<Progress, RecvError>),
+}
+
+/// The calls thread: waits on the mailbox and on every call's answer and progress at
+/// once, until the mailbox is closed and no call is left.
+fn wait_for_calls(
+    mut mailbox: Receiver<Mail>,
+    active: Arc<Mutex<HashSet<ClientId>>>,
+    out: Emitter,
+) {
+    let mut calls: Vec<Waiting> = Vec::new();
+    let mut open = true;
+    while open || !calls.is_empty() {
+        let turn = {
+            let mut select = Select::new();
+            select.recv(&mailbox);
+            for call in &calls {
+                select.recv(call.job.answer());
+                select.recv(&call.progress);
             }
-            out.emit(Value::Object(line));
-        };
-        // The outcome, the progress and cancellations all arrive on channels.
-        let outcome = match job {
-            Job::Pending(pending) => {
-                let mut cancels = cancels.unwrap_or_else(crossbeam_channel::never);
-                loop {
-                    crossbeam_channel::select! {
-                        recv(progress) -> event => match event {
-                            Ok(event) => emit_progress(event),
-                            Err(_) => progress = crossbeam_channel::never(),
-                        },
-                        recv(cancels) -> cancel => match cancel {
-                            Ok(()) => pending.cancel(),
-                            Err(_) => cancels = crossbeam_channel::never(),
-                        },
-                        recv(pending.answer()) -> received => break pending.settle(received),
-                    }
+            let operation = select.select();
+            match operation.index() {
+                0 => Turn::Mail(operation.recv(&mailbox)),
+                n if n % 2 == 1 => {
+                    let k = (n - 1) / 2;
+                    Turn::Answer(k, operation.recv(calls[k].job.answer()))
+                }
+                n => {
+                    let k = (n - 2) / 2;
+                    Turn::Progress(k, operation.recv(&calls[k].progress))
                 }
             }
-            Job::Blocking(done) => loop {
-                crossbeam_channel::select! {
-                    recv(progress) -> event => match event {
-                        Ok(event) => emit_progress(event),
-                        Err(_) => progress = crossbeam_channel::never(),
-                    },
-                    recv(done) -> outcome => {
-                        break outcome.unwrap_or(Err(CallError::HostShutDown))
-                    }
-                }
-            },
         };
-        // Progress is queued before the answer that settles the call, so whatever is
-        // still buffered belongs before the result.
-        for event in progress.try_iter() {
-            emit_progress(event);
+        match turn {
+            Turn::Mail(Ok(Mail::Admit(waiting))) => calls.push(waiting),
+            Turn::Mail(Ok(Mail::Cancel(call_id))) => {
+                if let Some(call) = calls.iter().find(|c| c.call_id == call_id) {
+                    call.job.cancel();
+                }
+            }
+            Turn::Mail(Err(_)) => {
+                open = false;
+                mailbox = crossbeam_channel::never();
+            }
+            Turn::Progress(k, Ok(progress)) => emit_progress(&out, &calls[k], &progress),
+            // The host dropped the progress sink: the answer follows.
+            Turn::Progress(k, Err(_)) => calls[k].progress = crossbeam_channel::never(),
+            Turn::Answer(k, received) => {
+                let call = calls.swap_remove(k);
+                // Progress is queued before the answer that settles the call, so
+                // whatever is still buffered belongs before the result.
+                for progress in call.progress.try_iter() {
+                    emit_progress(&out, &call, &progress);
+                }
+                let outcome = call.job.settle(received);
+                active.lock().remove(&call.call_id);
+                out.emit(result_line(
+                    &call.call_id,
+                    call.op,
+                    &call.extension,
+                    outcome,
+                ));
+            }
         }
-        calls.finish(&call_id);
-        out.emit(result_line(&call_id, op, &extension, outcome));
     }
+}
+
+/// One `progress` event line of `call`.
+fn emit_progress(out: &Emitter, call: &Waiting, progress: &Progress) {
+    let mut line = Map::new();
+    line.insert("type".into(), "event".into());
+    line.insert("event".into(), "progress".into());
+    line.insert("call_id".into(), call.call_id.to_value());
+    line.insert("extension".into(), call.extension.as_str().into());
+    if let Value::Object(fields) = encode::progress(progress) {
+        line.extend(fields);
+    }
+    out.emit(Value::Object(line));
 }
 
 /// The `result` line of one call.
@@ -242,27 +269,20 @@ mod tests {
 
     #[test]
     fn ids_are_unique_while_active_and_reusable_after() {
-        let calls = ActiveCalls::default();
+        let (out, _writer) = super::super::io::start_writer(std::io::sink()).unwrap();
+        let calls = Calls::start(out).unwrap();
         let id = ClientId::Text("a".into());
-        let cancels = calls.admit(&id, true).unwrap().unwrap();
+        calls.reserve(&id).unwrap();
         assert_eq!(
-            calls.admit(&id, true).unwrap_err().code,
+            calls.reserve(&id).unwrap_err().code,
             ErrorCode::DuplicateCallId
         );
         calls.cancel(&id).unwrap();
-        calls.cancel(&id).unwrap();
-        assert_eq!(cancels.try_iter().count(), 1);
-        calls.finish(&id);
         assert_eq!(
-            calls.cancel(&id).unwrap_err().code,
+            calls.cancel(&ClientId::Int(9)).unwrap_err().code,
             ErrorCode::UnknownCallId
         );
-        let blocking = ClientId::Int(1);
-        assert!(calls.admit(&blocking, false).unwrap().is_none());
-        assert_eq!(
-            calls.cancel(&blocking).unwrap_err().code,
-            ErrorCode::NotCancellable
-        );
-        assert!(calls.admit(&id, true).is_ok());
+        calls.active.lock().remove(&id);
+        assert!(calls.reserve(&id).is_ok());
     }
 }

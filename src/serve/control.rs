@@ -82,8 +82,11 @@ pub(crate) struct ControlLine {
 pub(crate) enum Op {
     /// Scan the extension directories.
     Discover,
-    /// Start an extension.
-    Start { extension: String },
+    /// Start an extension, with its own `initialize` deadline if the client set one.
+    Start {
+        extension: String,
+        startup_timeout: Option<Duration>,
+    },
     /// Stop an extension.
     Stop { extension: String },
     /// Restart an extension candidate-first.
@@ -240,6 +243,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "discover" => Ok(Op::Discover),
         "start" => Ok(Op::Start {
             extension: f.string("extension")?,
+            startup_timeout: f.opt_u64("startup_timeout_ms")?.map(Duration::from_millis),
         }),
         "stop" => Ok(Op::Stop {
             extension: f.string("extension")?,

@@ -34,8 +34,6 @@ pub enum ErrorCode {
     DuplicateCallId,
     /// `cancel` names no active call.
     UnknownCallId,
-    /// The call kind cannot be cancelled once admitted (the host offers no handle).
-    NotCancellable,
     /// `answer_*` names no pending question.
     UnknownRequestId,
     /// `answer_confirmation` for an input request, or `answer_input` for a confirmation.
@@ -81,6 +79,9 @@ pub enum ErrorCode {
     DeadlineExceeded,
     /// The answer broke a protocol rule.
     InvalidResult,
+    /// The answer came in a frame the host refuses (not canonical, oversized, or
+    /// breaking an envelope rule).
+    RefusedResponse,
     /// The request exceeds the frame bound.
     RequestTooLarge,
     /// Too many calls are waiting for this extension.
@@ -103,7 +104,6 @@ impl ErrorCode {
             ErrorCode::UnknownOp => "unknown_op",
             ErrorCode::DuplicateCallId => "duplicate_call_id",
             ErrorCode::UnknownCallId => "unknown_call_id",
-            ErrorCode::NotCancellable => "not_cancellable",
             ErrorCode::UnknownRequestId => "unknown_request_id",
             ErrorCode::RequestKindMismatch => "request_kind_mismatch",
             ErrorCode::NotStarted => "not_started",
@@ -126,6 +126,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::InvalidResult => "invalid_result",
+            ErrorCode::RefusedResponse => "refused_response",
             ErrorCode::RequestTooLarge => "request_too_large",
             ErrorCode::Overloaded => "overloaded",
             ErrorCode::InvalidRequest => "invalid_request",
@@ -222,6 +223,7 @@ impl From<&StartError> for ServeError {
     fn from(error: &StartError) -> ServeError {
         let code = match error {
             StartError::UnknownExtension { .. } => ErrorCode::UnknownExtension,
+            StartError::ManifestRejected { .. } => ErrorCode::InvalidManifest,
             StartError::Manifest(_) => ErrorCode::InvalidManifest,
             StartError::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             StartError::UnsupportedApiVersion { .. } => ErrorCode::UnsupportedApiVersion,
@@ -238,7 +240,25 @@ impl From<&StartError> for ServeError {
         };
         let serve = ServeError::new(code, error.to_string());
         match error {
-            StartError::InitializeRejected(e) => serve.with_rpc_code(Some(e.code)),
+            StartError::InitializeRejected(e) => {
+                let serve = serve.with_rpc_code(Some(e.code));
+                match &e.data {
+                    Some(data) => serve.with("data", data.clone()),
+                    None => serve,
+                }
+            }
+            StartError::UnknownExtension { discovered, .. } => {
+                serve.with("discovered", discovered.clone())
+            }
+            StartError::ManifestRejected { diagnostics, .. } => {
+                serve.with("diagnostics", diagnostics.clone())
+            }
+            StartError::TransportLost { evidence, .. }
+            | StartError::InitializeTimeout { evidence, .. } => serve
+                .with("exit_status", evidence.exit_status.clone())
+                .with("stderr_tail", evidence.stderr_tail.clone())
+                .with("non_json_stdout_lines", evidence.non_json_lines)
+                .with("first_non_json_line", evidence.first_non_json.clone()),
             _ => serve,
         }
     }
@@ -274,6 +294,9 @@ impl From<&CallError> for ServeError {
             CallError::TransportLost { .. } => ServeError::new(ErrorCode::TransportLost, message),
             CallError::InvalidResult(e) => {
                 ServeError::new(ErrorCode::InvalidResult, message).with("path", e.path())
+            }
+            CallError::RefusedResponse { .. } => {
+                ServeError::new(ErrorCode::RefusedResponse, message)
             }
             CallError::RequestTooLarge { bytes, limit } => {
                 ServeError::new(ErrorCode::RequestTooLarge, message)

@@ -90,6 +90,27 @@ fn write_lines(output: impl Write, queue: Receiver<OutLine>) -> io::Result<()> {
     output.flush()
 }
 
+/// Starts the thread that reads control lines from `input`, each bounded by `limit`,
+/// and sends them (and finally the end of the input or the read error) to the
+/// returned channel. A few lines are buffered; then the thread waits for the control
+/// loop, so a client that writes faster than `serve` handles its lines is slowed down.
+pub(crate) fn start_reader(
+    mut input: impl BufRead + Send + 'static,
+    limit: usize,
+) -> io::Result<Receiver<io::Result<LineRead>>> {
+    let (lines, received) = crossbeam_channel::bounded(16);
+    std::thread::Builder::new()
+        .name("octet-serve-input".into())
+        .spawn(move || loop {
+            let read = read_line(&mut input, limit);
+            let last = !matches!(read, Ok(LineRead::Line(_)) | Ok(LineRead::TooLong { .. }));
+            if lines.send(read).is_err() || last {
+                return;
+            }
+        })?;
+    Ok(received)
+}
+
 /// What one bounded read produced.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum LineRead {

@@ -12,17 +12,23 @@
 //! let options = ServeOptions::new("/path/to/workspace")
 //!     .extension_dir("./my-extensions/hello-world")
 //!     .no_global_extensions();
-//! let stdin = std::io::stdin().lock();
+//! let stdin = std::io::BufReader::new(std::io::stdin());
 //! let code = serve::run(options, stdin, std::io::stdout())?;
 //! std::process::exit(code);
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
-//! Threads: the caller's thread reads control lines and answers the quick operations
-//! itself; `start`, `stop` and `reload` run on threads of their own, as does one waiter
-//! per call;
-//! one thread forwards host events; one writer thread owns the output, so lines never
-//! interleave.
+//! Threads: one thread reads control lines; the caller's thread handles them and
+//! answers the quick operations itself; `start`, `stop` and `reload` run on threads of
+//! their own; one thread waits for every call in flight at once (however many there
+//! are); one thread forwards host events; one writer thread owns the output, so lines
+//! never interleave.
+//!
+//! Signals: with [`ServeOptions::signals`], the first signal received stops the reading
+//! of control lines and runs the coordinated-signal shutdown of section 1.8 (1.4 s,
+//! then every process group is killed); every call still in flight gets its `result`
+//! line, and the last line is `{"type":"shutdown","reason":"signal",...}`. A second
+//! signal kills every process group at once.
 
 mod calls;
 mod control;
@@ -44,6 +50,7 @@ use crate::limits::{MAX_FRAME_BYTES, OCTET_VERSION};
 use crate::negotiation::HostContext;
 use frontend::{FrontendHandle, ServeFrontend};
 use io::LineRead;
+
 use session::{End, Flow, Session};
 
 /// The version of the control protocol, sent in the `ready` line. It changes only when a
@@ -69,6 +76,13 @@ pub struct ServeOptions {
     pub host_context: HostContext,
     /// The durable session id used in `resource_owner` (default: made up per host).
     pub session_id: Option<String>,
+    /// How long an extension has to answer `initialize` (default:
+    /// [`crate::limits::STARTUP_TIMEOUT`]); a `start` line may set its own.
+    pub startup_timeout: Option<std::time::Duration>,
+    /// Signal numbers (SIGINT, SIGTERM, SIGHUP) that end the session as described in
+    /// the module docs; `None` ends it only by `shutdown` or the end of the input. The
+    /// CLI forwards the process's signals here.
+    pub signals: Option<crossbeam_channel::Receiver<i32>>,
 }
 
 impl ServeOptions {
@@ -80,7 +94,22 @@ impl ServeOptions {
             home: std::env::var_os("HOME").map(PathBuf::from),
             host_context: HostContext::default(),
             session_id: None,
+            startup_timeout: None,
+            signals: None,
         }
+    }
+
+    /// Ends the session on the signal numbers received from `signals` (see the module
+    /// docs).
+    pub fn signals(mut self, signals: crossbeam_channel::Receiver<i32>) -> ServeOptions {
+        self.signals = Some(signals);
+        self
+    }
+
+    /// Sets how long an extension has to answer `initialize`.
+    pub fn startup_timeout(mut self, timeout: std::time::Duration) -> ServeOptions {
+        self.startup_timeout = Some(timeout);
+        self
     }
 
     /// Adds an explicit extension directory.
@@ -106,6 +135,9 @@ impl ServeOptions {
         if let Some(session_id) = self.session_id {
             builder = builder.session_id(session_id);
         }
+        if let Some(timeout) = self.startup_timeout {
+            builder = builder.startup_timeout(timeout);
+        }
         for dir in self.extension_dirs {
             builder = builder.extension_dir(dir);
         }
@@ -114,8 +146,9 @@ impl ServeOptions {
 }
 
 /// Runs the control protocol over `input` and `output` until the client sends
-/// `shutdown` or closes `input`, and returns the process exit code: 0 after an orderly
-/// end.
+/// `shutdown`, closes `input`, or a signal arrives on [`ServeOptions::signals`], and
+/// returns the process exit code: 0 after an orderly end, 128 + the signal number after
+/// a signal.
 ///
 /// The first line written is `{"type":"ready",...}`; the last is the shutdown report
 /// (the reply to `shutdown`, or a `shutdown` line when the input ended). Every extension
@@ -125,10 +158,14 @@ impl ServeOptions {
 /// shutdown, whose report is still written); or `output` failed, in which case the host
 /// is shut down and nothing more is written.
 pub fn run(
-    options: ServeOptions,
-    mut input: impl BufRead,
+    mut options: ServeOptions,
+    input: impl BufRead + Send + 'static,
     output: impl Write + Send + 'static,
 ) -> std::io::Result<i32> {
+    let signals = options
+        .signals
+        .take()
+        .unwrap_or_else(crossbeam_channel::never);
     let (out, writer) = io::start_writer(output)?;
     let frontend = ServeFrontend::new(out.clone());
     let host = match options.build_host(FrontendHandle(frontend.clone())) {
@@ -146,28 +183,43 @@ pub fn run(
         "workspace": host.workspace().display().to_string(),
     }));
     let mut session = Session::new(host, out.clone(), frontend)?;
+    // The input is read on a thread of its own, so a signal is seen at once even while
+    // no line arrives. After the session ends the thread is left blocked in its read;
+    // it ends with the input (or the process).
+    let lines = io::start_reader(input, MAX_CONTROL_LINE_BYTES)?;
     let end = loop {
         if session.output_closed() {
             break End::OutputClosed;
         }
-        match io::read_line(&mut input, MAX_CONTROL_LINE_BYTES) {
-            Ok(LineRead::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => {}
-            Ok(LineRead::Line(line)) => {
-                if let Flow::Shutdown(id) = session.handle_line(&line) {
-                    break End::Requested(id);
+        crossbeam_channel::select! {
+            recv(signals) -> signal => if let Ok(signal) = signal {
+                break End::Signal(signal);
+            },
+            recv(lines) -> read => match read {
+                Ok(Ok(LineRead::Line(line))) if line.iter().all(u8::is_ascii_whitespace) => {}
+                Ok(Ok(LineRead::Line(line))) => {
+                    if let Flow::Shutdown(id) = session.handle_line(&line) {
+                        break End::Requested(id);
+                    }
                 }
-            }
-            Ok(LineRead::TooLong { bytes }) => session.line_too_long(bytes, MAX_CONTROL_LINE_BYTES),
-            Ok(LineRead::Eof) => break End::InputClosed,
-            Err(error) => break End::InputFailed(error),
+                Ok(Ok(LineRead::TooLong { bytes })) => {
+                    session.line_too_long(bytes, MAX_CONTROL_LINE_BYTES)
+                }
+                Ok(Ok(LineRead::Eof)) | Err(_) => break End::InputClosed,
+                Ok(Err(error)) => break End::InputFailed(error),
+            },
         }
     };
-    let ended = session.finish(end);
+    let code = match end {
+        End::Signal(signal) => 128 + signal,
+        _ => 0,
+    };
+    let ended = session.finish(end, &signals);
     drop(out);
     let written = writer
         .join()
         .unwrap_or_else(|_| Err(std::io::Error::other("the serve writer thread panicked")));
     ended?;
     written?;
-    Ok(0)
+    Ok(code)
 }

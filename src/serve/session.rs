@@ -6,17 +6,17 @@ use std::io;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
-use super::calls::{self, ActiveCalls, CallOutcome, Job, TypedPending, Waiter, PROGRESS_QUEUE};
+use super::calls::{Calls, PendingJob, TypedPending, Waiting, PROGRESS_QUEUE};
 use super::control::{self, CallKind, CallSpec, ClientId, ControlError, ControlLine, Op};
 use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
-use crate::host::{CallOptions, Extension, ExtensionHost, HostEvent};
+use crate::host::{CallOptions, Extension, ExtensionHost, HostEvent, StartOptions};
 
 /// What the control loop does after a line.
 pub(crate) enum Flow {
@@ -36,6 +36,8 @@ pub(crate) enum End {
     InputFailed(io::Error),
     /// The client's output is gone.
     OutputClosed,
+    /// SIGINT, SIGTERM or SIGHUP arrived (this signal number).
+    Signal(i32),
 }
 
 /// The state shared by the control loop and the threads it starts.
@@ -45,8 +47,8 @@ pub(crate) struct Session {
     frontend: Arc<ServeFrontend>,
     /// The handles of extensions started in this session, by name.
     started: Arc<Mutex<HashMap<String, Extension>>>,
-    calls: Arc<ActiveCalls>,
-    /// Waiter, call and start/stop threads; finished ones are pruned as new ones start.
+    calls: Calls,
+    /// Start, stop and reload threads; finished ones are pruned as new ones start.
     threads: Vec<JoinHandle<()>>,
     /// Stops the event forwarder (after it drains what is queued).
     stop_events: Sender<()>,
@@ -84,10 +86,10 @@ impl Session {
             })?;
         Ok(Session {
             host: Arc::new(host),
+            calls: Calls::start(out.clone())?,
             out,
             frontend,
             started: Arc::default(),
-            calls: Arc::default(),
             threads: Vec::new(),
             stop_events,
             events_thread: Some(events_thread),
@@ -128,7 +130,10 @@ impl Session {
                 let catalog = self.host.discover();
                 self.reply_ok(id, encode::catalog(&catalog));
             }
-            Op::Start { extension } => self.start(id, extension),
+            Op::Start {
+                extension,
+                startup_timeout,
+            } => self.start(id, extension, startup_timeout),
             Op::Stop { extension } => self.stop(id, extension),
             Op::Reload { extension } => self.reload(id, extension),
             Op::Call(spec) => self.call(id, spec),
@@ -166,13 +171,20 @@ impl Session {
 
     /// Starts on a thread of its own: `initialize` may take seconds, and the control
     /// loop must keep answering meanwhile.
-    fn start(&mut self, id: Option<&ClientId>, extension: String) {
+    fn start(
+        &mut self,
+        id: Option<&ClientId>,
+        extension: String,
+        startup_timeout: Option<std::time::Duration>,
+    ) {
         let host = self.host.clone();
         let started = self.started.clone();
         let out = self.out.clone();
-        let id = id.cloned();
-        self.spawn("octet-serve-start", move || {
-            match host.start(&extension) {
+        let reply_to = id.cloned();
+        let options = StartOptions { startup_timeout };
+        self.spawn(id, "octet-serve-start", move || {
+            let id = reply_to;
+            match host.start_with(&extension, options) {
                 Ok(handle) => {
                     let info = encode::started(handle.info());
                     started.lock().insert(extension, handle);
@@ -195,8 +207,9 @@ impl Session {
         }
         let host = self.host.clone();
         let out = self.out.clone();
-        let id = id.cloned();
-        self.spawn("octet-serve-reload", move || {
+        let reply_to = id.cloned();
+        self.spawn(id, "octet-serve-reload", move || {
+            let id = reply_to;
             let line = match host.reload(&extension) {
                 Ok(info) => reply_ok_line(id.as_ref(), encode::started(&info)),
                 Err(error) => reply_error_line(id.as_ref(), &ServeError::from(&error)),
@@ -212,8 +225,9 @@ impl Session {
             return;
         };
         let out = self.out.clone();
-        let id = id.cloned();
-        self.spawn("octet-serve-stop", move || {
+        let reply_to = id.cloned();
+        self.spawn(id, "octet-serve-stop", move || {
+            let id = reply_to;
             let report = handle.shutdown().unwrap_or_default();
             out.emit(reply_ok_line(
                 id.as_ref(),
@@ -234,60 +248,39 @@ impl Session {
             self.reply_error(id, not_started(&extension));
             return;
         };
-        // Every kind but `menu` (whose fallback needs the whole wait) is a
-        // `PendingCall`, and so cancellable.
-        let cancellable = !matches!(kind, CallKind::Menu);
-        let cancels = match self.calls.admit(&call_id, cancellable) {
-            Ok(cancels) => cancels,
-            Err(error) => {
-                self.reply_error(id, error);
-                return;
-            }
-        };
+        if let Err(error) = self.calls.reserve(&call_id) {
+            self.reply_error(id, error);
+            return;
+        }
         let (progress_sink, progress) = crossbeam_channel::bounded(PROGRESS_QUEUE);
         let mut options = CallOptions::default().with_progress(progress_sink);
         options.deadline = timeout;
         let op = kind.op();
-        let (job, blocking) = start_job(&handle, kind, options);
-        debug_assert_eq!(job.is_cancellable(), cancellable);
+        let job = start_job(&handle, kind, options);
         self.reply_ok(id, json!({"call_id": call_id.to_value()}));
-        if let Some((name, body)) = blocking {
-            self.spawn(name, body);
-        }
-        let waiter = Waiter {
+        self.calls.admit(Waiting {
             call_id,
             op,
             extension,
             job,
             progress,
-            cancels,
-            calls: self.calls.clone(),
-            out: self.out.clone(),
-        };
-        self.spawn("octet-serve-call", move || waiter.run());
+        });
     }
 
-    /// Runs `body` on a named thread. When no thread can be started, it runs inline on
-    /// the control loop: every call is bounded by its deadline, so this is slower, never
-    /// stuck, and loses nothing.
-    fn spawn(&mut self, name: &str, body: impl FnOnce() + Send + 'static) {
+    /// Runs `body` on a named thread (a start, stop or reload: at most a few per
+    /// extension). When no thread can be started, the operation is refused with an
+    /// `io_error` reply rather than run on the control loop, which must never wait.
+    fn spawn(&mut self, id: Option<&ClientId>, name: &str, body: impl FnOnce() + Send + 'static) {
         self.threads.retain(|thread| !thread.is_finished());
-        let body = Arc::new(Mutex::new(Some(body)));
-        let run = {
-            let body = body.clone();
-            move || {
-                if let Some(body) = body.lock().take() {
-                    body();
-                }
-            }
-        };
-        match std::thread::Builder::new().name(name.into()).spawn(run) {
+        match std::thread::Builder::new().name(name.into()).spawn(body) {
             Ok(thread) => self.threads.push(thread),
-            Err(_) => {
-                if let Some(body) = body.lock().take() {
-                    body();
-                }
-            }
+            Err(error) => self.reply_error(
+                id,
+                ServeError::new(
+                    ErrorCode::IoError,
+                    format!("cannot start a thread for this operation: {error}"),
+                ),
+            ),
         }
     }
 
@@ -301,9 +294,19 @@ impl Session {
 
     /// Ends the session: pending questions end, the host shuts down, every call settles
     /// and its `result` is written, then the final line carries the shutdown report.
-    pub fn finish(mut self, end: End) -> Result<(), io::Error> {
+    ///
+    /// After a signal the shutdown is the coordinated-signal one of section 1.8 (1.4 s,
+    /// then every process group is killed), and a further signal on `signals` kills
+    /// every group at once.
+    pub fn finish(mut self, end: End, signals: &Receiver<i32>) -> Result<(), io::Error> {
         self.frontend.close();
-        let report = encode::shutdown_report(&self.host.shutdown());
+        let report = match end {
+            End::Signal(_) => self.shutdown_for_signal(signals),
+            _ => self.host.shutdown(),
+        };
+        let report = encode::shutdown_report(&report);
+        // Every call settled when its extension went away: wait for the result lines.
+        self.calls.finish();
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
@@ -335,6 +338,13 @@ impl Session {
                     "the client closed serve's output",
                 )),
             ),
+            End::Signal(signal) => (
+                Some(json!({
+                    "type": "shutdown", "reason": "signal",
+                    "signal": signal_name(signal), "report": report,
+                })),
+                Ok(()),
+            ),
         };
         if let Some(last) = last {
             self.out.emit_final(last);
@@ -343,29 +353,46 @@ impl Session {
     }
 }
 
-/// Starts the host request of `kind`. Cancellable kinds return a [`PendingCall`]
-/// handle; the others (the host offers them only as blocking calls) return the body of
-/// a thread that runs the call and sends its outcome.
+impl Session {
+    /// The coordinated-signal shutdown, with a watcher that turns a second signal into
+    /// an immediate kill of every process group.
+    fn shutdown_for_signal(&self, signals: &Receiver<i32>) -> crate::host::ShutdownReport {
+        let (done, finished) = crossbeam_channel::bounded::<()>(1);
+        let host = self.host.clone();
+        let signals = signals.clone();
+        let watcher = std::thread::Builder::new()
+            .name("octet-serve-signals".into())
+            .spawn(move || {
+                crossbeam_channel::select! {
+                    recv(signals) -> signal => if signal.is_ok() { host.kill_all() },
+                    recv(finished) -> _ => {}
+                }
+            });
+        let report = self.host.shutdown_for_signal();
+        drop(done);
+        if let Ok(watcher) = watcher {
+            let _ = watcher.join();
+        }
+        report
+    }
+}
+
+/// The conventional name of a signal `serve` handles.
+pub(crate) fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "signal",
+    }
+}
+
+/// Starts the host request of `kind`; every kind is a [`PendingCall`], so selectable
+/// and cancellable.
 ///
 /// [`PendingCall`]: crate::host::PendingCall
-#[allow(clippy::type_complexity)]
-fn start_job(
-    handle: &Extension,
-    kind: CallKind,
-    options: CallOptions,
-) -> (Job, Option<(&'static str, Box<dyn FnOnce() + Send>)>) {
-    let pending = |job: Box<dyn calls::PendingJob>| (Job::Pending(job), None);
-    let blocking = |body: Box<dyn FnOnce() -> CallOutcome + Send>| {
-        let (done, outcome) = crossbeam_channel::bounded(1);
-        let run: Box<dyn FnOnce() + Send> = Box::new(move || {
-            let _ = done.send(body());
-        });
-        (
-            Job::Blocking(outcome),
-            Some(("octet-serve-blocking-call", run)),
-        )
-    };
-    let handle = handle.clone();
+fn start_job(handle: &Extension, kind: CallKind, options: CallOptions) -> Box<dyn PendingJob> {
+    let pending = |job: Box<dyn PendingJob>| job;
     match kind {
         CallKind::Tool { tool, arguments } => pending(Box::new(TypedPending {
             pending: handle.call_tool_async(&tool, arguments, options),
@@ -396,10 +423,9 @@ fn start_job(
             pending: handle.render_tool_async(&tool, arguments, &output, is_error, options),
             encode: encode::render_output,
         })),
-        CallKind::Menu => blocking(Box::new(move || {
-            handle
-                .collect_menu(options)
-                .map(|m| encode::menu_output(&m))
+        CallKind::Menu => pending(Box::new(TypedPending {
+            pending: handle.collect_menu_async(options),
+            encode: encode::menu_output,
         })),
     }
 }

@@ -49,10 +49,18 @@ pub enum ParkReason {
         /// The start error.
         error: String,
     },
-    /// Eight restart attempts failed without 30 s of continuous readiness.
+    /// The restart budget is spent: this many restarts in a row did not give 30 s of
+    /// continuous readiness. Each one either failed to start (spawn or `initialize`
+    /// failed) or started and then exited before the budget reset.
     RetryBudgetExhausted {
-        /// Attempts made.
+        /// Restart attempts made since the budget was last reset.
         attempts: u32,
+        /// Of those, the ones that failed to start.
+        failed_starts: u32,
+        /// Of those, the ones that initialized and then exited unexpectedly.
+        early_exits: u32,
+        /// What ended the last attempt (a start error, or the exit status).
+        last: String,
     },
     /// A permanent manifest, version or re-registration error.
     Permanent {
@@ -65,8 +73,26 @@ impl fmt::Display for ParkReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParkReason::InitialFailure { error } => write!(f, "initial start failed: {error}"),
-            ParkReason::RetryBudgetExhausted { attempts } => {
-                write!(f, "{attempts} restart attempts failed")
+            ParkReason::RetryBudgetExhausted {
+                attempts,
+                failed_starts,
+                early_exits,
+                last,
+            } => {
+                write!(
+                    f,
+                    "{attempts} restarts in a row did not stay ready for {} s: ",
+                    crate::limits::RESTART_BUDGET_RESET.as_secs()
+                )?;
+                match (*failed_starts, *early_exits) {
+                    (_, 0) => write!(f, "each failed to start")?,
+                    (0, _) => write!(f, "each initialized, then exited")?,
+                    (failed, exited) => write!(
+                        f,
+                        "{failed} failed to start, {exited} initialized then exited"
+                    )?,
+                }
+                write!(f, " (last: {last})")
             }
             ParkReason::Permanent { error } => write!(f, "permanent error: {error}"),
         }
@@ -81,6 +107,12 @@ pub(crate) struct Supervision {
     pub catalog: Option<(Vec<ToolDefinition>, Vec<CommandDefinition>)>,
     /// Restart attempts since the budget was last reset.
     pub attempts: u32,
+    /// Of those, the ones that failed to start.
+    pub failed_starts: u32,
+    /// Of those, the ones that became ready and then exited unexpectedly.
+    pub early_exits: u32,
+    /// What ended the last restart attempt.
+    pub last_failure: String,
     /// When the current generation became ready.
     pub ready_since: Option<Instant>,
     /// Set while automatic restarts are stopped.
@@ -94,12 +126,31 @@ pub(crate) struct Supervision {
 }
 
 impl Supervision {
+    /// Starts a fresh restart budget.
+    pub fn reset_budget(&mut self) {
+        self.attempts = 0;
+        self.failed_starts = 0;
+        self.early_exits = 0;
+        self.last_failure.clear();
+    }
+
+    /// Records that the last restart attempt failed to start.
+    pub fn failed_start(&mut self, error: String) {
+        self.failed_starts += 1;
+        self.last_failure = error;
+    }
+}
+
+impl Supervision {
     /// Supervision of an extension whose generation just became ready.
     pub fn new(located: LocatedManifest) -> Supervision {
         Supervision {
             located,
             catalog: None,
             attempts: 0,
+            failed_starts: 0,
+            early_exits: 0,
+            last_failure: String::new(),
             ready_since: None,
             parked: None,
             restart_seq: 0,

@@ -124,6 +124,22 @@ impl GenerationIo {
         self.stop.is_stopped()
     }
 
+    /// Waits up to `within` for the stderr drain to reach the end of the child's stderr
+    /// (it ends when every holder of the pipe has closed it). True when it did.
+    pub fn wait_stderr_closed(&self, within: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        loop {
+            let done = self
+                .threads
+                .get(STDERR_THREAD)
+                .map_or(true, JoinHandle::is_finished);
+            if done || start.elapsed() >= within {
+                return done;
+            }
+            thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// True once all three threads have ended (by themselves or after a stop).
     pub fn is_finished(&self) -> bool {
         self.threads.iter().all(JoinHandle::is_finished)
@@ -286,6 +302,9 @@ pub fn start_io_with_pipes_and_codec(
     )?);
     Ok(io)
 }
+
+/// The index of the stderr drain in [`GenerationIo`]'s threads (reader, writer, stderr).
+const STDERR_THREAD: usize = 2;
 
 /// A `Poll` whose waker the stop signal fires.
 fn stoppable_poll(stop: &StopSignal) -> io::Result<Poll> {

@@ -57,6 +57,7 @@ pub use writer::{TrySendFrameError, WriterClosed, WriterHandle};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
+use crate::wire::salvage::Salvage;
 use crate::wire::{FrameError, Message};
 
 /// Identifies one generation's connection (one child process) for the host's lifetime.
@@ -80,11 +81,18 @@ pub enum InboundFrame {
         error: FrameError,
         /// Its size in bytes, LF included.
         bytes: usize,
+        /// What could still be read of it: the id of the request it answers, or that
+        /// it is a request.
+        salvage: Salvage,
+        /// Its first characters, for error messages ([`crate::wire::salvage::excerpt`]).
+        excerpt: String,
     },
     /// A frame over the frame bound, discarded up to its LF.
     Oversized {
         /// Its size in bytes, LF included.
         bytes: usize,
+        /// What could still be read of its first bytes.
+        salvage: Salvage,
     },
 }
 

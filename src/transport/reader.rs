@@ -22,6 +22,7 @@ use mio::{Events, Interest, Poll, Token};
 use super::stop::{deliver, Delivery, StopSignal};
 use super::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::wire::codec::Codec;
+use crate::wire::salvage::{excerpt, salvage};
 use crate::wire::{FrameSplitter, Split};
 
 /// Bytes read from the pipe at a time (the Linux pipe buffer holds 64 KiB).
@@ -200,9 +201,14 @@ pub(crate) fn split_and_decode(
                 Err(error) => InboundFrame::Invalid {
                     error,
                     bytes: bytes.len() + 1,
+                    salvage: salvage(bytes),
+                    excerpt: excerpt(bytes),
                 },
             },
-            Split::Oversized { bytes } => InboundFrame::Oversized { bytes },
+            Split::Oversized { bytes, head } => InboundFrame::Oversized {
+                bytes,
+                salvage: salvage(head),
+            },
         })
     });
     frames
@@ -229,17 +235,22 @@ mod tests {
             &frames[1],
             InboundFrame::Invalid {
                 error: FrameError::Parse { .. },
-                bytes: 1
+                bytes: 1,
+                ..
             }
         ));
         assert!(matches!(
             &frames[2],
             InboundFrame::Invalid {
                 error: FrameError::NotObject,
-                bytes: 4
+                bytes: 4,
+                ..
             }
         ));
-        assert!(matches!(&frames[3], InboundFrame::Oversized { bytes: 101 }));
+        assert!(matches!(
+            &frames[3],
+            InboundFrame::Oversized { bytes: 101, .. }
+        ));
         let rest = split_and_decode(&mut splitter, Codec::JsonRpc, b"}\n");
         assert!(
             matches!(&rest[..], [InboundFrame::Message(Message::Notification(n))] if n.method == "b")
@@ -272,14 +283,16 @@ mod tests {
             &frames[2],
             InboundFrame::Invalid {
                 error: FrameError::NotCanonical(CanonicalError::CarriageReturn { .. }),
-                bytes: 55
+                bytes: 55,
+                ..
             }
         ));
         assert!(matches!(
             &frames[3],
             InboundFrame::Invalid {
                 error: FrameError::NotCanonical(CanonicalError::EmptyFrame),
-                bytes: 1
+                bytes: 1,
+                ..
             }
         ));
         assert!(matches!(

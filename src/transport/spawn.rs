@@ -28,6 +28,8 @@ pub enum SpawnError {
     NotExecutable {
         /// The path that was checked.
         path: PathBuf,
+        /// True when the path is a directory.
+        is_dir: bool,
     },
     /// The operating system refused to start the program, or setting up its pipes
     /// failed.
@@ -52,9 +54,20 @@ impl fmt::Display for SpawnError {
                 }
                 f.write_str(")")
             }
-            SpawnError::NotExecutable { path } => {
-                write!(f, "{} is not an executable file", path.display())
-            }
+            SpawnError::NotExecutable { path, is_dir: true } => write!(
+                f,
+                "{} is a directory, not an executable file",
+                path.display()
+            ),
+            SpawnError::NotExecutable {
+                path,
+                is_dir: false,
+            } => write!(
+                f,
+                "{} exists but is not executable: chmod +x {}",
+                path.display(),
+                path.display()
+            ),
             SpawnError::Io { program, error } => {
                 write!(f, "cannot start {}: {error}", program.display())
             }
@@ -95,10 +108,16 @@ pub fn resolve_command(
                 searched: vec![path],
             }),
             Ok(meta) if is_executable_file(&meta) => Ok(path),
-            Ok(_) => Err(SpawnError::NotExecutable { path }),
+            Ok(meta) => Err(SpawnError::NotExecutable {
+                path,
+                is_dir: meta.is_dir(),
+            }),
         };
     }
     let mut searched = Vec::new();
+    // A candidate that exists but cannot be run explains the failure better than
+    // "not found" when nothing else matches.
+    let mut unusable = None;
     if !command.is_empty() {
         let dirs = std::iter::once(manifest_dir.to_path_buf()).chain(
             path_var
@@ -109,11 +128,21 @@ pub fn resolve_command(
         );
         for dir in dirs {
             let candidate = dir.join(command);
-            if fs::metadata(&candidate).is_ok_and(|meta| is_executable_file(&meta)) {
-                return Ok(candidate);
+            match fs::metadata(&candidate) {
+                Ok(meta) if is_executable_file(&meta) => return Ok(candidate),
+                Ok(meta) if unusable.is_none() => {
+                    unusable = Some(SpawnError::NotExecutable {
+                        path: candidate.clone(),
+                        is_dir: meta.is_dir(),
+                    })
+                }
+                _ => {}
             }
             searched.push(candidate);
         }
+    }
+    if let Some(unusable) = unusable {
+        return Err(unusable);
     }
     Err(SpawnError::NotFound {
         command: command.to_string(),

@@ -5,6 +5,8 @@
 //! reported as [`Split::Oversized`]; the frames before and after it are delivered
 //! unchanged (issue 2, "Wire"). Memory use is bounded by the limit.
 
+use super::salvage::SALVAGE_HEAD_BYTES;
+
 /// One item produced by [`FrameSplitter::push`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum Split<'a> {
@@ -14,6 +16,9 @@ pub enum Split<'a> {
     Oversized {
         /// Its size including the LF.
         bytes: usize,
+        /// Its first bytes (at most [`SALVAGE_HEAD_BYTES`]), kept so the host can still
+        /// read which request it answers ([`crate::wire::salvage`]).
+        head: &'a [u8],
     },
 }
 
@@ -26,6 +31,8 @@ pub struct FrameSplitter {
     limit: usize,
     /// While discarding an oversized frame: bytes dropped so far.
     discarding: Option<usize>,
+    /// The first bytes of the frame being discarded.
+    head: Vec<u8>,
 }
 
 impl FrameSplitter {
@@ -39,6 +46,7 @@ impl FrameSplitter {
             partial: Vec::new(),
             limit,
             discarding: None,
+            head: Vec::new(),
         }
     }
 
@@ -64,7 +72,9 @@ impl FrameSplitter {
                         self.discarding = None;
                         sink(Split::Oversized {
                             bytes: dropped + at + 1,
+                            head: &self.head,
                         });
+                        self.head.clear();
                         data = &data[at + 1..];
                     }
                     None => {
@@ -79,8 +89,13 @@ impl FrameSplitter {
                     let content = &data[..at];
                     if self.partial.len() + content.len() > max_content {
                         let bytes = self.partial.len() + at + 1;
+                        self.keep_head(content);
                         self.partial.clear();
-                        sink(Split::Oversized { bytes });
+                        sink(Split::Oversized {
+                            bytes,
+                            head: &self.head,
+                        });
+                        self.head.clear();
                     } else if self.partial.is_empty() {
                         sink(Split::Frame(content));
                     } else {
@@ -93,6 +108,7 @@ impl FrameSplitter {
                 None => {
                     if self.partial.len() + data.len() > max_content {
                         self.discarding = Some(self.partial.len() + data.len());
+                        self.keep_head(data);
                         self.partial = Vec::new();
                     } else {
                         self.partial.extend_from_slice(data);
@@ -103,6 +119,16 @@ impl FrameSplitter {
         }
     }
 
+    /// Keeps the first bytes of the partial frame followed by `more` as the head of an
+    /// oversized frame.
+    fn keep_head(&mut self, more: &[u8]) {
+        self.head.clear();
+        let from_partial = self.partial.len().min(SALVAGE_HEAD_BYTES);
+        self.head.extend_from_slice(&self.partial[..from_partial]);
+        let rest = SALVAGE_HEAD_BYTES - from_partial;
+        self.head.extend_from_slice(&more[..more.len().min(rest)]);
+    }
+
     /// Ends the stream: returns how many bytes of an unterminated last frame were
     /// dropped, if any. The splitter is then empty.
     pub fn finish(&mut self) -> Option<usize> {
@@ -111,6 +137,7 @@ impl FrameSplitter {
             None => self.partial.len(),
         };
         self.partial = Vec::new();
+        self.head = Vec::new();
         (pending > 0).then_some(pending)
     }
 }
@@ -125,7 +152,7 @@ mod tests {
         for chunk in chunks {
             splitter.push(chunk, |item| match item {
                 Split::Frame(f) => out.push(Ok(f.to_vec())),
-                Split::Oversized { bytes } => out.push(Err(bytes)),
+                Split::Oversized { bytes, .. } => out.push(Err(bytes)),
             });
         }
         out
@@ -161,6 +188,40 @@ mod tests {
     fn oversized_frame_spanning_reads_is_discarded_and_resyncs() {
         let out = split_all(8, &[b"ok\n12345", b"67890", b"abc\nnext\n"]);
         assert_eq!(out, vec![Ok(b"ok".to_vec()), Err(14), Ok(b"next".to_vec())]);
+    }
+
+    #[test]
+    fn oversized_frames_keep_their_head() {
+        let mut s = FrameSplitter::new(8);
+        let mut heads = Vec::new();
+        let mut record = |item: Split<'_>| {
+            if let Split::Oversized { bytes, head } = item {
+                heads.push((bytes, head.to_vec()));
+            }
+        };
+        s.push(
+            b"abcdefghij
+abc",
+            &mut record,
+        );
+        s.push(b"defghij", &mut record);
+        s.push(
+            b"klm
+ok
+",
+            &mut record,
+        );
+        assert_eq!(
+            heads,
+            vec![(11, b"abcdefghij".to_vec()), (14, b"abcdefghij".to_vec())]
+        );
+        let long = vec![b'x'; 3 * SALVAGE_HEAD_BYTES];
+        let mut s = FrameSplitter::new(8);
+        s.push(&long, |_| {});
+        s.push(b"
+", |item| {
+            assert!(matches!(item, Split::Oversized { head, .. } if head.len() == SALVAGE_HEAD_BYTES))
+        });
     }
 
     #[test]

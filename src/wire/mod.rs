@@ -9,6 +9,7 @@ mod envelope;
 pub mod frame;
 pub mod id;
 pub mod message;
+pub mod salvage;
 
 pub use frame::{FrameSplitter, Split};
 pub use id::{IdError, RequestId};

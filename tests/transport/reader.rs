@@ -40,7 +40,7 @@ fn methods(seen: &[Seen]) -> Vec<String> {
                 notification(s).map_or("<message>".into(), |(m, _)| m.to_string())
             }
             Seen::Frame(InboundFrame::Invalid { error, .. }) => format!("<invalid {error:?}>"),
-            Seen::Frame(InboundFrame::Oversized { bytes }) => format!("<oversized {bytes}>"),
+            Seen::Frame(InboundFrame::Oversized { bytes, .. }) => format!("<oversized {bytes}>"),
             Seen::Closed {
                 unterminated,
                 error,
@@ -159,7 +159,9 @@ fn reader_classifies_invalid_frames() {
         .seen
         .iter()
         .map(|s| match s {
-            Seen::Frame(InboundFrame::Invalid { error, bytes }) => Some((error.clone(), *bytes)),
+            Seen::Frame(InboundFrame::Invalid { error, bytes, .. }) => {
+                Some((error.clone(), *bytes))
+            }
             _ => None,
         })
         .collect();

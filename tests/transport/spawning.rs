@@ -226,13 +226,31 @@ fn resolve_command_treats_slashes_as_paths_relative_to_the_manifest() {
     assert_eq!(resolve("./bin/run").unwrap(), ext.path().join("./bin/run"));
     let absolute = ext.path().join("bin/run");
     assert_eq!(resolve(absolute.to_str().unwrap()).unwrap(), absolute);
+    let data = resolve("bin/data").unwrap_err();
     assert!(matches!(
-        resolve("bin/data"),
-        Err(SpawnError::NotExecutable { path }) if path == ext.path().join("bin/data")
+        &data,
+        SpawnError::NotExecutable { path, is_dir: false } if *path == ext.path().join("bin/data")
     ));
+    assert!(
+        data.to_string()
+            .contains("exists but is not executable: chmod +x"),
+        "{data}"
+    );
+    let dir = resolve("./bin").unwrap_err();
+    assert!(
+        matches!(&dir, SpawnError::NotExecutable { is_dir: true, .. }),
+        "{dir:?}"
+    );
+    assert!(dir.to_string().contains("is a directory"), "{dir}");
+    // A bare name beside the manifest that cannot run says so, not "not found".
     assert!(matches!(
         resolve("bin"),
-        Err(SpawnError::NotFound { .. }) | Err(SpawnError::NotExecutable { .. })
+        Err(SpawnError::NotExecutable { is_dir: true, .. })
+    ));
+    fs::write(ext.path().join("run.py"), "print()").unwrap();
+    assert!(matches!(
+        resolve("run.py"),
+        Err(SpawnError::NotExecutable { path, is_dir: false }) if path == ext.path().join("run.py")
     ));
     // A path is never looked up through PATH, even when PATH has the name.
     assert!(matches!(

@@ -155,7 +155,7 @@ impl Connection {
                             stop = Some(outcome);
                         }
                     }
-                    Split::Oversized { bytes } => diagnostic(format_args!(
+                    Split::Oversized { bytes, .. } => diagnostic(format_args!(
                         "ignoring a frame of {bytes} bytes, over the {limit}-byte bound"
                     )),
                 }
