@@ -88,6 +88,8 @@ pub(crate) struct Shared {
     pub spin_before_sleep: Duration,
     /// How long a generation has to answer `initialize`, unless its start says.
     pub startup_timeout: Duration,
+    /// This host's locked root of scratch directories.
+    pub scratch_root: crate::transport::ScratchRoot,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that

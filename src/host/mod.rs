@@ -86,9 +86,33 @@ pub struct ExtensionHostBuilder {
     session_id: Option<String>,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
+    scratch_parent: Option<PathBuf>,
+    child_subreaper: bool,
 }
 
 impl ExtensionHostBuilder {
+    /// Where the host keeps its extensions' scratch directories (default: the system
+    /// temporary directory). The host makes a root of its own there, locked for its
+    /// life; building a host removes the roots of hosts that died without cleaning up
+    /// (killed by SIGKILL, say). See `transport::scratch`.
+    pub fn scratch_parent(mut self, parent: impl Into<PathBuf>) -> Self {
+        self.scratch_parent = Some(parent.into());
+        self
+    }
+
+    /// Makes the embedding process a *child subreaper* (Linux `PR_SET_CHILD_SUBREAPER`)
+    /// when the host is built: descendants of extensions that are orphaned (a double
+    /// fork, a daemon) are re-parented to this process instead of init, so they stay
+    /// on its parent chain, where the host finds and kills them at teardown. Off by
+    /// default, because it changes the whole process: turn it on only when you own it,
+    /// and reap (or ignore) orphans that exit on their own. Without it, the generation
+    /// fence still finds descendants by their environment marker. Ignored outside
+    /// Linux.
+    pub fn child_subreaper(mut self, enabled: bool) -> Self {
+        self.child_subreaper = enabled;
+        self
+    }
+
     /// How long an extension has to answer `initialize` before its start fails with
     /// [`StartError::InitializeTimeout`] and its process group is killed (default:
     /// [`crate::limits::STARTUP_TIMEOUT`], 30 s). Applies to starts, supervised
@@ -189,6 +213,15 @@ impl ExtensionHostBuilder {
         let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
         let (transport, transport_receiver) =
             crossbeam_channel::bounded(TRANSPORT_CHANNEL_CAPACITY);
+        let scratch_parent = self.scratch_parent.unwrap_or_else(std::env::temp_dir);
+        let scratch_root = crate::transport::ScratchRoot::new_in(scratch_parent)?;
+        #[cfg(target_os = "linux")]
+        if self.child_subreaper {
+            // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes plain integers.
+            if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
             host_context: self.host_context,
@@ -205,6 +238,7 @@ impl ExtensionHostBuilder {
             host_tools: self.host_tools,
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
+            scratch_root,
         });
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
@@ -278,6 +312,8 @@ impl ExtensionHost {
             host_context: HostContext::default(),
             spin_before_sleep: DEFAULT_SPIN_BEFORE_SLEEP,
             startup_timeout: crate::limits::STARTUP_TIMEOUT,
+            scratch_parent: None,
+            child_subreaper: false,
             session_id: None,
         }
     }

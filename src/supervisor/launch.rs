@@ -50,13 +50,22 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         path_var.as_deref(),
     )
     .map_err(StartError::Spawn)?;
-    let scratch = ScratchDir::new().map_err(StartError::Io)?;
-    let env = transport::child_environment(
+    let scratch = ScratchDir::new_in(shared.scratch_root.path()).map_err(StartError::Io)?;
+    let mut env = transport::child_environment(
         &located,
         &workspace,
         scratch.path(),
         &transport::process_environment,
     );
+    // The fence marker goes last, over any manifest entry of the reserved name.
+    #[cfg(target_os = "linux")]
+    let fence = transport::fence::GenerationFence::new().map_err(StartError::Io)?;
+    #[cfg(target_os = "linux")]
+    {
+        let (name, value) = fence.env_entry();
+        env.retain(|(key, _)| *key != name);
+        env.push((name, value));
+    }
     let spec = SpawnSpec {
         program,
         args: manifest.entrypoint.args.clone(),
@@ -103,6 +112,8 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     )
     .map_err(StartError::Io)?;
     let child = spawned.into_process();
+    #[cfg(target_os = "linux")]
+    let child = child.with_fence(fence);
     Ok(Launched {
         conn,
         generation,

@@ -20,6 +20,8 @@
 //! [`ChildProcess::terminate_and_reap`]), then [`GenerationIo::join`].
 
 pub mod env;
+#[cfg(target_os = "linux")]
+pub mod fence;
 #[cfg(unix)]
 pub mod io;
 #[cfg(unix)]
@@ -46,7 +48,7 @@ pub use io::{
 #[cfg(unix)]
 pub use process::{has_exited, kill_group, reap, ChildProcess, Signal};
 #[cfg(unix)]
-pub use scratch::ScratchDir;
+pub use scratch::{ScratchDir, ScratchRoot};
 #[cfg(unix)]
 pub use spawn::{resolve_command, spawn, SpawnError, SpawnSpec, SpawnedChild};
 #[cfg(unix)]

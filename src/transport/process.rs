@@ -130,6 +130,10 @@ pub struct ChildProcess {
     child: Child,
     pid: u32,
     status: Option<ExitStatus>,
+    /// The generation fence whose marked processes are killed once the child is
+    /// reaped (Linux; see [`super::fence`]).
+    #[cfg(target_os = "linux")]
+    fence: Option<super::fence::GenerationFence>,
 }
 
 impl ChildProcess {
@@ -141,7 +145,17 @@ impl ChildProcess {
             child,
             pid,
             status: None,
+            #[cfg(target_os = "linux")]
+            fence: None,
         }
+    }
+
+    /// Also kills, once the child is reaped, every process still carrying `fence`'s
+    /// marker: descendants that left the process group ([`super::fence`]).
+    #[cfg(target_os = "linux")]
+    pub fn with_fence(mut self, fence: super::fence::GenerationFence) -> ChildProcess {
+        self.fence = Some(fence);
+        self
     }
 
     /// The child's pid, which is also its process-group id.
@@ -191,12 +205,20 @@ impl ChildProcess {
 
     /// Sends `signal` to the child's process group. Refused (`InvalidInput`) once the
     /// child has been reaped, because its group id may then belong to someone else.
+    ///
+    /// With a fence (Linux) and `SIGKILL`, the descendants found through the parent
+    /// chain are killed too, first, wherever their process group is: while the child
+    /// lives, that chain still ties them to it.
     pub fn kill_group(&self, signal: Signal) -> io::Result<()> {
         if self.status.is_some() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "the child was reaped; its process-group id is no longer ours",
             ));
+        }
+        #[cfg(target_os = "linux")]
+        if signal == libc::SIGKILL && self.fence.is_some() {
+            super::fence::kill_and_reap(&super::fence::descendants(self.pid));
         }
         kill_group(self.pid, signal)
     }
@@ -234,6 +256,12 @@ impl ChildProcess {
     fn reap(&mut self) -> io::Result<ExitStatus> {
         let status = reap(&mut self.child)?;
         self.status = Some(status);
+        // The child is reaped, so the sweep cannot take its exit status; what still
+        // carries the marker left the group and must go too.
+        #[cfg(target_os = "linux")]
+        if let Some(fence) = &self.fence {
+            fence.sweep();
+        }
         Ok(status)
     }
 }

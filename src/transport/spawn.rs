@@ -204,6 +204,12 @@ impl SpawnedChild {
 ///
 /// `spec.program` is made absolute first, because a relative program path combined
 /// with a different working directory is resolved inconsistently across platforms.
+///
+/// On Linux the child also gets `PR_SET_PDEATHSIG(SIGKILL)`: when the host dies, even
+/// by SIGKILL, the kernel kills the child. The signal fires when the *thread* that
+/// spawned the child exits, not the process, so call this only from a thread that
+/// lives as long as the host (the host spawns from its dispatcher thread). A host that
+/// already died between the fork and the `prctl` is noticed, and the child exits.
 pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
     let program = std::path::absolute(&spec.program).map_err(|error| SpawnError::Io {
         program: spec.program.clone(),
@@ -213,7 +219,8 @@ pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
         program: program.clone(),
         error,
     };
-    let mut child = Command::new(&program)
+    let mut command = Command::new(&program);
+    command
         .args(&spec.args)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -221,9 +228,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(io_error)?;
+        .process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_the_host(&mut command);
+    let mut child = command.spawn().map_err(io_error)?;
     let pid = child.id();
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
@@ -249,6 +257,31 @@ pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
         return Err(io_error(error));
     }
     Ok(spawned)
+}
+
+/// Makes the child get SIGKILL when the spawning thread of the host ends.
+#[cfg(target_os = "linux")]
+fn die_with_the_host(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getpid has no preconditions.
+    let host = unsafe { libc::getpid() };
+    // SAFETY: the closure runs in the child between fork and exec and calls only
+    // async-signal-safe functions (prctl, getppid); it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The host died before the prctl took effect: the signal will never come.
+            if libc::getppid() != host {
+                return Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "the host exited while the extension was starting",
+                ));
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Sets `O_NONBLOCK` and `FD_CLOEXEC` on `fd`. std already creates its pipes

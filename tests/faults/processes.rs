@@ -48,7 +48,8 @@ fn fault_grandchildren() {
     let mut log = EventLog::default();
 
     // The host can reach what stays in the extension's process group; a grandchild that
-    // called setsid() leads a group (and session) of its own, out of reach of killpg.
+    // called setsid() leads a group (and session) of its own, out of reach of killpg
+    // (the generation fence reaches it: see below).
     let start = Instant::now();
     while (process_group(exit_setsid) != Some(exit_setsid)
         || process_group(stay_setsid) != Some(stay_setsid))
@@ -76,6 +77,12 @@ fn fault_grandchildren() {
         wait_gone(exit_in_group, LIVENESS),
         "the in-group grandchild {exit_in_group} survived its extension"
     );
+    // The setsid grandchild left the group, but it carries the generation's fence
+    // marker in its environment, so the teardown found and killed it too.
+    assert!(
+        wait_gone(exit_setsid, LIVENESS),
+        "the setsid grandchild {exit_setsid} survived its extension"
+    );
     // Its reader and stderr threads were stopped although the setsid grandchild still
     // holds the pipes open: the host does not wedge on them.
     assert_octet_threads_settle(threads_without_exit, "after grand-exit ended");
@@ -95,12 +102,12 @@ fn fault_grandchildren() {
         wait_gone(stay_in_group, LIVENESS),
         "the in-group grandchild {stay_in_group} survived the shutdown"
     );
+    assert!(
+        wait_gone(stay_setsid, LIVENESS),
+        "the setsid grandchild {stay_setsid} survived the shutdown"
+    );
     scene.finish(host);
-
-    // What the host cannot do: the setsid grandchildren are out of its reach. Clean up.
     escapees.kill_all();
-    assert!(wait_gone(exit_setsid, LIVENESS));
-    assert!(wait_gone(stay_setsid, LIVENESS));
 }
 
 #[test]

@@ -1,0 +1,125 @@
+//! `octet-host serve` as a child process, driven line by line.
+
+use std::io::{BufRead, BufReader, Lines, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::octet_binary;
+
+/// How long a sidecar may take to exit.
+const EXIT_LIVENESS: Duration = Duration::from_secs(60);
+
+/// A running `octet-host serve` with its pipes.
+pub struct Sidecar {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Sidecar {
+    /// Starts `serve` over `workspace` with explicit extension directories.
+    pub fn start(workspace: &Path, dirs: &[PathBuf]) -> Sidecar {
+        Sidecar::start_with(workspace, dirs, &[])
+    }
+
+    /// [`Sidecar::start`] with extra environment entries for `serve`.
+    pub fn start_with(workspace: &Path, dirs: &[PathBuf], env: &[(&str, &Path)]) -> Sidecar {
+        let mut command = Command::new(octet_binary());
+        command.arg("--workspace").arg(workspace).arg("--no-global");
+        for dir in dirs {
+            command.arg("--extension-dir").arg(dir);
+        }
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut sidecar = Sidecar {
+            child,
+            stdin,
+            lines,
+        };
+        assert_eq!(sidecar.next().unwrap()["type"], "ready");
+        sidecar
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+    }
+
+    /// The next output line; `None` at the end of the output.
+    pub fn next(&mut self) -> Option<Value> {
+        let line = self.lines.next()?.unwrap();
+        Some(serde_json::from_str(&line).unwrap())
+    }
+
+    /// Lines until one matches `wanted`, which is returned.
+    pub fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let line = self.next().expect("serve ended early");
+            if wanted(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Every remaining line, up to the end of the output.
+    pub fn rest(&mut self) -> Vec<Value> {
+        std::iter::from_fn(|| self.next()).collect()
+    }
+
+    pub fn signal(&self, signal: i32) {
+        unsafe { libc::kill(self.child.id() as i32, signal) };
+    }
+
+    /// The exit code, waiting at most [`EXIT_LIVENESS`].
+    pub fn wait(mut self) -> Option<i32> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            if start.elapsed() > EXIT_LIVENESS {
+                let _ = self.child.kill();
+                panic!("serve did not exit");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("Threads:"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+}
+
+pub fn is_reply(id: i64) -> impl Fn(&Value) -> bool {
+    move |line| line["type"] == "reply" && line["id"] == id
+}
+
+/// Starts `name` and returns its pid.
+pub fn start(sidecar: &mut Sidecar, id: i64, name: &str) -> u32 {
+    sidecar.send(&format!(
+        r#"{{"id":{id},"op":"start","extension":"{name}"}}"#
+    ));
+    let started = sidecar.until(is_reply(id));
+    assert_eq!(started["ok"], true, "{started}");
+    started["pid"].as_u64().unwrap() as u32
+}
