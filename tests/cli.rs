@@ -394,6 +394,7 @@ fn call_of_an_unknown_extension_exits_2_with_one_error_line() {
         err.starts_with("error: ") && err.contains("`nope`"),
         "{err}"
     );
+    assert!(err.contains("discovered: test-extension"), "{err}");
 
     let output = run(
         &world.args(&dirs, &["call", "nope", "echo", "--json"]),
@@ -403,6 +404,27 @@ fn call_of_an_unknown_extension_exits_2_with_one_error_line() {
     let document = json_stdout(&output);
     assert_eq!(document["error"]["code"], "start.unknown_extension");
     assert_eq!(document["error"]["exit_code"], 2);
+}
+
+#[test]
+fn call_of_an_extension_with_a_broken_manifest_shows_the_diagnostic() {
+    let world = World::new();
+    let broken = write_manifest(
+        &world.extensions(),
+        "broken",
+        "name = \"broken\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n",
+    );
+    for verb in [&["call", "broken", "echo"][..], &["inspect", "broken"][..]] {
+        let output = run(&world.args(&[broken.clone()], verb), &world.workspace());
+        assert_eq!(output.status.code(), Some(2), "{verb:?}");
+        let err = stderr(&output);
+        assert!(
+            err.contains("the manifest of `broken` was rejected"),
+            "{err}"
+        );
+        assert!(err.contains("entrypoint"), "{err}");
+        assert!(!err.contains("was discovered"), "{err}");
+    }
 }
 
 #[test]

@@ -837,3 +837,49 @@ fn host_events_and_the_remaining_operations_are_lines() {
     assert_eq!(unknown["error"]["code"], "unknown_extension");
     assert_eq!(serve.close_input().unwrap(), 0);
 }
+
+#[test]
+fn start_errors_carry_what_names_their_cause() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let dies = peer_extension(
+        root.path(),
+        "dies",
+        "0.2",
+        &["noisy-exit-during-initialize"],
+        &["echo"],
+    );
+    let mute = peer_extension(
+        root.path(),
+        "mute",
+        "0.2",
+        &["never-answer-initialize"],
+        &["echo"],
+    );
+    let mut serve = Serve::over(workspace, root, vec![dies, mute]);
+    let died = serve.request(json!({"id": 1, "op": "start", "extension": "dies"}));
+    let error = &died["error"];
+    assert_eq!(error["code"], "transport_lost", "{died}");
+    assert_eq!(error["exit_status"], "exit status: 7", "{died}");
+    assert_eq!(error["non_json_stdout_lines"], 3, "{died}");
+    assert_eq!(error["first_non_json_line"], "starting up, step 0");
+    assert_eq!(
+        error["stderr_tail"][1], "RuntimeError: missing configuration file",
+        "{died}"
+    );
+    let timed_out = serve
+        .request(json!({"id": 2, "op": "start", "extension": "mute", "startup_timeout_ms": 400}));
+    assert_eq!(
+        timed_out["error"]["code"], "initialize_timeout",
+        "{timed_out}"
+    );
+    let message = timed_out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("within 400 ms"), "{message}");
+    let unknown = serve.request(json!({"id": 3, "op": "start", "extension": "nobody"}));
+    assert_eq!(
+        unknown["error"]["discovered"],
+        json!(["dies", "mute"]),
+        "{unknown}"
+    );
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
