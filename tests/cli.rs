@@ -415,7 +415,10 @@ fn call_of_an_extension_with_a_broken_manifest_shows_the_diagnostic() {
         "name = \"broken\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n",
     );
     for verb in [&["call", "broken", "echo"][..], &["inspect", "broken"][..]] {
-        let output = run(&world.args(&[broken.clone()], verb), &world.workspace());
+        let output = run(
+            &world.args(std::slice::from_ref(&broken), verb),
+            &world.workspace(),
+        );
         assert_eq!(output.status.code(), Some(2), "{verb:?}");
         let err = stderr(&output);
         assert!(
