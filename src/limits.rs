@@ -41,6 +41,13 @@ pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 /// and [`crate::host::StartOptions`] change it.
 pub const STARTUP_TIMEOUT: Duration = REQUEST_DEADLINE;
 
+/// Most stderr lines a start error carries ([`crate::host::StartupEvidence`]); a host
+/// bound, not the reference's.
+pub const STARTUP_STDERR_LINES: usize = 8;
+
+/// Longest stderr line a start error carries, in characters; a host bound.
+pub const STARTUP_STDERR_LINE_CHARS: usize = 200;
+
 /// Deadline of `menu/collect` before the generated fallback menu is used (section 1.6b).
 pub const MENU_COLLECT_DEADLINE: Duration = Duration::from_secs(5);
 

@@ -38,6 +38,9 @@ pub struct StartupEvidence {
     pub exit_status: Option<String>,
     /// The last lines of its stderr, at most [`STARTUP_STDERR_LINES`], each cut at
     /// [`STARTUP_STDERR_LINE_CHARS`] characters.
+    ///
+    /// [`STARTUP_STDERR_LINES`]: crate::limits::STARTUP_STDERR_LINES
+    /// [`STARTUP_STDERR_LINE_CHARS`]: crate::limits::STARTUP_STDERR_LINE_CHARS
     pub stderr_tail: Vec<String>,
     /// How many stdout lines were not JSON (logs written to stdout, usually).
     pub non_json_lines: u64,
@@ -45,16 +48,11 @@ pub struct StartupEvidence {
     pub first_non_json: Option<String>,
 }
 
-/// Most stderr lines a start error carries.
-pub const STARTUP_STDERR_LINES: usize = 8;
-
-/// Longest stderr line a start error carries, in characters.
-pub const STARTUP_STDERR_LINE_CHARS: usize = 200;
-
 impl StartupEvidence {
-    /// Keeps the last [`STARTUP_STDERR_LINES`] of `lines`, each cut to
-    /// [`STARTUP_STDERR_LINE_CHARS`] characters.
+    /// Keeps the last `STARTUP_STDERR_LINES` of `lines`, each cut to
+    /// `STARTUP_STDERR_LINE_CHARS` characters.
     pub(crate) fn with_stderr(mut self, lines: Vec<String>) -> StartupEvidence {
+        use crate::limits::{STARTUP_STDERR_LINES, STARTUP_STDERR_LINE_CHARS};
         let skip = lines.len().saturating_sub(STARTUP_STDERR_LINES);
         self.stderr_tail = lines
             .into_iter()
