@@ -175,3 +175,27 @@ fn a_request_with_an_unusable_id_gets_an_error_reply_with_a_null_id() {
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
     assert_eq!(reply["jsonrpc"], "2.0");
 }
+
+#[test]
+fn a_refused_initialize_shows_the_extensions_error_data() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(
+        root.path(),
+        "strict",
+        "0.2",
+        &["initialize-refusal-with-data"],
+        &["echo"],
+    );
+    let host = host(workspace.path(), &[dir]);
+    let error = host.start("strict").err().unwrap();
+    match &error {
+        StartError::InitializeRejected(e) => {
+            assert_eq!(e.code, -32011);
+            assert_eq!(e.data, Some(json!({"features": ["menu"]})));
+        }
+        other => panic!("expected a rejected initialize, got {other:?}"),
+    }
+    let text = error.to_string();
+    assert!(text.contains(r#"data: {"features":["menu"]}"#), "{text}");
+}

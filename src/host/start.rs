@@ -192,7 +192,18 @@ impl fmt::Display for StartError {
             StartError::Io(e) => write!(f, "cannot set up the process: {e}"),
             StartError::Encode(e) => write!(f, "cannot encode initialize: {e}"),
             StartError::InitializeRejected(e) => {
-                write!(f, "the extension rejected initialize: {e}")
+                write!(f, "the extension rejected initialize: {e}")?;
+                match &e.data {
+                    // Bounded: the data names what was refused, and may be anything.
+                    Some(data) => {
+                        let text = data.to_string();
+                        match text.char_indices().nth(512) {
+                            Some((cut, _)) => write!(f, "; data: {}…", &text[..cut]),
+                            None => write!(f, "; data: {text}"),
+                        }
+                    }
+                    None => Ok(()),
+                }
             }
             StartError::Negotiation(e) => write!(f, "initialize rejected: {e}"),
             StartError::InitializeTimeout { after, evidence } => {

@@ -209,6 +209,17 @@ impl InitializeOffer {
                 api,
             }));
         }
+        if let Some(method) = self.contract.optional_methods.iter().find(|m| {
+            let capability = m.capability();
+            !capability.is_required() && !self.contract.optional_capabilities.contains(&capability)
+        }) {
+            return Err(NegotiationError::Contract(
+                ContractError::OfferMethodWithoutCapability {
+                    method: *method,
+                    capability: method.capability(),
+                },
+            ));
+        }
         let contract_limits = [
             (
                 "max_frame_bytes",

@@ -163,8 +163,8 @@ struct BulkObjectsParams {
 /// Every version sends `api_version`, `octet_version`, `extension`, `workspace`,
 /// `capabilities` (with `secrets` only when the allowlist is non-empty and
 /// `provider_credentials: true` only when an API 0.2+ manifest declares it; the brokered
-/// `environment` allowlist is never sent), `contributes` (with `presentation` and `menu`
-/// from API 0.2 on) and `host`. API 0.2 and 0.4 add `protocol` from `offer`; API 0.1
+/// `environment` allowlist is never sent), `contributes` (with `presentation` from API
+/// 0.2 on and `menu` on API 0.2 and 0.4, never on 0.3) and `host`. API 0.2 and 0.4 add `protocol` from `offer`; API 0.1
 /// has none. API 0.3 adds `flag_values` (always `[]`: this host has no extension
 /// flags) and the `contract` offer from `offer` instead of `protocol`.
 ///
@@ -202,7 +202,9 @@ pub fn initialize_params(
         notifications: contrib.notifications,
         confirmations: contrib.confirmations,
         presentation: v0_2_flag(contrib.presentation),
-        menu: v0_2_flag(contrib.menu),
+        // API 0.3 has no menus: its `contributes` is closed, and upstream's extensions
+        // refuse a `menu` member with -32011.
+        menu: v0_2_flag(contrib.menu).filter(|_| api != ApiVersion::V0_3),
     };
 
     let protocol = match protocol_version(api) {

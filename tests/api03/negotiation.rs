@@ -45,8 +45,7 @@ fn the_request_carries_the_contract_offer_exactly() {
                 "tool_renderers": ["hello_world"],
                 "notifications": true,
                 "confirmations": false,
-                "presentation": false,
-                "menu": false
+                "presentation": false
             },
             "host": {
                 "session_id": null,
@@ -60,15 +59,26 @@ fn the_request_carries_the_contract_offer_exactly() {
                 "schema": "octet.extension.api/0.3",
                 "encoding": "octet-canonical-json-v1",
                 "required_capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
-                "optional_capabilities": ["request_progress"],
+                "optional_capabilities": [],
                 "required_methods": ["$/cancelRequest", "initialize", "shutdown", "tool/call"],
-                "optional_methods": ["$/progress", "hook/run", "input/request", "notification",
-                    "status/collect", "status/contribution", "tool/render"],
+                "optional_methods": [],
                 "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64, "max_tools": 256}
             }
         })
     );
-    // On the wire the members are sorted and the contract's lists keep their order.
+}
+
+/// The whole `initialize` frame, byte for byte: upstream's 0.3 extensions check the
+/// offer strictly (SUPPLEMENT "initialize"), so nothing outside the 0.3 vocabulary may
+/// appear: no `menu` in `contributes`, no `request_progress`, `$/progress` or
+/// `input/request` in the contract.
+#[test]
+fn the_request_frame_is_golden() {
+    let mut located = hello_world();
+    located.manifest.contributes.menu = true;
+    located.manifest.contributes.confirmations = true;
+    let offer = default_offer(&located);
+    let params = initialize_params(&located, workspace(), &example_host(), &offer).unwrap();
     let frame = Codec::Canonical
         .encode_request(
             &RequestId::Number(1),
@@ -77,47 +87,42 @@ fn the_request_carries_the_contract_offer_exactly() {
             1 << 20,
         )
         .unwrap();
-    let text = String::from_utf8(frame).unwrap();
-    assert!(text.starts_with(
-        "{\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"initialize\",\"params\":{\"api_version\":\"0.3\",\
-         \"capabilities\":{\"filesystem\":\"none\",\"network\":false,\"process\":false},\"contract\":\
-         {\"encoding\":\"octet-canonical-json-v1\",\"limits\":{\"max_concurrent_requests\":64,\
-         \"max_frame_bytes\":1048576,\"max_tools\":256},\"optional_capabilities\":[\"request_progress\"],\
-         \"optional_methods\":[\"$/progress\",\"hook/run\",\"input/request\",\"notification\",\
-         \"status/collect\",\"status/contribution\",\"tool/render\"],\"required_capabilities\":\
-         [\"content_parts\",\"core\",\"request_cancellation\",\"tool_call\"],\"required_methods\":\
-         [\"$/cancelRequest\",\"initialize\",\"shutdown\",\"tool/call\"],\"schema\":\
-         \"octet.extension.api/0.3\"},\"contributes\":"
-    ), "{text}");
-    assert!(!text.contains("\"protocol\""));
+    let golden = concat!(
+        r#"{"id":1,"jsonrpc":"2.0","method":"initialize","params":{"api_version":"0.3","#,
+        r#""capabilities":{"filesystem":"none","network":false,"process":false},"#,
+        r#""contract":{"encoding":"octet-canonical-json-v1","limits":{"max_concurrent_requests":64,"#,
+        r#""max_frame_bytes":1048576,"max_tools":256},"optional_capabilities":[],"optional_methods":[],"#,
+        r#""required_capabilities":["content_parts","core","request_cancellation","tool_call"],"#,
+        r#""required_methods":["$/cancelRequest","initialize","shutdown","tool/call"],"#,
+        r#""schema":"octet.extension.api/0.3"},"#,
+        r#""contributes":{"commands":["hello"],"confirmations":true,"context":true,"#,
+        r#""hooks":["before_prompt","after_response"],"notifications":true,"presentation":false,"#,
+        r#""tool_renderers":["hello_world"],"tools":["hello_world"],"ui":["status"]},"#,
+        r#""extension":{"manifest_path":"/home/user/.octet/extensions/hello-world/extension.toml","#,
+        r#""name":"hello-world","source":"global","version":"0.1.0"},"flag_values":[],"#,
+        r#""host":{"active_skills":[],"model":"claude-sonnet-4-6","reasoning":null,"session_id":null,"#,
+        r#""session_name":null},"octet_version":"0.8.0","workspace":"/home/user/project"}}"#,
+        "\n"
+    );
+    assert_eq!(String::from_utf8(frame).unwrap(), golden);
 }
 
 #[test]
-fn optional_methods_follow_the_manifest() {
+fn the_offer_holds_only_the_0_3_vocabulary() {
     let located = echo_only();
     let offer = default_offer(&located);
-    assert_eq!(
-        offer.optional_methods().collect::<Vec<_>>(),
-        [ContractMethod::Progress, ContractMethod::InputRequest]
-    );
-    let mut confirming = echo_only();
-    confirming.manifest.contributes.confirmations = true;
-    assert!(default_offer(&confirming)
-        .optional_methods()
-        .any(|m| m == ContractMethod::ConfirmationRequest));
-    assert_eq!(
-        offer.optional_capabilities().collect::<Vec<_>>(),
-        [Capability::RequestProgress]
-    );
+    assert_eq!(offer.optional_methods().count(), 0);
+    assert_eq!(offer.optional_capabilities().count(), 0);
     assert_eq!(offer.contract_limits(), ContractLimits::default());
-    // The features the offered capabilities grant count as offered.
-    assert!(offer.offers(Feature::RequestProgress));
+    // The features the required capabilities grant count as offered; progress is no
+    // 0.3 name at all.
     assert!(offer.offers(Feature::ContentParts));
+    assert!(!offer.offers(Feature::RequestProgress));
     assert!(!offer.offers(Feature::Artifacts));
-    assert!(!InitializeOffer::default().offers(Feature::RequestProgress));
     // Builders add to the offer; required entries never enter the optional lists.
     let more = offer
-        .with_contract_method(ContractMethod::ToolRender)
+        .with_contract_capability(Capability::LifecycleEvents)
+        .with_contract_method(ContractMethod::HookRun)
         .with_contract_method(ContractMethod::ToolCall)
         .with_contract_capability(Capability::Core)
         .with_max_frame_bytes(4096)
@@ -125,11 +130,11 @@ fn optional_methods_follow_the_manifest() {
         .with_max_concurrent_requests(2);
     assert_eq!(
         more.optional_methods().collect::<Vec<_>>(),
-        [
-            ContractMethod::Progress,
-            ContractMethod::InputRequest,
-            ContractMethod::ToolRender
-        ]
+        [ContractMethod::HookRun]
+    );
+    assert_eq!(
+        more.optional_capabilities().collect::<Vec<_>>(),
+        [Capability::LifecycleEvents]
     );
     assert_eq!(
         more.contract_limits(),
@@ -177,6 +182,20 @@ fn the_offer_is_checked() {
         build(&offer().with_max_concurrent_requests(65)),
         NegotiationError::OfferInvalidConcurrency { value: 65 }
     );
+    // A method is offered only together with the capability that gates it.
+    for method in [
+        ContractMethod::HookRun,
+        ContractMethod::ProviderStream,
+        ContractMethod::SessionCreate,
+    ] {
+        assert_eq!(
+            build(&offer().with_contract_method(method)),
+            NegotiationError::Contract(ContractError::OfferMethodWithoutCapability {
+                method,
+                capability: method.capability(),
+            })
+        );
+    }
     // Contract entries cannot be offered on the feature-negotiated wire.
     let mut v0_2 = hello_world();
     v0_2.manifest.api_version = ApiVersion::V0_2;
@@ -274,10 +293,13 @@ fn a_minimal_selection_is_accepted() {
 
 #[test]
 fn optional_entries_and_lower_limits_are_selected() {
+    let richer = offer()
+        .with_contract_capability(Capability::LifecycleEvents)
+        .with_contract_method(ContractMethod::HookRun);
     let mut result = response();
     result["contract"]["capabilities"] = json!([
         "tool_call",
-        "request_progress",
+        "lifecycle_events",
         "core",
         "request_cancellation",
         "content_parts"
@@ -287,22 +309,18 @@ fn optional_entries_and_lower_limits_are_selected() {
         "shutdown",
         "initialize",
         "$/cancelRequest",
-        "$/progress",
-        "hook/run",
-        "notification"
+        "hook/run"
     ]);
     result["contract"]["limits"] =
         json!({"max_frame_bytes": 4096, "max_concurrent_requests": 4, "max_tools": 1});
     result["tools"][0]["output_schema"] = json!({"type": "object"});
-    let negotiated = validate_initialize_result(&hello_world(), &offer(), &result).unwrap();
-    assert!(negotiated.features.contains(Feature::RequestProgress));
+    let negotiated = validate_initialize_result(&hello_world(), &richer, &result).unwrap();
     assert_eq!(negotiated.max_concurrent_requests, 4);
     assert!(negotiated.tools[0].output_schema.is_some());
     let contract = negotiated.contract.unwrap();
-    assert!(contract.has_capability(Capability::RequestProgress));
-    assert!(contract.allows("$/progress") && contract.allows("hook/run"));
-    assert!(contract.allows("notification"));
-    assert!(!contract.allows("tool/render"));
+    assert!(contract.has_capability(Capability::LifecycleEvents));
+    assert!(contract.allows("hook/run"));
+    assert!(!contract.allows("$/progress"));
     assert_eq!(contract.transport_frame_limit(), 4097);
     assert_eq!(
         contract.limits,
@@ -312,6 +330,24 @@ fn optional_entries_and_lower_limits_are_selected() {
             max_tools: 1
         }
     );
+    // A method selected without the capability that gates it is refused.
+    let mut result = response();
+    result["contract"]["methods"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("hook/run"));
+    let error = match validate_initialize_result(&hello_world(), &richer, &result).unwrap_err() {
+        NegotiationError::Contract(error) => error,
+        other => panic!("not a contract error: {other:?}"),
+    };
+    assert_eq!(
+        error,
+        ContractError::MethodWithoutCapability {
+            method: ContractMethod::HookRun,
+            capability: Capability::LifecycleEvents
+        }
+    );
+    assert_eq!(error.wire_code(), codes::CAPABILITY_MISMATCH);
 }
 
 #[test]
@@ -344,7 +380,13 @@ fn required_capabilities_and_methods_must_all_be_selected() {
 
 #[test]
 fn only_offered_entries_may_be_selected() {
-    for name in ["dynamic_tools", "session_lifecycle", "artifacts", "Core"] {
+    for name in [
+        "dynamic_tools",
+        "session_lifecycle",
+        "request_progress",
+        "artifacts",
+        "Core",
+    ] {
         let mut result = response();
         result["contract"]["capabilities"]
             .as_array_mut()
@@ -355,9 +397,11 @@ fn only_offered_entries_may_be_selected() {
             ContractError::CapabilityNotOffered { name: name.into() }
         );
     }
-    // Not part of 0.3 at all, not offered by this host, or not offered for this
-    // manifest (no confirmations declared).
+    // Not part of 0.3 at all, or not offered by this host.
     for name in [
+        "$/progress",
+        "input/request",
+        "hook/run",
         "context/collect",
         "tools/register",
         "tools/unregister",

@@ -24,6 +24,14 @@ pub enum ContractError {
         /// The offered value.
         value: u64,
     },
+    /// A method is offered without the capability that gates it (upstream's
+    /// extensions answer such an offer with -32011).
+    OfferMethodWithoutCapability {
+        /// The method.
+        method: ContractMethod,
+        /// The capability it needs.
+        capability: Capability,
+    },
 
     // ----- The extension's selection -----
     /// `contract.schema` is not `octet.extension.api/0.3`.
@@ -56,6 +64,13 @@ pub enum ContractError {
     MissingRequiredMethod {
         /// The missing method.
         method: ContractMethod,
+    },
+    /// `contract.methods` selects a method without the capability that gates it.
+    MethodWithoutCapability {
+        /// The method.
+        method: ContractMethod,
+        /// The capability that was not selected.
+        capability: Capability,
     },
     /// `contract.methods` names a method the offer does not contain (unknown names
     /// included).
@@ -100,6 +115,9 @@ impl ContractError {
         match self {
             ContractError::OfferedOnApi { .. } => "contract_offered_on_api",
             ContractError::OfferInvalidLimit { .. } => "contract_offer_invalid_limit",
+            ContractError::OfferMethodWithoutCapability { .. } => {
+                "contract_offer_method_without_capability"
+            }
             ContractError::SchemaMismatch { .. } => "contract_schema_mismatch",
             ContractError::EncodingMismatch { .. } => "contract_encoding_mismatch",
             ContractError::MissingRequiredCapability { .. } => {
@@ -109,6 +127,7 @@ impl ContractError {
             ContractError::DuplicateCapability { .. } => "contract_duplicate_capability",
             ContractError::MissingRequiredMethod { .. } => "contract_missing_required_method",
             ContractError::MethodNotOffered { .. } => "contract_method_not_offered",
+            ContractError::MethodWithoutCapability { .. } => "contract_method_without_capability",
             ContractError::DuplicateMethod { .. } => "contract_duplicate_method",
             ContractError::InvalidLimit { .. } => "contract_invalid_limit",
             ContractError::LimitAboveOffer { .. } => "contract_limit_above_offer",
@@ -124,15 +143,16 @@ impl ContractError {
     /// invalid params (-32602) and a bad host offer is internal (-32603).
     pub fn wire_code(&self) -> i64 {
         match self {
-            ContractError::OfferedOnApi { .. } | ContractError::OfferInvalidLimit { .. } => {
-                codes::INTERNAL_ERROR
-            }
+            ContractError::OfferedOnApi { .. }
+            | ContractError::OfferInvalidLimit { .. }
+            | ContractError::OfferMethodWithoutCapability { .. } => codes::INTERNAL_ERROR,
             ContractError::SchemaMismatch { .. } | ContractError::EncodingMismatch { .. } => {
                 codes::VERSION_MISMATCH
             }
             ContractError::MissingRequiredCapability { .. }
             | ContractError::CapabilityNotOffered { .. }
             | ContractError::MissingRequiredMethod { .. }
+            | ContractError::MethodWithoutCapability { .. }
             | ContractError::MethodNotOffered { .. } => codes::CAPABILITY_MISMATCH,
             ContractError::LimitAboveOffer { .. } | ContractError::TooManyTools { .. } => {
                 codes::RESOURCE_EXHAUSTED
@@ -155,6 +175,10 @@ impl fmt::Display for ContractError {
                 f,
                 "offered contract limit `{name}` = {value} is zero or above the host's bound"
             ),
+            ContractError::OfferMethodWithoutCapability { method, capability } => write!(
+                f,
+                "contract method `{method}` is offered without its capability `{capability}`"
+            ),
             ContractError::SchemaMismatch { got } => {
                 write!(f, "contract.schema {got:?} is not \"{CONTRACT_SCHEMA}\"")
             }
@@ -176,6 +200,10 @@ impl fmt::Display for ContractError {
             ContractError::MissingRequiredMethod { method } => {
                 write!(f, "contract.methods lacks required method `{method}`")
             }
+            ContractError::MethodWithoutCapability { method, capability } => write!(
+                f,
+                "contract.methods selects `{method}` without its capability `{capability}`"
+            ),
             ContractError::MethodNotOffered { name } => {
                 write!(
                     f,

@@ -10,34 +10,24 @@
 //!
 //! # What this host offers
 //!
-//! Required, as the SUPPLEMENT fixes them: capabilities `content_parts`, `core`,
-//! `request_cancellation`, `tool_call`; methods `$/cancelRequest`, `initialize`,
-//! `shutdown`, `tool/call`.
+//! Exactly upstream's 0.3 vocabulary (SUPPLEMENT "Capabilities"), nothing of the
+//! feature-negotiated wire: upstream's 0.3 extensions check the offer strictly and
+//! answer -32011 `capability_mismatch` for any other name (`request_progress`,
+//! `$/progress`, `input/request`, `menu`...).
 //!
-//! Optional capabilities: only `request_progress` (the `$/progress` semantics of
-//! section 2.6). Progress is usable only when both the capability and the `$/progress`
-//! method are selected. Nothing else the feature-negotiated wire offers is offered:
-//! the SUPPLEMENT excludes `dynamic_tools`, and the other services have no 0.3 binding
-//! in this host.
+//! Required, always: capabilities `content_parts`, `core`, `request_cancellation`,
+//! `tool_call`; methods `$/cancelRequest`, `initialize`, `shutdown`, `tool/call`.
 //!
-//! Optional methods, each offered only when the host implements it and the manifest
-//! declares the matching contribution ([`InitializeOffer::default_for`]):
-//! - `$/progress` (extension to host): always.
-//! - `confirmation/request` (extension to host): with `contributes.confirmations`.
-//! - `hook/run` (host to extension): with at least one `contributes.hooks` entry.
-//! - `input/request` (extension to host): always, as on API 0.2.
-//! - `notification` (extension to host): with `contributes.notifications`.
-//! - `status/collect` (host to extension) and `status/contribution` (extension to
-//!   host): with at least one `contributes.ui` surface.
-//! - `tool/render` (host to extension): with at least one `contributes.tool_renderers`
-//!   entry.
+//! Optional: a capability is offered only when the host serves it, and a method only
+//! together with the capability that gates it ([`ContractMethod::capability`];
+//! [`InitializeOffer::check`] refuses anything else). This host serves none of the
+//! optional 0.3 capabilities yet (`lifecycle_events`, `migration.adapter.v1`,
+//! `provider_stream` are host-driven; `provider_auth`, `provider_catalog` and
+//! `session_lifecycle` need a bound service), so it offers the required ones only.
+//! `dynamic_tools`, `context/collect`, `tools/register` and `tools/unregister` are
+//! deferred by upstream and never offered.
 //!
-//! Not offered: `context/collect` (excluded by the SUPPLEMENT) and with it
-//! `context/contribution`; `tools/register` and `tools/unregister` (excluded);
-//! `command/execute` and `menu/collect`, because the 0.3 selection carries no
-//! `commands` member, so there is no negotiated command catalog to execute from or
-//! build menus on.
-//!
+//! [`InitializeOffer::check`]: super::InitializeOffer::check
 //! [`InitializeOffer::default_for`]: super::InitializeOffer::default_for
 
 mod error;
@@ -62,29 +52,46 @@ pub const CONTRACT_SCHEMA: &str = "octet.extension.api/0.3";
 /// The wire encoding of API 0.3, offered and echoed as `contract.encoding`.
 pub const CONTRACT_ENCODING: &str = ENCODING_NAME;
 
-/// An API 0.3 capability. Declared in byte order of the wire names, so sets iterate in
-/// wire order.
+/// An API 0.3 capability (SUPPLEMENT "Capabilities"). Declared in byte order of the
+/// wire names, so sets iterate in wire order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
-    /// `content_parts`: required; structured tool results (section 1.2).
+    /// `content_parts`: required; types the `tool/call` result content.
     ContentParts,
-    /// `core`: required; the envelope, initialize and shutdown.
+    /// `core`: required; `initialize` and `shutdown`.
     Core,
-    /// `request_cancellation`: required; `$/cancelRequest` (section 1.9).
+    /// `lifecycle_events`: optional; `hook/run` with `session_start`/`session_end`.
+    LifecycleEvents,
+    /// `migration.adapter.v1`: optional; `migration/detect`, `migration/import`.
+    MigrationAdapterV1,
+    /// `provider_auth`: optional; `provider/auth/request`, `provider/auth/revoke`.
+    ProviderAuth,
+    /// `provider_catalog`: optional; `providers/register|update|unregister`,
+    /// `providers/complete`.
+    ProviderCatalog,
+    /// `provider_stream`: optional; `provider/stream`, `provider/cancel`,
+    /// `provider/event`.
+    ProviderStream,
+    /// `request_cancellation`: required; `$/cancelRequest` both ways.
     RequestCancellation,
-    /// `request_progress`: optional; `$/progress` events (section 2.6).
-    RequestProgress,
-    /// `tool_call`: required; `tool/call` (section 1.2).
+    /// `session_lifecycle`: optional; `session/create|fork|reload|switch`.
+    SessionLifecycle,
+    /// `tool_call`: required; `tool/call`.
     ToolCall,
 }
 
 impl Capability {
     /// Every capability, in wire order.
-    pub const ALL: [Capability; 5] = [
+    pub const ALL: [Capability; 10] = [
         Capability::ContentParts,
         Capability::Core,
+        Capability::LifecycleEvents,
+        Capability::MigrationAdapterV1,
+        Capability::ProviderAuth,
+        Capability::ProviderCatalog,
+        Capability::ProviderStream,
         Capability::RequestCancellation,
-        Capability::RequestProgress,
+        Capability::SessionLifecycle,
         Capability::ToolCall,
     ];
 
@@ -101,8 +108,13 @@ impl Capability {
         match self {
             Capability::ContentParts => "content_parts",
             Capability::Core => "core",
+            Capability::LifecycleEvents => "lifecycle_events",
+            Capability::MigrationAdapterV1 => "migration.adapter.v1",
+            Capability::ProviderAuth => "provider_auth",
+            Capability::ProviderCatalog => "provider_catalog",
+            Capability::ProviderStream => "provider_stream",
             Capability::RequestCancellation => "request_cancellation",
-            Capability::RequestProgress => "request_progress",
+            Capability::SessionLifecycle => "session_lifecycle",
             Capability::ToolCall => "tool_call",
         }
     }
@@ -123,8 +135,7 @@ impl Capability {
         match self {
             Capability::ContentParts => Some(Feature::ContentParts),
             Capability::RequestCancellation => Some(Feature::RequestCancellation),
-            Capability::RequestProgress => Some(Feature::RequestProgress),
-            Capability::Core | Capability::ToolCall => None,
+            _ => None,
         }
     }
 }
@@ -142,51 +153,77 @@ impl Serialize for Capability {
     }
 }
 
-/// A method an API 0.3 contract can carry, in either direction. Declared in byte order
-/// of the wire names, so sets iterate in wire order.
+/// A method of the API 0.3 vocabulary, in either direction (SUPPLEMENT
+/// "Capabilities"). Declared in byte order of the wire names, so sets iterate in wire
+/// order. Each is gated by one capability ([`ContractMethod::capability`]) and may be
+/// offered only together with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ContractMethod {
-    /// `$/cancelRequest`: required.
+    /// `$/cancelRequest`: required, both directions.
     CancelRequest,
-    /// `$/progress`: extension to host.
-    Progress,
-    /// `confirmation/request`: extension to host.
-    ConfirmationRequest,
-    /// `hook/run`: host to extension.
+    /// `hook/run`: host to extension (`lifecycle_events`).
     HookRun,
     /// `initialize`: required.
     Initialize,
-    /// `input/request`: extension to host.
-    InputRequest,
-    /// `notification`: extension to host.
-    Notification,
+    /// `migration/detect`: host to extension (`migration.adapter.v1`).
+    MigrationDetect,
+    /// `migration/import`: host to extension (`migration.adapter.v1`).
+    MigrationImport,
+    /// `provider/auth/request`: extension to host (`provider_auth`).
+    ProviderAuthRequest,
+    /// `provider/auth/revoke`: extension to host (`provider_auth`).
+    ProviderAuthRevoke,
+    /// `provider/cancel`: host to extension notification (`provider_stream`).
+    ProviderCancel,
+    /// `provider/event`: extension to host notification (`provider_stream`).
+    ProviderEvent,
+    /// `provider/stream`: host to extension (`provider_stream`).
+    ProviderStream,
+    /// `providers/complete`: extension to host notification (`provider_catalog`).
+    ProvidersComplete,
+    /// `providers/register`: extension to host (`provider_catalog`).
+    ProvidersRegister,
+    /// `providers/unregister`: extension to host (`provider_catalog`).
+    ProvidersUnregister,
+    /// `providers/update`: extension to host (`provider_catalog`).
+    ProvidersUpdate,
+    /// `session/create`: extension to host (`session_lifecycle`).
+    SessionCreate,
+    /// `session/fork`: extension to host (`session_lifecycle`).
+    SessionFork,
+    /// `session/reload`: extension to host (`session_lifecycle`).
+    SessionReload,
+    /// `session/switch`: extension to host (`session_lifecycle`).
+    SessionSwitch,
     /// `shutdown`: required.
     Shutdown,
-    /// `status/collect`: host to extension.
-    StatusCollect,
-    /// `status/contribution`: extension to host.
-    StatusContribution,
     /// `tool/call`: required.
     ToolCall,
-    /// `tool/render`: host to extension.
-    ToolRender,
 }
 
 impl ContractMethod {
     /// Every method, in wire order.
-    pub const ALL: [ContractMethod; 12] = [
+    pub const ALL: [ContractMethod; 20] = [
         ContractMethod::CancelRequest,
-        ContractMethod::Progress,
-        ContractMethod::ConfirmationRequest,
         ContractMethod::HookRun,
         ContractMethod::Initialize,
-        ContractMethod::InputRequest,
-        ContractMethod::Notification,
+        ContractMethod::MigrationDetect,
+        ContractMethod::MigrationImport,
+        ContractMethod::ProviderAuthRequest,
+        ContractMethod::ProviderAuthRevoke,
+        ContractMethod::ProviderCancel,
+        ContractMethod::ProviderEvent,
+        ContractMethod::ProviderStream,
+        ContractMethod::ProvidersComplete,
+        ContractMethod::ProvidersRegister,
+        ContractMethod::ProvidersUnregister,
+        ContractMethod::ProvidersUpdate,
+        ContractMethod::SessionCreate,
+        ContractMethod::SessionFork,
+        ContractMethod::SessionReload,
+        ContractMethod::SessionSwitch,
         ContractMethod::Shutdown,
-        ContractMethod::StatusCollect,
-        ContractMethod::StatusContribution,
         ContractMethod::ToolCall,
-        ContractMethod::ToolRender,
     ];
 
     /// The methods every API 0.3 contract requires, in wire order.
@@ -201,17 +238,53 @@ impl ContractMethod {
     pub fn as_str(self) -> &'static str {
         match self {
             ContractMethod::CancelRequest => "$/cancelRequest",
-            ContractMethod::Progress => "$/progress",
-            ContractMethod::ConfirmationRequest => "confirmation/request",
             ContractMethod::HookRun => "hook/run",
             ContractMethod::Initialize => "initialize",
-            ContractMethod::InputRequest => "input/request",
-            ContractMethod::Notification => "notification",
+            ContractMethod::MigrationDetect => "migration/detect",
+            ContractMethod::MigrationImport => "migration/import",
+            ContractMethod::ProviderAuthRequest => "provider/auth/request",
+            ContractMethod::ProviderAuthRevoke => "provider/auth/revoke",
+            ContractMethod::ProviderCancel => "provider/cancel",
+            ContractMethod::ProviderEvent => "provider/event",
+            ContractMethod::ProviderStream => "provider/stream",
+            ContractMethod::ProvidersComplete => "providers/complete",
+            ContractMethod::ProvidersRegister => "providers/register",
+            ContractMethod::ProvidersUnregister => "providers/unregister",
+            ContractMethod::ProvidersUpdate => "providers/update",
+            ContractMethod::SessionCreate => "session/create",
+            ContractMethod::SessionFork => "session/fork",
+            ContractMethod::SessionReload => "session/reload",
+            ContractMethod::SessionSwitch => "session/switch",
             ContractMethod::Shutdown => "shutdown",
-            ContractMethod::StatusCollect => "status/collect",
-            ContractMethod::StatusContribution => "status/contribution",
             ContractMethod::ToolCall => "tool/call",
-            ContractMethod::ToolRender => "tool/render",
+        }
+    }
+
+    /// The capability that gates this method: it must be offered (and selected) with
+    /// the method.
+    pub fn capability(self) -> Capability {
+        match self {
+            ContractMethod::CancelRequest => Capability::RequestCancellation,
+            ContractMethod::Initialize | ContractMethod::Shutdown => Capability::Core,
+            ContractMethod::ToolCall => Capability::ToolCall,
+            ContractMethod::HookRun => Capability::LifecycleEvents,
+            ContractMethod::MigrationDetect | ContractMethod::MigrationImport => {
+                Capability::MigrationAdapterV1
+            }
+            ContractMethod::ProviderAuthRequest | ContractMethod::ProviderAuthRevoke => {
+                Capability::ProviderAuth
+            }
+            ContractMethod::ProviderCancel
+            | ContractMethod::ProviderEvent
+            | ContractMethod::ProviderStream => Capability::ProviderStream,
+            ContractMethod::ProvidersComplete
+            | ContractMethod::ProvidersRegister
+            | ContractMethod::ProvidersUnregister
+            | ContractMethod::ProvidersUpdate => Capability::ProviderCatalog,
+            ContractMethod::SessionCreate
+            | ContractMethod::SessionFork
+            | ContractMethod::SessionReload
+            | ContractMethod::SessionSwitch => Capability::SessionLifecycle,
         }
     }
 
@@ -321,31 +394,11 @@ pub(super) struct ContractOffer {
 }
 
 impl ContractOffer {
-    /// The offer of this host for a manifest that contributes what `contributes` says
-    /// (see the module documentation).
-    pub(super) fn for_manifest(contributes: &crate::manifest::Contributes) -> ContractOffer {
-        let mut methods = BTreeSet::from([ContractMethod::Progress, ContractMethod::InputRequest]);
-        if contributes.confirmations {
-            methods.insert(ContractMethod::ConfirmationRequest);
-        }
-        if !contributes.hooks.is_empty() {
-            methods.insert(ContractMethod::HookRun);
-        }
-        if contributes.notifications {
-            methods.insert(ContractMethod::Notification);
-        }
-        if !contributes.ui.is_empty() {
-            methods.insert(ContractMethod::StatusCollect);
-            methods.insert(ContractMethod::StatusContribution);
-        }
-        if !contributes.tool_renderers.is_empty() {
-            methods.insert(ContractMethod::ToolRender);
-        }
-        ContractOffer {
-            optional_capabilities: BTreeSet::from([Capability::RequestProgress]),
-            optional_methods: methods,
-            ..ContractOffer::empty()
-        }
+    /// The offer of this host for any manifest: the required capabilities and methods
+    /// only. An optional capability is offered only when the host serves it (see the
+    /// module documentation), together with the methods it gates.
+    pub(super) fn for_manifest(_contributes: &crate::manifest::Contributes) -> ContractOffer {
+        ContractOffer::empty()
     }
 
     /// No optional capability or method, at the host's limits.
@@ -411,7 +464,15 @@ mod tests {
             .windows(2)
             .all(|w| w[0] < w[1] && w[0].as_str() < w[1].as_str()));
         assert!(Capability::REQUIRED.iter().all(|c| c.is_required()));
-        assert!(!Capability::RequestProgress.is_required());
+        assert!(!Capability::LifecycleEvents.is_required());
+        // Every method's capability is part of the vocabulary, and the required methods
+        // are gated by required capabilities.
+        for m in ContractMethod::REQUIRED {
+            assert!(m.capability().is_required(), "{m}");
+        }
+        for m in ContractMethod::ALL.into_iter().filter(|m| !m.is_required()) {
+            assert!(!m.capability().is_required(), "{m}");
+        }
     }
 
     #[test]
@@ -424,8 +485,8 @@ mod tests {
         let features = contract.features();
         assert!(features.contains(Feature::ContentParts));
         assert!(features.contains(Feature::RequestCancellation));
-        assert!(features.contains(Feature::RequestProgress));
-        assert_eq!(features.len(), 3);
+        assert!(!features.contains(Feature::RequestProgress));
+        assert_eq!(features.len(), 2);
         assert!(contract.allows("tool/call"));
         assert!(!contract.allows("hook/run"));
         assert!(!contract.allows("context/collect"));

@@ -168,6 +168,17 @@ fn contract(value: &Value, offer: &InitializeOffer) -> Result<Contract, Negotiat
             ContractError::MissingRequiredMethod { method },
         ));
     }
+    if let Some(&method) = methods
+        .iter()
+        .find(|m| !capabilities.contains(&m.capability()))
+    {
+        return Err(NegotiationError::Contract(
+            ContractError::MethodWithoutCapability {
+                method,
+                capability: method.capability(),
+            },
+        ));
+    }
     let limits = match map.get("limits") {
         None => return Err(missing("contract", "limits")),
         Some(value) => selected_limits(value, offer.contract_limits())?,
