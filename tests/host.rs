@@ -439,6 +439,7 @@ fn the_execution_context_carries_the_owner_triple_from_api_0_2_on() {
         .no_global_extensions()
         .extension_dir(&dirs[0])
         .extension_dir(&dirs[1])
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
         .session_id("durable-session")
         .build()
         .unwrap();

@@ -601,7 +601,8 @@ fn stdin_eof_shuts_down_cleanly_and_settles_everything() {
         "test-extension",
         TEST_EXTENSION_CONTRIBUTES,
     );
-    let peer = peer_extension(root.path(), "peer", "0.2", &["good"], &["echo"]);
+    // Tool names are unique across the host: the peer's tool is not the fixture's `echo`.
+    let peer = peer_extension(root.path(), "peer", "0.2", &["good"], &["peer_echo"]);
     let mut serve = Serve::over(workspace, root, vec![fixture, peer]);
     let fixture_pid = serve.start_extension("fixture");
     let peer_pid = serve.start_extension("peer");
@@ -691,8 +692,8 @@ fn host_events_and_the_remaining_operations_are_lines() {
         "test-extension",
         TEST_EXTENSION_CONTRIBUTES,
     );
-    let noisy = peer_extension(root.path(), "noisy", "0.2", &["noisy"], &["echo"]);
-    let bad = peer_extension(root.path(), "bad", "0.2", &["bad-result"], &["echo"]);
+    let noisy = peer_extension(root.path(), "noisy", "0.2", &["noisy"], &["noisy_echo"]);
+    let bad = peer_extension(root.path(), "bad", "0.2", &["bad-result"], &["bad_echo"]);
     let mut serve = Serve::over(workspace, root, vec![fixture, noisy, bad]);
 
     let discovered = serve.request(json!({"id": "d", "op": "discover"}));
@@ -804,8 +805,10 @@ fn host_events_and_the_remaining_operations_are_lines() {
 
     // A raw peer's bad frames are diagnostic events; its call still settles.
     serve.start_extension("noisy");
-    serve.send(json!({"op": "call", "extension": "noisy", "tool": "echo",
-                      "arguments": {"a": 1}, "call_id": "noisy"}));
+    serve.send(
+        json!({"op": "call", "extension": "noisy", "tool": "noisy_echo",
+                      "arguments": {"a": 1}, "call_id": "noisy"}),
+    );
     assert_eq!(text_of(&serve.result(json!("noisy"))), r#"{"a":1}"#);
     serve.until("an invalid frame diagnostic", |l| {
         l["event"] == "diagnostic" && l["extension"] == "noisy" && l["kind"] == "invalid_frame"
@@ -816,7 +819,7 @@ fn host_events_and_the_remaining_operations_are_lines() {
 
     // An answer that breaks a rule is a typed result error with its JSON-RPC code.
     serve.start_extension("bad");
-    serve.send(json!({"op": "call", "extension": "bad", "tool": "echo", "call_id": "bad"}));
+    serve.send(json!({"op": "call", "extension": "bad", "tool": "bad_echo", "call_id": "bad"}));
     let bad = serve.result(json!("bad"));
     assert_eq!(bad["ok"], false);
     assert_eq!(bad["error"]["code"], "invalid_result");
@@ -830,7 +833,7 @@ fn host_events_and_the_remaining_operations_are_lines() {
         "{stopped}"
     );
     let refused = serve.request(json!({"id": "x", "op": "call", "extension": "bad",
-                                       "tool": "echo", "call_id": "late"}));
+                                       "tool": "bad_echo", "call_id": "late"}));
     assert_eq!(refused["error"]["code"], "not_started");
 
     let unknown = serve.request(json!({"id": "u", "op": "start", "extension": "ghost"}));
@@ -882,4 +885,32 @@ fn start_errors_carry_what_names_their_cause() {
         "{unknown}"
     );
     assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn a_rejected_initialize_ends_once_and_leaves_nothing_running() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let refuses = peer_extension(root.path(), "refuses", "0.2", &["initialize-error"], &[]);
+    let mut serve = Serve::over(workspace, root, vec![refuses]);
+    let refused = serve.request(json!({"id": 1, "op": "start", "extension": "refuses"}));
+    assert_eq!(refused["error"]["code"], "initialize_rejected", "{refused}");
+    // Right after the refusal, no process of it runs.
+    let status = serve.request(json!({"id": 2, "op": "status"}));
+    let entries = status["extensions"].as_array().unwrap();
+    assert!(entries.iter().all(|e| e["pid"].is_null()), "{status}");
+    assert_eq!(serve.close_input().unwrap(), 0);
+    let terminal: Vec<&Value> = serve
+        .seen
+        .iter()
+        .filter(|l| {
+            l["event"] == "state"
+                && l["extension"] == "refuses"
+                && matches!(
+                    l["state"].as_str(),
+                    Some("stopped" | "crashed" | "degraded")
+                )
+        })
+        .collect();
+    assert_eq!(terminal.len(), 1, "one terminal state event: {terminal:?}");
 }

@@ -65,7 +65,10 @@ impl OctetFixture {
     pub fn new(exe: &Path, specs: &[ExtensionSpec]) -> Result<OctetFixture, BenchError> {
         let root = tempfile::tempdir()?;
         let workspace = tempfile::tempdir()?;
-        let mut builder = ExtensionHost::builder(workspace.path()).no_global_extensions();
+        // A fleet runs copies of one extension, so tool names are per extension.
+        let mut builder = ExtensionHost::builder(workspace.path())
+            .no_global_extensions()
+            .tool_namespace(crate::host::ToolNamespace::PerExtension);
         for spec in specs {
             builder = builder.extension_dir(write_manifest(root.path(), exe, spec)?);
         }

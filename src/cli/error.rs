@@ -191,6 +191,7 @@ fn start_code(error: &StartError) -> &'static str {
         StartError::InitializeTimeout { .. } => "start.initialize_timeout",
         StartError::TransportLost { .. } => "start.transport_lost",
         StartError::ReRegistrationRequired { .. } => "start.re_registration_required",
+        StartError::ToolConflict { .. } => "start.tool_conflict",
         StartError::NotStarted { .. } => "start.not_started",
         StartError::HostShutDown => "start.host_shut_down",
     }

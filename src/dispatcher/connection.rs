@@ -13,7 +13,7 @@ use crate::host::call::{CallId, CallReply};
 use crate::host::events::GenerationRef;
 use crate::host::frontend::CancelFlag;
 use crate::host::progress::Progress;
-use crate::host::{LifecycleState, StartupEvidence};
+use crate::host::{LifecycleState, StartError, StartupEvidence};
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::negotiation::ToolDefinition;
 use crate::negotiation::{InitializeOffer, Negotiated};
@@ -41,7 +41,18 @@ pub(crate) enum PendingKind {
         call: CallId,
         reply: Sender<CallReply>,
         progress: Option<Sender<Progress>>,
+        /// The catalog epoch the request named (sections 2.11, 2.12): its answer is
+        /// validated against this catalog, whatever the catalog is when it arrives.
+        catalog: Arc<Vec<ToolDefinition>>,
     },
+}
+
+/// Why an `initialize` failed, as kept until the generation is gone.
+pub(crate) enum FailedStart {
+    /// The child went away (the reason); the error is completed with how it exited.
+    Lost(String),
+    /// The host refused the generation (its answer, a conflict, a timeout...).
+    Refused(StartError),
 }
 
 /// What an extension-originated request asks for.
@@ -157,9 +168,10 @@ pub(crate) struct Connection {
     pub startup_timeout: std::time::Duration,
     /// Stdout lines that were not JSON while initializing, and the first one's start.
     pub startup_noise: (u64, Option<String>),
-    /// An `initialize` that failed because the child went away: reported once the
-    /// child is reaped, with its exit status ([`Connection::startup_evidence`]).
-    pub failed_start: Option<(InitRole, String)>,
+    /// An `initialize` that failed: reported once the child is reaped, so whoever
+    /// started it sees the generation gone, and a lost child's start error carries
+    /// its exit status ([`Connection::startup_evidence`]).
+    pub failed_start: Option<(InitRole, FailedStart)>,
 }
 
 impl Connection {

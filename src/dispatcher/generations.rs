@@ -162,22 +162,22 @@ impl Dispatcher {
         let negotiated = match result {
             Ok(negotiated) => Arc::new(negotiated),
             Err(error) => {
-                c.last_error = Some(error.to_string());
-                self.terminate(conn, LifecycleState::Stopped);
-                self.on_initialize_failed(conn, role, error);
+                self.refuse_start(conn, role, error);
                 return;
             }
         };
         let name = c.source.extension.clone();
-        if !matches!(role, InitRole::Start { .. }) {
-            if let Some(changed) = self.catalog_change(&name, &negotiated) {
-                let error = StartError::ReRegistrationRequired { changed };
-                let c = self.conns.get_mut(&conn).expect("connection is live");
-                c.last_error = Some(error.to_string());
-                self.terminate(conn, LifecycleState::Stopped);
-                self.on_initialize_failed(conn, role, error);
-                return;
-            }
+        let mut refusal = self
+            .tool_conflict(&name, &negotiated)
+            .map(|(tool, owner)| StartError::ToolConflict { tool, owner });
+        if refusal.is_none() && !matches!(role, InitRole::Start { .. }) {
+            refusal = self
+                .catalog_change(&name, &negotiated)
+                .map(|changed| StartError::ReRegistrationRequired { changed });
+        }
+        if let Some(error) = refusal {
+            self.refuse_start(conn, role, error);
+            return;
         }
         let c = self.conns.get_mut(&conn).expect("connection is live");
         c.negotiated = Some(negotiated.clone());
@@ -222,6 +222,36 @@ impl Dispatcher {
                 let _ = reply.send(Ok(started));
             }
         }
+    }
+
+    /// The first tool of a new generation of `name` that another extension's live
+    /// generation (initializing ones included, reload candidates too) or the host
+    /// itself already owns, with its owner: tool names are reserved across the host
+    /// from `initialize` on (sections 2.11, 5), before the generation is routed.
+    fn tool_conflict(&self, name: &str, negotiated: &Negotiated) -> Option<(String, String)> {
+        for tool in &negotiated.tools {
+            if self.shared.host_tools.contains(&tool.name) {
+                return Some((tool.name.clone(), "the host".into()));
+            }
+            if self.shared.tool_namespace == crate::host::ToolNamespace::PerExtension {
+                continue;
+            }
+            let owner = self.conns.values().find(|other| {
+                other.source.extension != name
+                    && (other.catalog.iter().any(|t| t.name == tool.name)
+                        || other
+                            .negotiated
+                            .as_ref()
+                            .is_some_and(|n| n.tools.iter().any(|t| t.name == tool.name)))
+            });
+            if let Some(owner) = owner {
+                return Some((
+                    tool.name.clone(),
+                    format!("extension `{}`", owner.source.extension),
+                ));
+            }
+        }
+        None
     }
 
     /// What changed between the supervised catalog and a candidate's, if anything that

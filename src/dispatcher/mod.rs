@@ -83,6 +83,8 @@ pub(crate) struct Shared {
     pub services: crate::host::HostServices,
     /// The host's own tool names, which no extension may register (section 2.11).
     pub host_tools: Vec<String>,
+    /// Whether tool names are reserved across extensions.
+    pub tool_namespace: crate::host::ToolNamespace,
     /// How long the dispatcher, each generation's reader and writer, and waiting callers
     /// spin before they sleep (see [`crate::spin`]).
     pub spin_before_sleep: Duration,

@@ -97,6 +97,7 @@ mod tests {
                 call: CallId(n),
                 reply,
                 progress: None,
+                catalog: Default::default(),
             },
             frame: FrameState::new(),
             last_progress: None,

@@ -7,7 +7,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::command::InitRole;
 use super::command::{CallRequest, HostRequest};
+use super::connection::FailedStart;
 use super::connection::{Connection, PendingKind};
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
@@ -128,12 +130,14 @@ impl Dispatcher {
                 return;
             }
         };
+        let catalog = c.catalog.clone();
         c.send_request(
             id,
             PendingKind::Call {
                 call,
                 reply,
                 progress,
+                catalog,
             },
             bytes,
         );
@@ -217,6 +221,17 @@ impl Dispatcher {
         }
     }
 
+    /// Refuses a generation during `initialize`: it is terminated, and whoever waits
+    /// hears `error` once it is gone.
+    pub(super) fn refuse_start(&mut self, conn: ConnId, role: InitRole, error: StartError) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        c.last_error = Some(error.to_string());
+        c.failed_start = Some((role, FailedStart::Refused(error)));
+        self.terminate(conn, LifecycleState::Stopped);
+    }
+
     /// The `initialize` deadline passed.
     pub(super) fn on_request_deadline(&mut self, conn: ConnId, id: u64) {
         let Some(c) = self.conns.get_mut(&conn) else {
@@ -231,8 +246,7 @@ impl Dispatcher {
                 after: c.startup_timeout,
                 evidence: Box::new(c.startup_evidence(None)),
             };
-            self.terminate(conn, LifecycleState::Stopped);
-            self.on_initialize_failed(conn, role, error);
+            self.refuse_start(conn, role, error);
         }
     }
 
@@ -254,7 +268,12 @@ impl Dispatcher {
                     self.on_initialize_answer(conn, role, offer, response.outcome)
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
-                PendingKind::Call { call, reply, .. } => {
+                PendingKind::Call {
+                    call,
+                    reply,
+                    catalog,
+                    ..
+                } => {
                     self.calls.remove(&call);
                     let negotiated = c
                         .negotiated
@@ -265,7 +284,7 @@ impl Dispatcher {
                             value,
                             negotiated,
                             source,
-                            tools: c.catalog.clone(),
+                            tools: catalog,
                             artifacts: c.artifacts.clone(),
                             owner: c.owner.clone(),
                         }),
@@ -345,7 +364,7 @@ impl Dispatcher {
         match (initializing, &error) {
             // Reported once the child is reaped, with how it exited (`finish`).
             (Some(role), CallError::TransportLost { reason }) => {
-                c.failed_start = Some((role, reason.clone()));
+                c.failed_start = Some((role, FailedStart::Lost(reason.clone())));
             }
             (Some(role), _) => self.on_initialize_failed(conn, role, StartError::HostShutDown),
             (None, _) => {}

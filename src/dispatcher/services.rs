@@ -181,10 +181,11 @@ impl Dispatcher {
                     "the catalog would exceed {MAX_TOOLS} tools"
                 )));
             }
+            let shared_namespace = self.shared.tool_namespace == crate::host::ToolNamespace::Host;
             let taken: HashSet<&str> = self
                 .conns
                 .values()
-                .filter(|other| other.source.extension != c.source.extension)
+                .filter(|other| shared_namespace && other.source.extension != c.source.extension)
                 .flat_map(|other| other.catalog.iter().map(|t| t.name.as_str()))
                 .collect();
             if let Some(clash) = catalog.iter().find(|t| taken.contains(t.name.as_str())) {

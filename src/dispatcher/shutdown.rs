@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::connection::{PendingKind, ShutdownStage};
+use super::connection::{FailedStart, PendingKind, ShutdownStage};
 use super::timers::Timer;
 use super::{Dispatcher, HostShutdown, EXIT_POLL_INTERVAL, HEALTH_POLL_INTERVAL};
 use crate::host::call::{CallError, CancelReason};
@@ -249,7 +249,8 @@ impl Dispatcher {
             return;
         }
         c.stage = ShutdownStage::Killed;
-        c.forced = true;
+        // Forced only when something was still running to be killed.
+        c.forced = !c.child.has_exited().unwrap_or(false);
         // ESRCH (the group is already empty) is the only expected failure.
         let _ = c.child.kill_group(libc::SIGKILL);
         c.io.stop();
@@ -321,15 +322,24 @@ impl Dispatcher {
         // have been reused: `finish` kills the group first, reaching only processes the
         // extension left behind in it (a background `cmd &`, for example), then reaps.
         let status = c.child.finish().ok();
-        if let Some((role, reason)) = c.failed_start.take() {
-            // The child is gone, so its stderr ends as soon as the drain has read what
-            // it wrote last (unless a descendant holds the pipe: the wait is bounded).
-            c.io.wait_stderr_closed(STARTUP_STDERR_SETTLE);
-            let evidence = c.startup_evidence(status.map(|s| s.to_string()));
-            let error = StartError::TransportLost {
-                reason,
-                evidence: Box::new(evidence),
-            };
+        let failed_start = c.failed_start.take().map(|(role, failure)| match failure {
+            FailedStart::Refused(error) => (role, error),
+            FailedStart::Lost(reason) => {
+                // The child is gone, so its stderr ends as soon as the drain has read
+                // what it wrote last (unless a descendant holds the pipe: the wait is
+                // bounded).
+                c.io.wait_stderr_closed(STARTUP_STDERR_SETTLE);
+                let evidence = c.startup_evidence(status.map(|s| s.to_string()));
+                let error = StartError::TransportLost {
+                    reason,
+                    evidence: Box::new(evidence),
+                };
+                (role, error)
+            }
+        });
+        if let Some((role, error)) = failed_start {
+            // The dispatcher answers nothing else before the generation is forgotten
+            // below, so whoever started it sees it gone.
             self.on_initialize_failed(conn, role, error);
         }
         let Some(mut c) = self.conns.remove(&conn) else {
@@ -340,8 +350,12 @@ impl Dispatcher {
         if was_routed {
             self.routes.remove(&c.source.extension);
         }
-        // Crashed and degraded generations already reported their final state.
-        if c.state != LifecycleState::Crashed && c.state != LifecycleState::Degraded {
+        // Crashed, degraded and refused (already stopped) generations reported their
+        // final state: one terminal state event per generation.
+        if !matches!(
+            c.state,
+            LifecycleState::Crashed | LifecycleState::Degraded | LifecycleState::Stopped
+        ) {
             c.state = LifecycleState::Stopped;
             self.emit_state(&c);
         }

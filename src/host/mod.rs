@@ -44,6 +44,7 @@ use parking_lot::Mutex;
 pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingCall, RawResult};
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
+// `ToolNamespace` is defined below, beside the builder that takes it.
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
@@ -72,10 +73,29 @@ const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 /// see `benches/README.md` for what it buys.
 pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
+/// Where tool names must be unique.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolNamespace {
+    /// Across the whole host, as the reference says (sections 2.11, 5): an extension
+    /// whose `initialize` catalog (or reload candidate's) names a tool another
+    /// extension or the host owns is refused with [`StartError::ToolConflict`], and
+    /// `tools/register` refuses such names with -32602. The model sees one flat
+    /// catalog.
+    #[default]
+    Host,
+    /// Per extension: extensions may share tool names, and the embedder qualifies
+    /// them itself (say `extension.tool`) before the model sees them. The host's own
+    /// tools stay reserved. For hosts that run copies of one extension (a benchmark
+    /// fleet, a pool of workers).
+    PerExtension,
+}
+
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]
 pub struct ExtensionHostBuilder {
     host_tools: Vec<String>,
+    tool_namespace: ToolNamespace,
     services: HostServices,
     supervisor: SupervisorPolicy,
     frontend: Arc<dyn Frontend>,
@@ -156,8 +176,16 @@ impl ExtensionHostBuilder {
         self
     }
 
-    /// Names of the host's own model tools: `tools/register` refuses them (section 2.11:
-    /// names are reserved "against host tools and other extensions").
+    /// Whose tool names must be unique (default [`ToolNamespace::Host`], as the
+    /// reference says): see [`ToolNamespace`].
+    pub fn tool_namespace(mut self, namespace: ToolNamespace) -> Self {
+        self.tool_namespace = namespace;
+        self
+    }
+
+    /// Names of the host's own model tools: no extension may declare them at
+    /// `initialize` or register them (section 2.11: names are reserved "against host
+    /// tools and other extensions").
     pub fn host_tools(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.host_tools = names.into_iter().map(Into::into).collect();
         self
@@ -236,6 +264,7 @@ impl ExtensionHostBuilder {
             supervisor: self.supervisor,
             services: self.services,
             host_tools: self.host_tools,
+            tool_namespace: self.tool_namespace,
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
             scratch_root,
@@ -303,6 +332,7 @@ impl ExtensionHost {
     pub fn builder(workspace: impl AsRef<Path>) -> ExtensionHostBuilder {
         ExtensionHostBuilder {
             host_tools: Vec::new(),
+            tool_namespace: ToolNamespace::Host,
             services: HostServices::default(),
             supervisor: SupervisorPolicy::default(),
             frontend: Arc::new(HeadlessFrontend),

@@ -155,6 +155,15 @@ pub enum StartError {
         /// What changed.
         changed: String,
     },
+    /// The extension's `initialize` catalog names a tool that another running
+    /// extension or the host itself already owns; tool names are unique across the
+    /// host, so this generation was refused (sections 2.11, 5).
+    ToolConflict {
+        /// The tool.
+        tool: String,
+        /// Who owns it: `extension \`name\`` or `the host`.
+        owner: String,
+    },
     /// No generation of that extension is known to the host (for reload).
     NotStarted {
         /// The name asked for.
@@ -221,6 +230,10 @@ impl fmt::Display for StartError {
                     "lost the extension during initialize: {reason}{evidence}"
                 )
             }
+            StartError::ToolConflict { tool, owner } => write!(
+                f,
+                "tool `{tool}` already belongs to {owner}; tool names are unique across the host"
+            ),
             StartError::ReRegistrationRequired { changed } => {
                 write!(
                     f,

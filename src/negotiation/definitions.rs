@@ -332,16 +332,19 @@ fn require_feature(
     })
 }
 
-/// A required `name`: a non-empty string of at most
-/// `limits::MAX_CONTRIBUTION_NAME_BYTES` bytes.
+/// A required `name`: an identifier of at most `limits::MAX_CONTRIBUTION_NAME_BYTES`
+/// bytes, by the one rule every tool and command name follows
+/// ([`crate::manifest::rules::check_contribution_name`]).
 fn required_name(map: &Map<String, Value>, path: &str) -> Result<String, NegotiationError> {
+    use crate::manifest::IdentifierRule;
     let name = required_string(map, path, "name")?;
-    let problem = if name.is_empty() {
-        Some(NameProblem::Empty)
-    } else if name.len() > limits::MAX_CONTRIBUTION_NAME_BYTES {
-        Some(NameProblem::TooLong { bytes: name.len() })
-    } else {
-        None
+    let problem = match crate::manifest::rules::check_contribution_name(name) {
+        Ok(()) => None,
+        Err(IdentifierRule::Empty) => Some(NameProblem::Empty),
+        Err(IdentifierRule::TooLong { .. }) => Some(NameProblem::TooLong { bytes: name.len() }),
+        Err(IdentifierRule::FirstCharacter { ch } | IdentifierRule::Character { ch }) => {
+            Some(NameProblem::NotIdentifier { ch })
+        }
     };
     match problem {
         Some(problem) => Err(NegotiationError::InvalidName {

@@ -264,6 +264,13 @@ pub enum NameProblem {
         /// Its length in UTF-8 bytes.
         bytes: usize,
     },
+    /// The name breaks the identifier rule every tool and command name follows, in the
+    /// manifest, in `initialize` and in `tools/register` alike: an ASCII letter, then
+    /// letters, digits, `-` or `_`.
+    NotIdentifier {
+        /// The character that breaks it.
+        ch: char,
+    },
 }
 
 /// Which `protocol.lifecycle_events` rule failed.
@@ -485,6 +492,11 @@ impl fmt::Display for NegotiationError {
             ),
             NegotiationError::InvalidName { field, problem } => match problem {
                 NameProblem::Empty => write!(f, "`{field}` is empty"),
+                NameProblem::NotIdentifier { ch } => write!(
+                    f,
+                    "`{field}` is not an identifier: {ch:?} is not allowed (an ASCII letter, \
+                     then letters, digits, `-` or `_`)"
+                ),
                 NameProblem::TooLong { bytes } => write!(
                     f,
                     "`{field}` is {bytes} bytes; at most {} are allowed",

@@ -65,6 +65,8 @@ pub enum ErrorCode {
     ReRegistrationRequired,
     /// The extension is parked: it will not restart until a reload.
     Parked,
+    /// A tool of the extension already belongs to another extension or the host.
+    ToolConflict,
     /// The host is shut down or shutting down.
     HostShutDown,
     /// The extension is not accepting calls in its current state.
@@ -119,6 +121,7 @@ impl ErrorCode {
             ErrorCode::TransportLost => "transport_lost",
             ErrorCode::ReRegistrationRequired => "re_registration_required",
             ErrorCode::Parked => "parked",
+            ErrorCode::ToolConflict => "tool_conflict",
             ErrorCode::HostShutDown => "host_shut_down",
             ErrorCode::NotReady => "not_ready",
             ErrorCode::NotDeclared => "not_declared",
@@ -235,6 +238,7 @@ impl From<&StartError> for ServeError {
             StartError::InitializeTimeout { .. } => ErrorCode::InitializeTimeout,
             StartError::TransportLost { .. } => ErrorCode::TransportLost,
             StartError::ReRegistrationRequired { .. } => ErrorCode::ReRegistrationRequired,
+            StartError::ToolConflict { .. } => ErrorCode::ToolConflict,
             StartError::NotStarted { .. } => ErrorCode::NotStarted,
             StartError::HostShutDown => ErrorCode::HostShutDown,
         };

@@ -122,10 +122,12 @@ impl Scene {
             "bystander",
             "0.2",
             &["good"],
-            &["echo"],
+            &["ping"],
         ));
+        // Several fault fixtures of one scenario may all offer `echo`.
         let mut builder = ExtensionHost::builder(self.workspace.path())
             .no_global_extensions()
+            .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
             .supervisor_policy(policy);
         for dir in all {
             builder = builder.extension_dir(dir);
@@ -212,7 +214,7 @@ impl Bystander {
                 while !stopping.load(Ordering::Acquire) {
                     n += 1;
                     let args = json!({"n": n});
-                    match caller.call_tool("echo", args, CallOptions::default()) {
+                    match caller.call_tool("ping", args, CallOptions::default()) {
                         Ok(out) if out.text() == format!(r#"{{"n":{n}}}"#) => {
                             count.fetch_add(1, Ordering::Relaxed);
                         }
@@ -235,7 +237,7 @@ impl Bystander {
     pub fn ping(&self, moment: &str) {
         let out = self
             .ext
-            .call_tool("echo", json!({"moment": moment}), CallOptions::default())
+            .call_tool("ping", json!({"moment": moment}), CallOptions::default())
             .unwrap_or_else(|e| panic!("the bystander failed {moment}: {e:?}"));
         assert_eq!(
             out.text(),

@@ -95,9 +95,12 @@ pub fn write_manifest(root: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 /// A host over a fresh workspace with the given explicit extension directories and no
-/// global extensions.
+/// global extensions. Tool names are per extension, so fixtures may all offer `echo`;
+/// tests of the host-wide reservation build their host themselves.
 pub fn host(workspace: &Path, dirs: &[PathBuf]) -> ExtensionHost {
-    let mut builder = ExtensionHost::builder(workspace).no_global_extensions();
+    let mut builder = ExtensionHost::builder(workspace)
+        .no_global_extensions()
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension);
     for dir in dirs {
         builder = builder.extension_dir(dir);
     }
