@@ -41,6 +41,14 @@ pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 /// and [`crate::host::StartOptions`] change it.
 pub const STARTUP_TIMEOUT: Duration = REQUEST_DEADLINE;
 
+/// Longest `label` of a `decoration` progress event, in bytes (section 2.6: "bounded
+/// ephemeral annotation rules"; a host bound, as for menu labels).
+pub const PROGRESS_DECORATION_LABEL_BYTES: usize = 256;
+
+/// Longest `detail` of a `decoration` progress event, in bytes (section 2.6; a host
+/// bound, as for menu item descriptions).
+pub const PROGRESS_DECORATION_DETAIL_BYTES: usize = 4096;
+
 /// Most stderr lines a start error carries ([`crate::host::StartupEvidence`]); a host
 /// bound, not the reference's.
 pub const STARTUP_STDERR_LINES: usize = 8;

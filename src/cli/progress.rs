@@ -87,6 +87,12 @@ impl ProgressView {
                 };
                 self.output(text.as_bytes())
             }
+            // A snapshot of the result so far: its text replaces the status line.
+            ProgressEvent::PartialResult(result) => {
+                let text = result.text();
+                let line = text.lines().last().unwrap_or("partial result");
+                self.status(line, None, None, "")
+            }
         }
     }
 

@@ -44,6 +44,8 @@ pub(crate) enum PendingKind {
         /// The catalog epoch the request named (sections 2.11, 2.12): its answer is
         /// validated against this catalog, whatever the catalog is when it arrives.
         catalog: Arc<Vec<ToolDefinition>>,
+        /// True for `tool/call`, the only request `partial_result` progress is for.
+        tool_call: bool,
     },
 }
 

@@ -6,7 +6,7 @@ use super::connection::PendingKind;
 use super::Dispatcher;
 use crate::host::call::CallError;
 use crate::host::events::{Diagnostic, HostEvent};
-use crate::host::progress::{self, Progress};
+use crate::host::progress::{self, Progress, ProgressEvent};
 use crate::host::LifecycleState;
 use crate::transport::OutboundFrame;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
@@ -285,7 +285,12 @@ impl Dispatcher {
             );
             return;
         };
-        let PendingKind::Call { progress: sink, .. } = &pending.kind else {
+        let PendingKind::Call {
+            progress: sink,
+            tool_call,
+            ..
+        } = &pending.kind
+        else {
             self.shared.events.diagnostic(
                 &source,
                 refuse(format!("request {request_id} is not a call")),
@@ -301,21 +306,29 @@ impl Dispatcher {
             );
             return;
         }
-        let events = match progress::parse_event(event, decoration) {
+        let (tool_call, sink) = (*tool_call, sink.clone());
+        let is_partial = event.get("type").and_then(Value::as_str) == Some("partial_result");
+        let parsed = match is_partial {
+            true => partial_result(c, tool_call, event).map(|result| vec![result]),
+            false => progress::parse_event(event, decoration),
+        };
+        let events = match parsed {
             Ok(events) => events,
             Err(reason) => {
                 self.shared.events.diagnostic(&source, refuse(reason));
                 return;
             }
         };
-        pending.last_progress = Some(sequence);
+        if let Some(pending) = c.pending.get_mut(&request_id) {
+            pending.last_progress = Some(sequence);
+        }
         for event in events {
             let progress = Progress {
                 request_id,
                 sequence,
                 event,
             };
-            if let Some(sink) = sink {
+            if let Some(sink) = &sink {
                 let _ = sink.try_send(progress.clone());
             }
             self.shared.events.emit(HostEvent::Progress {
@@ -324,4 +337,49 @@ impl Dispatcher {
             });
         }
     }
+}
+
+/// A `partial_result` progress event (section 2.25): only during an active `tool/call`
+/// of a generation that negotiated `content_parts` (and `request_progress`, checked by
+/// the caller). The snapshot is validated like the final result (content-part limits,
+/// detail budgets, artifact resolution for the request's owner) except for the output
+/// schema, which only the final result must satisfy.
+fn partial_result(
+    c: &super::connection::Connection,
+    tool_call: bool,
+    event: &Value,
+) -> Result<ProgressEvent, String> {
+    use crate::negotiation::Feature;
+    use crate::validate::{MediaPolicy, OutputSchema, ToolResultContext};
+    if !tool_call {
+        return Err("partial_result is only for an active tool/call".into());
+    }
+    let negotiated = c.negotiated.as_ref().ok_or("the generation is not ready")?;
+    if !negotiated.features.contains(Feature::ContentParts) {
+        return Err("partial_result needs content_parts".into());
+    }
+    let result = event
+        .get("result")
+        .filter(|r| r.is_object())
+        .ok_or("partial_result needs a `result` object")?;
+    let mut context = ToolResultContext::new(negotiated.api_version);
+    if result
+        .get("structured_content")
+        .is_some_and(|v| !v.is_null())
+    {
+        // Bounds only: a partial snapshot need not satisfy the output schema.
+        context.output_schema = OutputSchema::Declared { validator: None };
+    }
+    let store = c
+        .artifacts
+        .as_ref()
+        .filter(|_| negotiated.features.contains(Feature::Artifacts))
+        .map(|store| store.lock());
+    let view = store.as_ref().map(|store| store.owner_view(&c.owner));
+    if let Some(view) = &view {
+        context.media = MediaPolicy::Artifacts(view);
+    }
+    crate::validate::tool_output(result, &context)
+        .map(|output| ProgressEvent::PartialResult(Box::new(output)))
+        .map_err(|e| format!("partial_result: {e}"))
 }

@@ -98,6 +98,7 @@ mod tests {
                 reply,
                 progress: None,
                 catalog: Default::default(),
+                tool_call: true,
             },
             frame: FrameState::new(),
             last_progress: None,

@@ -131,6 +131,7 @@ impl Dispatcher {
             }
         };
         let catalog = c.catalog.clone();
+        let tool_call = matches!(request, HostRequest::ToolCall { .. });
         c.send_request(
             id,
             PendingKind::Call {
@@ -138,6 +139,7 @@ impl Dispatcher {
                 reply,
                 progress,
                 catalog,
+                tool_call,
             },
             bytes,
         );

@@ -114,6 +114,9 @@ impl Dispatcher {
                     if !p.frame.try_skip() {
                         c.send_cancel_notification(id, CancelReason::Shutdown);
                     }
+                    // A late answer is then a late response, as after any other
+                    // cancellation (section 1.9).
+                    c.tombstones.insert(id, Instant::now(), false);
                 }
                 PendingKind::Initialize { role, .. } => {
                     initializing = Some(role);

@@ -3,7 +3,10 @@
 use base64::Engine;
 use serde_json::Value;
 
-use crate::limits::PROGRESS_OUTPUT_CHUNK_BYTES;
+use crate::limits::{
+    PROGRESS_DECORATION_DETAIL_BYTES, PROGRESS_DECORATION_LABEL_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES,
+};
+use crate::validate::ToolOutput;
 
 /// Which stream an output progress event carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +18,7 @@ pub enum OutputStream {
 }
 
 /// One progress event of an active host request.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ProgressEvent {
     /// `status {message, current?, total?, unit?}`.
     Status {
@@ -35,13 +38,19 @@ pub enum ProgressEvent {
         /// The bytes (decoded from base64 when the extension sent base64).
         data: Vec<u8>,
     },
-    /// `decoration {label, detail?}` (needs `progress_decoration`).
+    /// `decoration {label, detail?}` (needs `progress_decoration`): at most
+    /// [`PROGRESS_DECORATION_LABEL_BYTES`] and [`PROGRESS_DECORATION_DETAIL_BYTES`].
     Decoration {
         /// A short label.
         label: String,
         /// Optional detail.
         detail: Option<String>,
     },
+    /// `partial_result {result}` (section 2.25): a snapshot of an active `tool/call`'s
+    /// result, with `request_progress` and `content_parts`. Validated like the final
+    /// result (content-part limits, detail budgets, artifact resolution) except for the
+    /// output schema, which only the final result must satisfy.
+    PartialResult(Box<ToolOutput>),
 }
 
 impl ProgressEvent {
@@ -76,12 +85,15 @@ impl ProgressEvent {
             ProgressEvent::Decoration { label, detail } => {
                 json!({"type": "decoration", "label": label, "detail": detail})
             }
+            ProgressEvent::PartialResult(result) => {
+                json!({"type": "partial_result", "result": result.to_value()})
+            }
         }
     }
 }
 
 /// A progress event with its correlation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     /// The host request it belongs to (wire id in its generation).
     pub request_id: u64,
@@ -147,13 +159,33 @@ pub(crate) fn parse_event(event: &Value, decoration: bool) -> Result<Vec<Progres
         }
         Some("decoration") if decoration => {
             let label = text("label").ok_or("decoration needs a string `label`")?;
-            Ok(vec![ProgressEvent::Decoration {
-                label,
-                detail: text("detail"),
-            }])
+            if label.len() > PROGRESS_DECORATION_LABEL_BYTES {
+                return Err(format!(
+                    "decoration `label` is {} bytes; at most {PROGRESS_DECORATION_LABEL_BYTES}",
+                    label.len()
+                ));
+            }
+            let detail = match event.get("detail") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(detail)) => Some(detail.clone()),
+                Some(_) => return Err("decoration `detail` must be a string".into()),
+            };
+            if let Some(detail) = detail
+                .as_ref()
+                .filter(|d| d.len() > PROGRESS_DECORATION_DETAIL_BYTES)
+            {
+                return Err(format!(
+                    "decoration `detail` is {} bytes; at most {PROGRESS_DECORATION_DETAIL_BYTES}",
+                    detail.len()
+                ));
+            }
+            Ok(vec![ProgressEvent::Decoration { label, detail }])
         }
         Some("decoration") => Err("decoration needs the progress_decoration feature".into()),
-        _ => Err("`type` must be status, output or decoration".into()),
+        Some("partial_result") => {
+            Err("partial_result is only for an active tool/call with content_parts".into())
+        }
+        _ => Err("`type` must be status, output, decoration or partial_result".into()),
     }
 }
 

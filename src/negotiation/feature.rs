@@ -228,6 +228,7 @@ impl Feature {
             | Feature::AgentSessionEventsV1
             | Feature::AgentSessionLifetimeV1 => &[Feature::AgentSessions],
             Feature::AutocompleteEditV1 => &[Feature::Autocomplete],
+            Feature::ProgressDecoration => &[Feature::RequestProgress],
             _ => &[],
         }
     }

@@ -65,6 +65,7 @@ impl InitializeOffer {
         }
         offer.optional_features = vec![
             Feature::RequestProgress,
+            Feature::ProgressDecoration,
             Feature::Artifacts,
             Feature::LifecycleEvents,
             Feature::PolicyIntents,

@@ -56,11 +56,23 @@ fn expected_feature_wire_params(api: &str, protocol: &str) -> String {
     format!("{},\"protocol\":{protocol}}}", &base[..base.len() - 1])
 }
 
+/// The reference's example `protocol` member, plus `progress_decoration` right after
+/// `request_progress`: the example offers no decoration, but this host offers it
+/// wherever it offers progress, so upstream SDKs' decoration events can reach the
+/// embedder (section 2.6).
+fn reference_protocol() -> String {
+    example_member(REFERENCE_V0_2_REQUEST_PROTOCOL, "protocol").replacen(
+        "\"request_progress\",",
+        "\"request_progress\",\"progress_decoration\",",
+        1,
+    )
+}
+
 #[test]
 fn v0_2_request_adds_presentation_menu_and_the_reference_protocol_member() {
     let located = located(ApiVersion::V0_2);
     let text = params_text(&located, &default_offer(&located));
-    let protocol = example_member(REFERENCE_V0_2_REQUEST_PROTOCOL, "protocol");
+    let protocol = reference_protocol();
     assert_eq!(text, expected_feature_wire_params("0.2", &protocol));
 }
 
@@ -68,7 +80,7 @@ fn v0_2_request_adds_presentation_menu_and_the_reference_protocol_member() {
 fn v0_4_request_offers_prompt_metadata_and_protocol_version_0_4() {
     let located = located(ApiVersion::V0_4);
     let text = params_text(&located, &default_offer(&located));
-    let protocol = example_member(REFERENCE_V0_2_REQUEST_PROTOCOL, "protocol")
+    let protocol = reference_protocol()
         .replacen("\"version\":\"0.2\"", "\"version\":\"0.4\"", 1)
         .replacen(
             "\"runtime_commands\"]",
@@ -134,6 +146,7 @@ fn v0_4_default_offer_puts_provider_credentials_after_prompt_metadata() {
         offer.optional_features(),
         &[
             Feature::RequestProgress,
+            Feature::ProgressDecoration,
             Feature::Artifacts,
             Feature::LifecycleEvents,
             Feature::PolicyIntents,
