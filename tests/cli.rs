@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use support::{octet_binary, process_alive, sdk_extension, write_manifest};
+use support::{octet_binary, peer_extension_with, process_alive, sdk_extension, write_manifest};
 
 /// Generous: the binary spawns real children on a loaded machine.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
@@ -793,4 +793,56 @@ fn serve_speaks_the_control_protocol_over_the_binarys_stdio() {
     }
     assert_eq!(last["type"], "shutdown");
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn menu_shows_the_menu_and_runs_an_action_attended() {
+    let world = World::new();
+    let dir = peer_extension_with(
+        &world.extensions(),
+        "actions",
+        "0.2",
+        &["menu-actions"],
+        &[],
+        "commands = [\"act\"]\nmenu = true\nconfirmations = true",
+        "OCTET_PEER_COMMANDS = \"act\"",
+    );
+    let dirs = [dir];
+    let shown = run(&world.args(&dirs, &["menu", "actions"]), &world.workspace());
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    let text = stdout(&shown);
+    assert!(
+        text.contains("safe  Safe") && text.contains("wipe  Wipe (destructive)"),
+        "{text}"
+    );
+    // Without a terminal nobody can confirm: the action's own question is denied...
+    let safe = run(
+        &world.args(&dirs, &["menu", "actions", "safe", "--json"]),
+        &world.workspace(),
+    );
+    assert_eq!(safe.status.code(), Some(0), "{}", stderr(&safe));
+    let report: Value =
+        serde_json::from_str(json_stdout(&safe)["output"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(report["confirmation"], json!({"confirmed": false}));
+    // ...and a destructive action is not run at all.
+    let wipe = run(
+        &world.args(&dirs, &["menu", "actions", "wipe"]),
+        &world.workspace(),
+    );
+    assert_eq!(wipe.status.code(), Some(1));
+    assert!(
+        stderr(&wipe).contains("was not confirmed"),
+        "{}",
+        stderr(&wipe)
+    );
+    let missing = run(
+        &world.args(&dirs, &["menu", "actions", "nope"]),
+        &world.workspace(),
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("ids: safe, wipe"),
+        "{}",
+        stderr(&missing)
+    );
 }

@@ -914,3 +914,59 @@ fn a_rejected_initialize_ends_once_and_leaves_nothing_running() {
         .collect();
     assert_eq!(terminal.len(), 1, "one terminal state event: {terminal:?}");
 }
+
+#[test]
+fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let dir = peer_extension_with(
+        root.path(),
+        "actions",
+        "0.2",
+        &["menu-actions"],
+        &[],
+        "commands = [\"act\"]\nmenu = true\nconfirmations = true",
+        "OCTET_PEER_COMMANDS = \"act\"",
+    );
+    let mut serve = Serve::over(workspace, root, vec![dir]);
+    serve.start_extension("actions");
+    serve.send(json!({"op": "menu", "extension": "actions", "call_id": "m"}));
+    let menu = serve.result(json!("m"));
+    let wipe = menu["output"]["menu"]["items"][1].clone();
+    assert_eq!(wipe["id"], "wipe", "{menu}");
+    let admitted = serve.request(json!({"id": 1, "op": "menu_action", "extension": "actions",
+                                        "call_id": "w", "item": wipe}));
+    assert_eq!(admitted["ok"], true, "{admitted}");
+    let question = serve.until("the host's confirmation", |l| {
+        l["type"] == "confirmation_request"
+    });
+    assert!(
+        question["prompt"]
+            .as_str()
+            .unwrap()
+            .starts_with("Run \u{201c}Wipe\u{201d}"),
+        "{question}"
+    );
+    serve.send(
+        json!({"op": "answer_confirmation", "request_id": question["request_id"],
+                      "confirmed": true}),
+    );
+    let result = serve.result(json!("w"));
+    assert_eq!(result["ok"], true, "{result}");
+    assert_eq!(result["op"], "menu_action");
+    let report: Value = serde_json::from_str(result["output"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        report,
+        json!({"arguments": ["wipe", "--all"], "confirmation": {"confirmed": true}})
+    );
+    let questions = serve
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "confirmation_request")
+        .count();
+    assert_eq!(
+        questions, 1,
+        "the action's own confirmation was pre-approved"
+    );
+    assert_eq!(serve.close_input().unwrap(), 0);
+}

@@ -212,6 +212,7 @@ fn call_code(error: &CallError) -> &'static str {
         CallError::Overloaded { .. } => "call.overloaded",
         CallError::InvalidRequest { .. } => "call.invalid_request",
         CallError::Parked { .. } => "call.parked",
+        CallError::Declined { .. } => "call.declined",
         CallError::HostShutDown => "call.host_shut_down",
     }
 }

@@ -15,6 +15,7 @@ mod error;
 mod frontend;
 mod hook;
 mod inspect;
+mod menu;
 mod output;
 mod progress;
 mod session;
@@ -78,6 +79,8 @@ enum CliCommand {
     Call(call::CallArgs),
     /// Run a slash command
     Command(command::CommandArgs),
+    /// Show an extension's menu, or run one of its actions (confirmed when destructive)
+    Menu(menu::MenuArgs),
     /// Run a lifecycle hook with a payload
     Hook(hook::HookArgs),
     /// Start the named (or every discovered) extension and print its status
@@ -121,6 +124,7 @@ pub fn main() -> i32 {
         CliCommand::Inspect { name } => inspect::run(&cli.global, &name),
         CliCommand::Call(args) => call::run(&cli.global, &args),
         CliCommand::Command(args) => command::run(&cli.global, &args),
+        CliCommand::Menu(args) => menu::run(&cli.global, &args),
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
         CliCommand::Serve => return serve(&cli.global),

@@ -152,6 +152,21 @@ impl Dispatcher {
                         "the manifest does not declare confirmations",
                     ));
                 }
+                // A destructive menu action the person confirmed before it ran: its own
+                // first confirmation is that same decision (section 1.6b).
+                let preapproved = parent
+                    .and_then(|p| c.pending.get_mut(&p))
+                    .and_then(|pending| match &mut pending.kind {
+                        super::connection::PendingKind::Call { preapproved, .. } => {
+                            Some(std::mem::take(preapproved))
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or(false);
+                if preapproved {
+                    self.answer_child(conn, id, Answer::Confirmed(true));
+                    return Ok(());
+                }
                 let question = ConfirmationRequest {
                     source,
                     prompt,

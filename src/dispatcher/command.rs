@@ -79,6 +79,9 @@ pub(crate) struct CallRequest {
     pub deadline: Duration,
     pub progress: Option<Sender<Progress>>,
     pub reply: Sender<CallReply>,
+    /// The person already confirmed this request (a destructive menu action, section
+    /// 1.6b): its own first `confirmation/request` is answered yes without asking.
+    pub preapproved: bool,
 }
 
 /// The host-to-extension methods of section 1, with their embedder-supplied params.

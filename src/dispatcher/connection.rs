@@ -46,6 +46,9 @@ pub(crate) enum PendingKind {
         catalog: Arc<Vec<ToolDefinition>>,
         /// True for `tool/call`, the only request `partial_result` progress is for.
         tool_call: bool,
+        /// Its first `confirmation/request` is pre-approved (section 1.6b); cleared
+        /// once used.
+        preapproved: bool,
     },
 }
 

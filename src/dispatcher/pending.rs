@@ -99,6 +99,7 @@ mod tests {
                 progress: None,
                 catalog: Default::default(),
                 tool_call: true,
+                preapproved: false,
             },
             frame: FrameState::new(),
             last_progress: None,

@@ -107,6 +107,7 @@ impl Dispatcher {
             reply,
             deadline,
             progress,
+            preapproved,
             ..
         } = request;
         let c = self
@@ -140,6 +141,7 @@ impl Dispatcher {
                 progress,
                 catalog,
                 tool_call,
+                preapproved,
             },
             bytes,
         );

@@ -145,6 +145,12 @@ pub enum CallError {
         /// Why.
         reason: crate::supervisor::ParkReason,
     },
+    /// The person declined a destructive menu action, or nobody could be asked; nothing
+    /// was sent (section 1.6b).
+    Declined {
+        /// The action's label.
+        action: String,
+    },
     /// The host is shut down or shutting down.
     HostShutDown,
 }
@@ -206,6 +212,12 @@ impl fmt::Display for CallError {
             }
             CallError::Parked { extension, reason } => {
                 write!(f, "extension `{extension}` is parked: {reason}")
+            }
+            CallError::Declined { action } => {
+                write!(
+                    f,
+                    "the destructive action \u{201c}{action}\u{201d} was not confirmed"
+                )
             }
             CallError::HostShutDown => f.write_str("the host is shut down"),
         }

@@ -56,6 +56,15 @@ pub enum MenuFallbackReason {
     Invalid(ResultError),
 }
 
+impl std::fmt::Display for MenuFallbackReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MenuFallbackReason::Call(error) => write!(f, "menu/collect failed: {error}"),
+            MenuFallbackReason::Invalid(error) => write!(f, "the menu broke a rule: {error}"),
+        }
+    }
+}
+
 impl Extension {
     pub(crate) fn new(info: Arc<StartedExtension>, inner: Arc<HostInner>) -> Extension {
         Extension { info, inner }
@@ -69,6 +78,11 @@ impl Extension {
     /// What `initialize` settled for the generation this handle was started with.
     pub fn info(&self) -> &StartedExtension {
         &self.info
+    }
+
+    /// The frontend the host asks confirmations and input of.
+    pub(super) fn frontend(&self) -> &Arc<dyn super::Frontend> {
+        &self.inner.shared.frontend
     }
 
     /// Calls a model tool (`tool/call`, section 1.2) and waits for the validated result.
@@ -346,9 +360,23 @@ impl Extension {
         default_deadline: Duration,
         convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
+        self.send_request(request, options, default_deadline, false, convert)
+    }
+
+    /// Sends a host request; with `preapproved`, its first `confirmation/request` is
+    /// answered yes without asking (section 1.6b).
+    pub(super) fn send_request<T: 'static>(
+        &self,
+        request: HostRequest,
+        options: &CallOptions,
+        default_deadline: Duration,
+        preapproved: bool,
+        convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
+    ) -> PendingCall<T> {
         let call = CallId(self.inner.next_call.fetch_add(1, Ordering::Relaxed));
         let (reply, answer) = crossbeam_channel::bounded(1);
         let command = Command::Call(Box::new(CallRequest {
+            preapproved,
             call,
             extension: self.info.name.clone(),
             request,

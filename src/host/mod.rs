@@ -27,6 +27,7 @@ pub mod events;
 mod extension;
 pub mod frontend;
 pub mod lifecycle;
+mod menu_action;
 pub mod progress;
 mod services;
 mod start;

@@ -63,6 +63,36 @@ impl<T: Send> PendingJob for TypedPending<T> {
     }
 }
 
+/// A call that failed before anything was sent (a declined menu action): it settles at
+/// once with its error, through the same path as every other call.
+pub(crate) struct FailedJob {
+    answer: Receiver<CallReply>,
+}
+
+impl FailedJob {
+    /// A job whose answer is `error`.
+    pub fn new(error: CallError) -> FailedJob {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let _ = reply.send(Err(error));
+        FailedJob { answer }
+    }
+}
+
+impl PendingJob for FailedJob {
+    fn answer(&self) -> &Receiver<CallReply> {
+        &self.answer
+    }
+
+    fn settle(self: Box<Self>, received: Result<CallReply, RecvError>) -> CallOutcome {
+        match received {
+            Ok(Err(error)) => Err(error),
+            _ => Err(CallError::HostShutDown),
+        }
+    }
+
+    fn cancel(&self) {}
+}
+
 /// One admitted call, as the calls thread keeps it.
 pub(crate) struct Waiting {
     pub call_id: ClientId,
@@ -127,6 +157,12 @@ impl Calls {
         }
     }
 
+    /// A handle that admits calls from another thread (a menu action, admitted once
+    /// its confirmation was answered).
+    pub fn admitter(&self) -> Admitter {
+        Admitter(self.mail.clone())
+    }
+
     /// Relays a cancellation to the call's waiter.
     pub fn cancel(&self, call_id: &ClientId) -> Result<(), ServeError> {
         if !self.active.lock().contains(call_id) {
@@ -156,6 +192,18 @@ impl Calls {
 impl Drop for Calls {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// Admits calls whose ids were reserved, from any thread ([`Calls::admitter`]).
+pub(crate) struct Admitter(Option<Sender<Mail>>);
+
+impl Admitter {
+    /// Hands a call whose id was reserved to the calls thread.
+    pub fn admit(&self, waiting: Waiting) {
+        if let Some(mail) = &self.0 {
+            let _ = mail.send(Mail::Admit(waiting));
+        }
     }
 }
 

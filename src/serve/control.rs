@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::error::{ErrorCode, ServeError};
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::manifest::UiSurface;
-use crate::validate::{HookName, HookPayload};
+use crate::validate::{HookName, HookPayload, MenuItem};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
 /// integer, echoed back exactly as it was sent.
@@ -148,6 +148,8 @@ pub(crate) enum CallKind {
     },
     /// `menu/collect`.
     Menu,
+    /// An attended menu action (`command/execute`, section 1.6b).
+    MenuAction(MenuItem),
 }
 
 impl CallKind {
@@ -161,6 +163,7 @@ impl CallKind {
             CallKind::StatusCollect { .. } => "status_collect",
             CallKind::Render { .. } => "render",
             CallKind::Menu => "menu",
+            CallKind::MenuAction(_) => "menu_action",
         }
     }
 }
@@ -187,6 +190,7 @@ const OPS: &[&str] = &[
     "status_collect",
     "render",
     "menu",
+    "menu_action",
     "cancel",
     "answer_confirmation",
     "answer_input",
@@ -273,6 +277,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             is_error: f.opt_bool("is_error")?.unwrap_or(false),
         }),
         "menu" => call(CallKind::Menu),
+        "menu_action" => call(CallKind::MenuAction(menu_item(f)?)),
         "cancel" => Ok(Op::Cancel {
             call_id: f.client_id("call_id")?,
         }),
@@ -298,6 +303,26 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         )
         .with("field", "op")),
     }
+}
+
+/// `item`: the menu action to run, as the `menu` result shows it (`id`, `label`,
+/// `command`, `arguments`, `destructive`, `description`).
+fn menu_item(f: &Fields) -> Result<MenuItem, ServeError> {
+    let item = match f.object.get("item") {
+        None | Some(Value::Null) => return Err(ServeError::missing("item")),
+        Some(Value::Object(item)) => item,
+        Some(_) => return Err(ServeError::wrong_type("item", "an object")),
+    };
+    let i = Fields::new(item, "item.");
+    Ok(MenuItem::Action {
+        id: i.string("id")?,
+        label: i.string("label")?,
+        command: i.string("command")?,
+        arguments: i.opt_strings("arguments")?,
+        recommended: false,
+        destructive: i.opt_bool("destructive")?.unwrap_or(false),
+        description: i.opt_string("description")?,
+    })
 }
 
 /// `surface`: `"status"` (the default), `"header"` or `"footer"`.

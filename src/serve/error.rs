@@ -67,6 +67,8 @@ pub enum ErrorCode {
     Parked,
     /// A tool of the extension already belongs to another extension or the host.
     ToolConflict,
+    /// A destructive menu action was not confirmed; nothing was sent.
+    Declined,
     /// The host is shut down or shutting down.
     HostShutDown,
     /// The extension is not accepting calls in its current state.
@@ -122,6 +124,7 @@ impl ErrorCode {
             ErrorCode::ReRegistrationRequired => "re_registration_required",
             ErrorCode::Parked => "parked",
             ErrorCode::ToolConflict => "tool_conflict",
+            ErrorCode::Declined => "declined",
             ErrorCode::HostShutDown => "host_shut_down",
             ErrorCode::NotReady => "not_ready",
             ErrorCode::NotDeclared => "not_declared",
@@ -314,6 +317,7 @@ impl From<&CallError> for ServeError {
             CallError::Parked { reason, .. } => {
                 ServeError::new(ErrorCode::Parked, message).with("reason", reason.to_string())
             }
+            CallError::Declined { .. } => ServeError::new(ErrorCode::Declined, message),
             CallError::HostShutDown => ServeError::new(ErrorCode::HostShutDown, message),
         };
         serve.with_rpc_code(error.code())

@@ -10,13 +10,14 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
-use super::calls::{Calls, PendingJob, TypedPending, Waiting, PROGRESS_QUEUE};
+use super::calls::{Calls, FailedJob, PendingJob, TypedPending, Waiting, PROGRESS_QUEUE};
 use super::control::{self, CallKind, CallSpec, ClientId, ControlError, ControlLine, Op};
 use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
-use crate::host::{CallOptions, Extension, ExtensionHost, HostEvent, StartOptions};
+use crate::host::{CallError, CallOptions, Extension, ExtensionHost, HostEvent, StartOptions};
+use crate::validate::MenuItem;
 
 /// What the control loop does after a line.
 pub(crate) enum Flow {
@@ -256,15 +257,59 @@ impl Session {
         let mut options = CallOptions::default().with_progress(progress_sink);
         options.deadline = timeout;
         let op = kind.op();
-        let job = start_job(&handle, kind, options);
+        let confirms_first = matches!(
+            &kind,
+            CallKind::MenuAction(MenuItem::Action {
+                destructive: true,
+                ..
+            })
+        );
         self.reply_ok(id, json!({"call_id": call_id.to_value()}));
-        self.calls.admit(Waiting {
-            call_id,
-            op,
-            extension,
-            job,
-            progress,
-        });
+        if !confirms_first {
+            let job = start_job(&handle, kind, options);
+            self.calls.admit(Waiting {
+                call_id,
+                op,
+                extension,
+                job,
+                progress,
+            });
+            return;
+        }
+        // A destructive menu action asks its confirmation first, which waits for the
+        // client: on a thread of its own, never on the control loop.
+        self.threads.retain(|thread| !thread.is_finished());
+        let started = {
+            let admitter = self.calls.admitter();
+            let (call_id, extension) = (call_id.clone(), extension.clone());
+            std::thread::Builder::new()
+                .name("octet-serve-menu-action".into())
+                .spawn(move || {
+                    let job = start_job(&handle, kind, options);
+                    admitter.admit(Waiting {
+                        call_id,
+                        op,
+                        extension,
+                        job,
+                        progress,
+                    });
+                })
+        };
+        match started {
+            Ok(thread) => self.threads.push(thread),
+            Err(error) => {
+                let (_, answer) = crossbeam_channel::bounded(1);
+                self.calls.admit(Waiting {
+                    call_id,
+                    op,
+                    extension,
+                    job: Box::new(FailedJob::new(CallError::InvalidRequest {
+                        reason: format!("cannot start a thread for the action: {error}"),
+                    })),
+                    progress: answer,
+                });
+            }
+        }
     }
 
     /// Runs `body` on a named thread (a start, stop or reload: at most a few per
@@ -427,6 +472,15 @@ fn start_job(handle: &Extension, kind: CallKind, options: CallOptions) -> Box<dy
             pending: handle.collect_menu_async(options),
             encode: encode::menu_output,
         })),
+        // A destructive action blocks here for its confirmation: `call` runs those
+        // on a thread of their own.
+        CallKind::MenuAction(item) => match handle.run_menu_action_async(&item, options) {
+            Ok(call) => pending(Box::new(TypedPending {
+                pending: call,
+                encode: encode::command_output,
+            })),
+            Err(error) => Box::new(FailedJob::new(error)),
+        },
     }
 }
 

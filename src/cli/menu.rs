@@ -1,0 +1,183 @@
+//! `menu NAME [ITEM]`: show an extension's menu, or run one of its actions attended
+//! (section 1.6b).
+
+use clap::Args;
+use serde_json::json;
+
+use super::call::{call_options, events_json, print_events};
+use super::command::command_text;
+use super::encode;
+use super::error::CliError;
+use super::output::Report;
+use super::session::Session;
+use super::{progress, GlobalArgs};
+use crate::host::MenuOutcome;
+use crate::validate::MenuItem;
+
+/// Arguments of `menu`.
+#[derive(Debug, Args)]
+pub(crate) struct MenuArgs {
+    /// The extension's name
+    name: String,
+    /// The action to run, as its id path (`setup`, or `jev/forget` inside a submenu);
+    /// without it, the menu is printed
+    item: Option<String>,
+    /// Deadline in milliseconds [default: 5000 to collect the menu, 30 minutes for an
+    /// action]
+    #[arg(long, value_name = "MS")]
+    timeout: Option<u64>,
+}
+
+/// Runs `menu`.
+pub(crate) fn run(global: &GlobalArgs, args: &MenuArgs) -> Result<Report, CliError> {
+    let session = Session::open(global)?;
+    let result = execute(&session, args, global.json);
+    session.finish(result)
+}
+
+fn execute(session: &Session, args: &MenuArgs, json: bool) -> Result<Report, CliError> {
+    let extension = session.start(&args.name)?;
+    let call_error = |target: String| {
+        let extension = args.name.clone();
+        move |error| CliError::Call {
+            extension,
+            target,
+            error: Box::new(error),
+        }
+    };
+    let outcome = extension
+        .collect_menu(call_options(args.timeout.filter(|_| args.item.is_none())))
+        .map_err(call_error("the menu".into()))?;
+    let Some(path) = &args.item else {
+        let fallback = outcome.fallback_reason.as_ref().map(|r| r.to_string());
+        return Ok(Report::new(
+            json!({"extension": args.name, "menu": outcome.menu.to_value(), "fallback_reason": fallback}),
+            menu_text(&outcome),
+        ));
+    };
+    let item = find(&outcome.menu.items, path).ok_or_else(|| CliError::Usage {
+        message: format!(
+            "the menu of `{}` has no item `{path}` (ids: {})",
+            args.name,
+            ids(&outcome.menu.items, "").join(", ")
+        ),
+    })?;
+    let pending = extension
+        .run_menu_action_async(item, call_options(args.timeout))
+        .map_err(call_error(format!("menu item `{path}`")))?;
+    let (result, events) = progress::wait(session.host(), &args.name, pending);
+    print_events(&events, json);
+    let output = result.map_err(call_error(format!("menu item `{path}`")))?;
+    Ok(Report::new(
+        json!({
+            "extension": args.name,
+            "item": path,
+            "output": encode::command_output(&output),
+            "events": events_json(&events),
+        }),
+        command_text(&output, ""),
+    ))
+}
+
+/// The item at `path` (ids joined with `/`).
+fn find<'a>(items: &'a [MenuItem], path: &str) -> Option<&'a MenuItem> {
+    let (first, rest) = match path.split_once('/') {
+        Some((first, rest)) => (first, Some(rest)),
+        None => (path, None),
+    };
+    let item = items.iter().find(|i| i.id() == first)?;
+    match (item, rest) {
+        (_, None) => Some(item),
+        (MenuItem::Submenu { items, .. }, Some(rest)) => find(items, rest),
+        (MenuItem::Action { .. }, Some(_)) => None,
+    }
+}
+
+/// Every action's id path.
+fn ids(items: &[MenuItem], prefix: &str) -> Vec<String> {
+    items
+        .iter()
+        .flat_map(|item| match item {
+            MenuItem::Action { id, .. } => vec![format!("{prefix}{id}")],
+            MenuItem::Submenu { id, items, .. } => ids(items, &format!("{prefix}{id}/")),
+        })
+        .collect()
+}
+
+/// The menu as an indented list, actions with their id paths.
+fn menu_text(outcome: &MenuOutcome) -> String {
+    let menu = &outcome.menu;
+    let mut lines = vec![menu.title.clone()];
+    if let Some(detail) = &menu.detail {
+        lines.push(format!("  {detail}"));
+    }
+    fn walk(items: &[MenuItem], prefix: &str, depth: usize, lines: &mut Vec<String>) {
+        let indent = "  ".repeat(depth + 1);
+        for item in items {
+            match item {
+                MenuItem::Action {
+                    id,
+                    label,
+                    destructive,
+                    recommended,
+                    ..
+                } => {
+                    let marks = match (*recommended, *destructive) {
+                        (true, true) => " (recommended, destructive)",
+                        (true, false) => " (recommended)",
+                        (false, true) => " (destructive)",
+                        (false, false) => "",
+                    };
+                    lines.push(format!("{indent}{prefix}{id}  {label}{marks}"));
+                }
+                MenuItem::Submenu {
+                    id, label, items, ..
+                } => {
+                    lines.push(format!("{indent}{label}"));
+                    walk(items, &format!("{prefix}{id}/"), depth + 1, lines);
+                }
+            }
+        }
+    }
+    walk(&menu.items, "", 0, &mut lines);
+    if let Some(reason) = &outcome.fallback_reason {
+        lines.push(format!("  (the generated fallback menu: {reason})"));
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn action(id: &str) -> MenuItem {
+        MenuItem::Action {
+            id: id.into(),
+            label: id.into(),
+            command: "c".into(),
+            arguments: vec![],
+            recommended: false,
+            destructive: false,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn items_are_found_by_their_id_path() {
+        let items = vec![
+            action("setup"),
+            MenuItem::Submenu {
+                id: "jev".into(),
+                label: "Jev".into(),
+                items: vec![action("forget")],
+                recommended: false,
+                description: None,
+            },
+        ];
+        assert_eq!(find(&items, "setup").map(MenuItem::id), Some("setup"));
+        assert_eq!(find(&items, "jev/forget").map(MenuItem::id), Some("forget"));
+        assert!(find(&items, "setup/x").is_none());
+        assert!(find(&items, "nope").is_none());
+        assert_eq!(ids(&items, ""), ["setup", "jev/forget"]);
+    }
+}
