@@ -11,6 +11,7 @@ use crate::host::progress::Progress;
 use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension};
 use crate::manifest::{LocatedManifest, UiSurface};
 use crate::supervisor::launch::Launched;
+use crate::validate::v0_3::ProviderEvent;
 
 /// A request to the dispatcher.
 pub(crate) enum Command {
@@ -38,6 +39,11 @@ pub(crate) enum Command {
     },
     /// Kill every generation's process group now.
     KillAll,
+    /// End an API 0.3 provider stream early (`provider/cancel`).
+    CancelStream {
+        extension: String,
+        stream_id: String,
+    },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
     /// Send a lifecycle notification to every subscribed generation (section 1.10).
@@ -82,6 +88,8 @@ pub(crate) struct CallRequest {
     /// The person already confirmed this request (a destructive menu action, section
     /// 1.6b): its own first `confirmation/request` is answered yes without asking.
     pub preapproved: bool,
+    /// For `provider/stream`: where the stream's `provider/event`s go.
+    pub stream: Option<Sender<ProviderEvent>>,
 }
 
 /// The host-to-extension methods of section 1, with their embedder-supplied params.
@@ -110,6 +118,21 @@ pub(crate) enum HostRequest {
         output: String,
         is_error: bool,
     },
+    /// API 0.3 `migration/detect` (`migration.adapter.v1`).
+    MigrationDetect { source_root: String },
+    /// API 0.3 `migration/import` (`migration.adapter.v1`).
+    MigrationImport {
+        source_root: String,
+        config_paths: Vec<String>,
+    },
+    /// API 0.3 `provider/stream` (`provider_stream`).
+    ProviderStream {
+        stream_id: String,
+        provider_id: String,
+        model_id: String,
+        request: Value,
+        authorization_lease: Option<String>,
+    },
 }
 
 impl HostRequest {
@@ -123,7 +146,20 @@ impl HostRequest {
             HostRequest::StatusCollect { .. } => "status/collect",
             HostRequest::MenuCollect => "menu/collect",
             HostRequest::ToolRender { .. } => "tool/render",
+            HostRequest::MigrationDetect { .. } => "migration/detect",
+            HostRequest::MigrationImport { .. } => "migration/import",
+            HostRequest::ProviderStream { .. } => "provider/stream",
         }
+    }
+
+    /// True for the methods only API 0.3 has (their closed params carry no context).
+    pub fn is_v0_3_only(&self) -> bool {
+        matches!(
+            self,
+            HostRequest::MigrationDetect { .. }
+                | HostRequest::MigrationImport { .. }
+                | HostRequest::ProviderStream { .. }
+        )
     }
 
     /// True when the request's context carries the `resource_owner` triple on the

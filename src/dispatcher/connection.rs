@@ -36,6 +36,8 @@ pub(crate) enum PendingKind {
     },
     /// The `shutdown` request (section 1.8).
     Shutdown,
+    /// An API 0.3 `hook/run` of `lifecycle_events`; its disposition never vetoes.
+    LifecycleHook,
     /// An embedder call.
     Call {
         call: CallId,
@@ -173,6 +175,8 @@ pub(crate) struct Connection {
     pub startup_timeout: std::time::Duration,
     /// Stdout lines that were not JSON while initializing, and the first one's start.
     pub startup_noise: (u64, Option<String>),
+    /// Open API 0.3 provider streams.
+    pub streams: super::streams::ProviderStreams,
     /// An `initialize` that failed: reported once the child is reaped, so whoever
     /// started it sees the generation gone, and a lost child's start error carries
     /// its exit status ([`Connection::startup_evidence`]).
@@ -235,6 +239,7 @@ impl Connection {
             startup_timeout: crate::limits::STARTUP_TIMEOUT,
             startup_noise: (0, None),
             failed_start: None,
+            streams: Default::default(),
         }
     }
 

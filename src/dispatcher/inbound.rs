@@ -232,6 +232,8 @@ impl Dispatcher {
             "$/progress" => self.on_progress(conn, &params),
             "$/cancelRequest" => self.on_child_cancel(conn, &params),
             "presentation/update" => self.on_presentation(conn, &params),
+            // Reaches here only when the 0.3 contract selected it.
+            "provider/event" => self.on_provider_event(conn, &params),
             other => refuse(
                 self,
                 format!("`{other}` is not a notification the host accepts"),

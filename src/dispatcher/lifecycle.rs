@@ -8,8 +8,9 @@ use crate::host::events::Diagnostic;
 use crate::host::lifecycle::{LifecycleNotification, Outcome, Settlement};
 use crate::host::LifecycleState;
 use crate::limits::LIFECYCLE_SESSION_TURN_DEADLINE;
-use crate::negotiation::Feature;
+use crate::negotiation::{Capability, Feature};
 use crate::transport::{ConnId, FrameState, OutboundFrame};
+use serde_json::json;
 
 /// A session, turn or tool that started and has not settled. New generations are
 /// seeded with it; a generation that goes away first gets its terminal (section 5:
@@ -88,6 +89,12 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
+        if let Some(contract) = c.negotiated.as_ref().and_then(|n| n.contract.as_ref()) {
+            if contract.has_capability(Capability::LifecycleEvents) && contract.allows("hook/run") {
+                self.send_lifecycle_hook(conn, notification);
+            }
+            return;
+        }
         let subscribed = c.negotiated.as_ref().is_some_and(|n| {
             n.features.contains(Feature::LifecycleEvents)
                 && n.lifecycle_subscriptions.contains(&event)
@@ -134,6 +141,76 @@ impl Dispatcher {
         }
     }
 
+    /// API 0.3 `lifecycle_events`: sessions are reported as `hook/run` requests,
+    /// `session_start {binding}` and `session_end {binding, outcome, reason,
+    /// duration_ms}`, `binding` being the owner triple (SUPPLEMENT "Methods in
+    /// brief"). Turns and tools have no 0.3 form.
+    fn send_lifecycle_hook(&mut self, conn: ConnId, notification: &LifecycleNotification) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let binding = |session_id: &str| {
+            json!({
+                "session_id": session_id,
+                "extension_instance_id": c.owner.extension_instance_id,
+                "process_generation": c.owner.process_generation,
+            })
+        };
+        let params = match notification {
+            LifecycleNotification::SessionStarted { session_id } => {
+                json!({"hook": "session_start", "payload": {"binding": binding(session_id)}})
+            }
+            LifecycleNotification::SessionSettled {
+                session_id,
+                settlement,
+            } => json!({"hook": "session_end", "payload": {
+                "binding": binding(session_id),
+                "outcome": settlement.outcome.as_str(),
+                "reason": session_end_reason(settlement),
+                "duration_ms": settlement.duration_ms,
+            }}),
+            _ => return,
+        };
+        if !c.transport_alive() {
+            return;
+        }
+        let id = c.next_request_id();
+        if let Ok(bytes) = c.encode_request(id, "hook/run", &params) {
+            c.send_request(id, super::connection::PendingKind::LifecycleHook, bytes);
+            self.timers.schedule(
+                Instant::now() + crate::limits::REQUEST_DEADLINE,
+                Timer::RequestDeadline { conn, id },
+            );
+        }
+    }
+
+    /// The answer to a 0.3 lifecycle `hook/run`: a disposition that never vetoes, so
+    /// only a malformed one is worth a diagnostic.
+    pub(super) fn on_lifecycle_hook_answer(
+        &mut self,
+        conn: ConnId,
+        outcome: Result<serde_json::Value, crate::wire::ResponseError>,
+    ) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let problem = match outcome {
+            Ok(value) => crate::validate::v0_3::lifecycle_disposition(&value)
+                .err()
+                .map(|e| e.to_string()),
+            Err(error) => Some(format!("the extension answered with an error: {error}")),
+        };
+        if let Some(reason) = problem {
+            self.shared.events.diagnostic(
+                &c.source,
+                Diagnostic::Refused {
+                    method: "hook/run".into(),
+                    reason,
+                },
+            );
+        }
+    }
+
     /// A session or turn notification's 250 ms passed: if it has not started, skip it.
     pub(super) fn on_lifecycle_deadline(&mut self, conn: ConnId, seq: u64) {
         let Some(c) = self.conns.get_mut(&conn) else {
@@ -152,5 +229,26 @@ impl Dispatcher {
                 },
             );
         }
+    }
+}
+
+/// The 0.3 `session_end` reason, one of `shutdown`, `reload`, `crash`, `cancelled`: the
+/// embedder's reason when it is one of those, otherwise the one the outcome implies.
+fn session_end_reason(settlement: &Settlement) -> &'static str {
+    const REASONS: [&str; 4] = ["shutdown", "reload", "crash", "cancelled"];
+    if let Some(reason) = settlement
+        .reason
+        .as_deref()
+        .and_then(|r| REASONS.into_iter().find(|known| *known == r))
+    {
+        return reason;
+    }
+    match settlement.outcome {
+        Outcome::Failed => "crash",
+        Outcome::Cancelled | Outcome::Interrupted => "cancelled",
+        Outcome::Completed
+        | Outcome::FrontendDisconnected
+        | Outcome::Shutdown
+        | Outcome::LimitReached => "shutdown",
     }
 }

@@ -17,6 +17,7 @@ mod pending;
 mod requests;
 mod services;
 mod shutdown;
+mod streams;
 mod timers;
 mod tombstones;
 
@@ -297,6 +298,10 @@ impl Dispatcher {
             }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
             Command::KillAll => self.on_shutdown_aggregate(),
+            Command::CancelStream {
+                extension,
+                stream_id,
+            } => self.cancel_stream(&extension, &stream_id),
             Command::Reload { extension, reply } => self.on_reload(&extension, reply),
         }
     }

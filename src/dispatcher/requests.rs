@@ -108,6 +108,7 @@ impl Dispatcher {
             deadline,
             progress,
             preapproved,
+            stream,
             ..
         } = request;
         let c = self
@@ -131,6 +132,9 @@ impl Dispatcher {
                 return;
             }
         };
+        if let (HostRequest::ProviderStream { stream_id, .. }, Some(events)) = (&request, stream) {
+            c.streams.open(stream_id.clone(), events);
+        }
         let catalog = c.catalog.clone();
         let tool_call = matches!(request, HostRequest::ToolCall { .. });
         c.send_request(
@@ -244,6 +248,22 @@ impl Dispatcher {
         let Some(pending) = c.pending.remove(&id) else {
             return;
         };
+        if let PendingKind::LifecycleHook = pending.kind {
+            // Best effort: the hook is abandoned like any timed-out request.
+            let source = c.source.clone();
+            if !pending.frame.try_skip() {
+                c.send_cancel_notification(id, crate::host::CancelReason::Timeout);
+            }
+            c.tombstones.insert(id, Instant::now(), false);
+            self.shared.events.diagnostic(
+                &source,
+                crate::host::Diagnostic::Refused {
+                    method: "hook/run".into(),
+                    reason: "the lifecycle hook was not answered within its deadline".into(),
+                },
+            );
+            return;
+        }
         if let PendingKind::Initialize { role, .. } = pending.kind {
             c.last_error = Some("no initialize answer within the deadline".into());
             let error = StartError::InitializeTimeout {
@@ -272,6 +292,7 @@ impl Dispatcher {
                     self.on_initialize_answer(conn, role, offer, response.outcome)
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
+                PendingKind::LifecycleHook => self.on_lifecycle_hook_answer(conn, response.outcome),
                 PendingKind::Call {
                     call,
                     reply,
@@ -358,7 +379,7 @@ impl Dispatcher {
                     let _ = reply.send(Err(error.clone()));
                 }
                 PendingKind::Initialize { role, .. } => initializing = Some(role),
-                PendingKind::Shutdown => {}
+                PendingKind::Shutdown | PendingKind::LifecycleHook => {}
             }
         }
         for request in c.queued.drain(..) {
@@ -382,13 +403,15 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
         .negotiated
         .as_ref()
         .expect("ready generations are negotiated");
-    if let Some(contract) = &negotiated.contract {
-        if !contract.allows(request.method()) {
-            return Err(CallError::NotDeclared {
-                kind: "method",
-                name: request.method().to_string(),
-            });
-        }
+    let allowed = match &negotiated.contract {
+        Some(contract) => contract.allows(request.method()),
+        None => !request.is_v0_3_only(),
+    };
+    if !allowed {
+        return Err(CallError::NotDeclared {
+            kind: "method",
+            name: request.method().to_string(),
+        });
     }
     let contributes = &c.located.manifest.contributes;
     let missing = |kind: &'static str, name: &str| CallError::NotDeclared {
@@ -431,6 +454,10 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
                 return Err(missing("renderer", name));
             }
         }
+        // Gated by the contract alone.
+        HostRequest::MigrationDetect { .. }
+        | HostRequest::MigrationImport { .. }
+        | HostRequest::ProviderStream { .. } => {}
     }
     Ok(())
 }
@@ -522,6 +549,21 @@ enum RequestParams<'a> {
         name: &'a str,
         output: &'a str,
     },
+    MigrationImport {
+        config_paths: &'a [String],
+        source_root: &'a str,
+    },
+    MigrationDetect {
+        source_root: &'a str,
+    },
+    ProviderStream {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        authorization_lease: Option<&'a str>,
+        model_id: &'a str,
+        provider_id: &'a str,
+        request: &'a Value,
+        stream_id: &'a str,
+    },
 }
 
 /// Builds a request's params around the generation's pre-built execution `context`.
@@ -574,6 +616,29 @@ fn request_params<'a>(c: &'a Connection, request: &'a HostRequest) -> RequestPar
             is_error: *is_error,
             name,
             output,
+        },
+        HostRequest::MigrationDetect { source_root } => {
+            RequestParams::MigrationDetect { source_root }
+        }
+        HostRequest::MigrationImport {
+            source_root,
+            config_paths,
+        } => RequestParams::MigrationImport {
+            config_paths,
+            source_root,
+        },
+        HostRequest::ProviderStream {
+            stream_id,
+            provider_id,
+            model_id,
+            request,
+            authorization_lease,
+        } => RequestParams::ProviderStream {
+            authorization_lease: authorization_lease.as_deref(),
+            model_id,
+            provider_id,
+            request,
+            stream_id,
         },
     }
 }

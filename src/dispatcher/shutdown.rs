@@ -121,7 +121,7 @@ impl Dispatcher {
                 PendingKind::Initialize { role, .. } => {
                     initializing = Some(role);
                 }
-                PendingKind::Shutdown => {}
+                PendingKind::Shutdown | PendingKind::LifecycleHook => {}
             }
         }
         if let Some(role) = initializing {

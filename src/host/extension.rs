@@ -65,7 +65,21 @@ impl std::fmt::Display for MenuFallbackReason {
     }
 }
 
+/// What only some host requests carry.
+#[derive(Default)]
+pub(super) struct Extras {
+    /// The first `confirmation/request` is answered yes without asking (section 1.6b).
+    pub preapproved: bool,
+    /// Where a `provider/stream`'s events go.
+    pub stream: Option<crossbeam_channel::Sender<crate::validate::v0_3::ProviderEvent>>,
+}
+
 impl Extension {
+    /// The host's command channel, for handles that outlive a call (provider streams).
+    pub(super) fn commands(&self) -> &crossbeam_channel::Sender<Command> {
+        &self.inner.commands
+    }
+
     pub(crate) fn new(info: Arc<StartedExtension>, inner: Arc<HostInner>) -> Extension {
         Extension { info, inner }
     }
@@ -360,23 +374,29 @@ impl Extension {
         default_deadline: Duration,
         convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
-        self.send_request(request, options, default_deadline, false, convert)
+        self.send_request(
+            request,
+            options,
+            default_deadline,
+            Extras::default(),
+            convert,
+        )
     }
 
-    /// Sends a host request; with `preapproved`, its first `confirmation/request` is
-    /// answered yes without asking (section 1.6b).
+    /// Sends a host request with what only some requests carry ([`Extras`]).
     pub(super) fn send_request<T: 'static>(
         &self,
         request: HostRequest,
         options: &CallOptions,
         default_deadline: Duration,
-        preapproved: bool,
+        extras: Extras,
         convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
         let call = CallId(self.inner.next_call.fetch_add(1, Ordering::Relaxed));
         let (reply, answer) = crossbeam_channel::bounded(1);
         let command = Command::Call(Box::new(CallRequest {
-            preapproved,
+            preapproved: extras.preapproved,
+            stream: extras.stream,
             call,
             extension: self.info.name.clone(),
             request,

@@ -2,7 +2,7 @@
 //! destructive, with its own first confirmation pre-approved.
 
 use super::call::{CallError, CallOptions, PendingCall};
-use super::extension::Extension;
+use super::extension::{Extension, Extras};
 use super::frontend::{CancelFlag, ConfirmationRequest};
 use super::GenerationRef;
 use crate::dispatcher::HostRequest;
@@ -72,7 +72,10 @@ impl Extension {
             request,
             &options,
             ATTENDED_MENU_ACTION_DEADLINE,
-            *destructive,
+            Extras {
+                preapproved: *destructive,
+                ..Extras::default()
+            },
             |reply| {
                 reply.and_then(|raw| {
                     validate::command_output(&raw.value).map_err(CallError::InvalidResult)

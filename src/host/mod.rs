@@ -32,6 +32,7 @@ pub mod progress;
 mod services;
 mod start;
 mod status;
+mod v0_3;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,6 +53,9 @@ pub use progress::{OutputStream, Progress, ProgressEvent};
 pub use services::HostServices;
 pub use start::{StartError, StartOptions, StartedExtension, StartupEvidence};
 pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
+pub use v0_3::{
+    ProviderStream, ProviderStreamRequest, MAX_SOURCE_ROOT_BYTES, PROVIDER_STREAM_QUEUE,
+};
 
 use crate::dispatcher::{self, Command, Shared};
 use crate::limits::{SHUTDOWN_AGGREGATE_DEADLINE, SIGNAL_SHUTDOWN_CAP};

@@ -24,6 +24,7 @@ pub mod schema;
 pub mod state;
 pub mod status;
 pub mod tool_result;
+pub mod v0_3;
 
 pub use command::{command_output, notification, CommandOutput, Notification, NotificationLevel};
 pub use content::{ArtifactResolver, ContentPart, MediaKind, MediaPolicy, VerifiedArtifact};

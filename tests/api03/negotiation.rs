@@ -59,9 +59,10 @@ fn the_request_carries_the_contract_offer_exactly() {
                 "schema": "octet.extension.api/0.3",
                 "encoding": "octet-canonical-json-v1",
                 "required_capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
-                "optional_capabilities": [],
+                "optional_capabilities": ["lifecycle_events", "migration.adapter.v1", "provider_stream"],
                 "required_methods": ["$/cancelRequest", "initialize", "shutdown", "tool/call"],
-                "optional_methods": [],
+                "optional_methods": ["hook/run", "migration/detect", "migration/import",
+                    "provider/cancel", "provider/event", "provider/stream"],
                 "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64, "max_tools": 256}
             }
         })
@@ -71,7 +72,8 @@ fn the_request_carries_the_contract_offer_exactly() {
 /// The whole `initialize` frame, byte for byte: upstream's 0.3 extensions check the
 /// offer strictly (SUPPLEMENT "initialize"), so nothing outside the 0.3 vocabulary may
 /// appear: no `menu` in `contributes`, no `request_progress`, `$/progress` or
-/// `input/request` in the contract.
+/// `input/request` in the contract; the optional capabilities are the host-driven ones
+/// the host serves, each with its methods.
 #[test]
 fn the_request_frame_is_golden() {
     let mut located = hello_world();
@@ -91,7 +93,10 @@ fn the_request_frame_is_golden() {
         r#"{"id":1,"jsonrpc":"2.0","method":"initialize","params":{"api_version":"0.3","#,
         r#""capabilities":{"filesystem":"none","network":false,"process":false},"#,
         r#""contract":{"encoding":"octet-canonical-json-v1","limits":{"max_concurrent_requests":64,"#,
-        r#""max_frame_bytes":1048576,"max_tools":256},"optional_capabilities":[],"optional_methods":[],"#,
+        r#""max_frame_bytes":1048576,"max_tools":256},"#,
+        r#""optional_capabilities":["lifecycle_events","migration.adapter.v1","provider_stream"],"#,
+        r#""optional_methods":["hook/run","migration/detect","migration/import","provider/cancel","#,
+        r#""provider/event","provider/stream"],"#,
         r#""required_capabilities":["content_parts","core","request_cancellation","tool_call"],"#,
         r#""required_methods":["$/cancelRequest","initialize","shutdown","tool/call"],"#,
         r#""schema":"octet.extension.api/0.3"},"#,
@@ -111,8 +116,20 @@ fn the_request_frame_is_golden() {
 fn the_offer_holds_only_the_0_3_vocabulary() {
     let located = echo_only();
     let offer = default_offer(&located);
-    assert_eq!(offer.optional_methods().count(), 0);
-    assert_eq!(offer.optional_capabilities().count(), 0);
+    assert_eq!(
+        offer.optional_capabilities().collect::<Vec<_>>(),
+        [
+            Capability::LifecycleEvents,
+            Capability::MigrationAdapterV1,
+            Capability::ProviderStream
+        ]
+    );
+    // Each method offered comes with its capability.
+    let methods: Vec<ContractMethod> = offer.optional_methods().collect();
+    assert_eq!(methods.len(), 6);
+    assert!(methods
+        .iter()
+        .all(|m| offer.optional_capabilities().any(|c| c == m.capability())));
     assert_eq!(offer.contract_limits(), ContractLimits::default());
     // The features the required capabilities grant count as offered; progress is no
     // 0.3 name at all.
@@ -120,7 +137,7 @@ fn the_offer_holds_only_the_0_3_vocabulary() {
     assert!(!offer.offers(Feature::RequestProgress));
     assert!(!offer.offers(Feature::Artifacts));
     // Builders add to the offer; required entries never enter the optional lists.
-    let more = offer
+    let more = InitializeOffer::default()
         .with_contract_capability(Capability::LifecycleEvents)
         .with_contract_method(ContractMethod::HookRun)
         .with_contract_method(ContractMethod::ToolCall)
@@ -189,7 +206,7 @@ fn the_offer_is_checked() {
         ContractMethod::SessionCreate,
     ] {
         assert_eq!(
-            build(&offer().with_contract_method(method)),
+            build(&InitializeOffer::default().with_contract_method(method)),
             NegotiationError::Contract(ContractError::OfferMethodWithoutCapability {
                 method,
                 capability: method.capability(),
@@ -401,7 +418,8 @@ fn only_offered_entries_may_be_selected() {
     for name in [
         "$/progress",
         "input/request",
-        "hook/run",
+        "session/create",
+        "providers/register",
         "context/collect",
         "tools/register",
         "tools/unregister",

@@ -20,10 +20,13 @@
 //!
 //! Optional: a capability is offered only when the host serves it, and a method only
 //! together with the capability that gates it ([`ContractMethod::capability`];
-//! [`InitializeOffer::check`] refuses anything else). This host serves none of the
-//! optional 0.3 capabilities yet (`lifecycle_events`, `migration.adapter.v1`,
-//! `provider_stream` are host-driven; `provider_auth`, `provider_catalog` and
-//! `session_lifecycle` need a bound service), so it offers the required ones only.
+//! [`InitializeOffer::check`] refuses anything else). The host serves the host-driven
+//! ones itself, so it always offers `lifecycle_events` (with `hook/run`, sent from the
+//! embedder's lifecycle reports), `migration.adapter.v1` (with `migration/detect` and
+//! `migration/import`) and `provider_stream` (with `provider/stream`, `provider/cancel`
+//! and `provider/event`). `provider_auth`, `provider_catalog` and `session_lifecycle`
+//! need a service the embedder binds, which this host cannot bind yet, so they are
+//! never offered.
 //! `dynamic_tools`, `context/collect`, `tools/register` and `tools/unregister` are
 //! deferred by upstream and never offered.
 //!
@@ -398,7 +401,19 @@ impl ContractOffer {
     /// only. An optional capability is offered only when the host serves it (see the
     /// module documentation), together with the methods it gates.
     pub(super) fn for_manifest(_contributes: &crate::manifest::Contributes) -> ContractOffer {
-        ContractOffer::empty()
+        let served = [
+            Capability::LifecycleEvents,
+            Capability::MigrationAdapterV1,
+            Capability::ProviderStream,
+        ];
+        ContractOffer {
+            optional_capabilities: served.into_iter().collect(),
+            optional_methods: ContractMethod::ALL
+                .into_iter()
+                .filter(|m| served.contains(&m.capability()))
+                .collect(),
+            ..ContractOffer::empty()
+        }
     }
 
     /// No optional capability or method, at the host's limits.

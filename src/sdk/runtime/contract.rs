@@ -8,8 +8,9 @@
 //! - the optional capability `request_progress` and method `$/progress` when the
 //!   extension enabled [`FEATURE_REQUEST_PROGRESS`];
 //! - the optional host-to-extension methods the extension has handlers for
-//!   (`command/execute`, `context/collect`, `hook/run`, `menu/collect`,
-//!   `status/collect`, `tool/render`);
+//!   (`command/execute`, `context/collect`, `menu/collect`, `status/collect`,
+//!   `tool/render`), when an older host offers them; never `hook/run`, which on 0.3
+//!   carries only `lifecycle_events`' session hooks;
 //! - every offered extension-to-host method the SDK can send (`notification`,
 //!   `confirmation/request`, `input/request`, `status/contribution`,
 //!   `context/contribution`), since handlers decide at run time whether to use them;
@@ -85,7 +86,9 @@ pub(crate) fn negotiate(ext: &Extension, params: &Value) -> Result<(Value, Sessi
         "$/progress" => progress,
         "command/execute" => !ext.commands.is_empty(),
         "context/collect" => ext.context.is_some(),
-        "hook/run" => !ext.hooks.is_empty(),
+        // On API 0.3 `hook/run` carries only `lifecycle_events`' session hooks, which
+        // this SDK does not implement: its hooks are the 0.2 ones.
+        "hook/run" => false,
         "menu/collect" => ext.menu.is_some(),
         "status/collect" => ext.status.is_some(),
         "tool/render" => !ext.renderers.is_empty(),
@@ -269,7 +272,7 @@ mod tests {
                     "schema": "octet.extension.api/0.3",
                     "encoding": "octet-canonical-json-v1",
                     "capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
-                    "methods": ["$/cancelRequest", "hook/run", "initialize", "input/request",
+                    "methods": ["$/cancelRequest", "initialize", "input/request",
                         "notification", "shutdown", "tool/call"],
                     "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 16,
                         "max_tools": 256}
