@@ -10,13 +10,18 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod bench;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;
 pub(crate) mod dispatcher;
 pub mod host;
 pub mod limits;
 pub mod manifest;
 pub mod negotiation;
+#[cfg(feature = "sdk")]
 pub mod sdk;
 pub mod serve;
 pub mod services;
@@ -25,6 +30,11 @@ pub mod supervisor;
 pub mod transport;
 pub mod validate;
 pub mod wire;
+
+/// The channel crate whose types appear in the API ([`PendingCall::answer`],
+/// [`ExtensionHost::events`]): select across calls and your own channels with
+/// `octet_host::channel::select!` without adding a dependency.
+pub use crossbeam_channel as channel;
 
 pub use host::{
     CallError, CallOptions, Extension, ExtensionHost, ExtensionHostBuilder, HostEvent, PendingCall,

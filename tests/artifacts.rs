@@ -159,8 +159,9 @@ fn publish_by_path_then_reference_from_a_tool_result() {
 
     // Another session that learned the ids sees unknown artifacts.
     let stranger = owner("someone-else");
+    let stranger_view = store.owner_view(&stranger);
     let ctx = ToolResultContext {
-        media: MediaPolicy::Artifacts(&store.owner_view(&stranger)),
+        media: MediaPolicy::Artifacts(&stranger_view),
         ..ctx
     };
     let error = tool_output(&result, &ctx).unwrap_err();

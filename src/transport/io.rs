@@ -132,7 +132,7 @@ impl GenerationIo {
             let done = self
                 .threads
                 .get(STDERR_THREAD)
-                .map_or(true, JoinHandle::is_finished);
+                .is_none_or(JoinHandle::is_finished);
             if done || start.elapsed() >= within {
                 return done;
             }

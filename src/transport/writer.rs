@@ -284,7 +284,7 @@ impl WriteLoop<'_> {
             let wipe = batch.iter().any(|frame| frame.wipe);
             let mut started = batch
                 .into_iter()
-                .filter(|frame| frame.state.as_ref().map_or(true, |s| s.try_start()));
+                .filter(|frame| frame.state.as_ref().is_none_or(|s| s.try_start()));
             let data: &[u8] = match (started.next(), started.next()) {
                 (None, _) => &[],
                 (Some(only), None) => {

@@ -393,7 +393,7 @@ fn decode_canonical_message(frame: &[u8]) -> Result<Message, FrameError> {
         Some(Value::String(v)) if v == "2.0" => {}
         _ => return Err(FrameError::BadVersion),
     }
-    if is_call && map.get("params").map_or(true, Value::is_null) {
+    if is_call && map.get("params").is_none_or(Value::is_null) {
         return Err(FrameError::MissingParams);
     }
     if let Some(Value::Object(error)) = map.get("error") {

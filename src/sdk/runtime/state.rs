@@ -52,7 +52,7 @@ impl Session {
     pub(crate) fn allows(&self, method: &str) -> bool {
         self.contract_methods
             .as_ref()
-            .map_or(true, |methods| methods.contains(method))
+            .is_none_or(|methods| methods.contains(method))
     }
 }
 
