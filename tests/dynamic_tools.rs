@@ -120,3 +120,42 @@ fn tool_names_are_reserved_across_the_host_from_initialize_on() {
         .call_tool("t1", json!({}), CallOptions::default())
         .unwrap();
 }
+
+#[test]
+fn the_current_catalog_and_its_changes_are_visible_to_the_embedder() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(root.path(), "adder", "0.2", &["dynamic"], &["register"]);
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("adder").unwrap();
+    let initial = ext.tools().unwrap();
+    assert_eq!((initial.generation, initial.revision), (1, 0));
+    let tools = json!([{"name": "added", "description": "d", "parameters": {"type": "object"}}]);
+    ext.call_tool("register", json!({"tools": tools}), CallOptions::default())
+        .unwrap();
+    let now = ext.tools().unwrap();
+    assert_eq!(now.revision, 1);
+    let names: Vec<&str> = now.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["register", "added"]);
+    // The handle's own start-time description does not follow; `tools` does.
+    assert_eq!(ext.info().negotiated.tools.len(), 1);
+    let changes: Vec<(u64, Vec<String>)> = host
+        .events()
+        .try_iter()
+        .filter_map(|e| match e {
+            octet_host::HostEvent::ToolsChanged {
+                revision, names, ..
+            } => Some((revision, names)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (0, vec!["register".to_string()]),
+            (1, vec!["register".to_string(), "added".to_string()])
+        ]
+    );
+    host.shutdown();
+    assert!(ext.tools().is_none());
+}

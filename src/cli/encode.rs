@@ -243,6 +243,12 @@ pub(crate) fn event(event: &HostEvent) -> Value {
         HostEvent::StateChanged { source: s, state } => {
             json!({"type": "state_changed", "source": source(s), "state": state.as_str()})
         }
+        HostEvent::ToolsChanged {
+            source: s,
+            revision,
+            names,
+        } => json!({"type": "tools_changed", "source": source(s), "revision": revision,
+                    "tools": names}),
         HostEvent::EventsDropped { count } => json!({"type": "events_dropped", "count": count}),
     }
 }

@@ -106,23 +106,7 @@ pub(crate) fn context_line(c: &ContextContribution) -> String {
 
 /// A one-line description of a runtime diagnostic.
 pub(crate) fn diagnostic_line(d: &Diagnostic) -> String {
-    match d {
-        Diagnostic::InvalidFrame { error, bytes } => {
-            format!("ignored an invalid frame of {bytes} bytes: {error}")
-        }
-        Diagnostic::OversizedFrame { bytes } => {
-            format!("discarded an oversized frame of {bytes} bytes")
-        }
-        Diagnostic::UnterminatedFrame { bytes } => {
-            format!("dropped {bytes} bytes of an unterminated frame")
-        }
-        Diagnostic::UnknownResponseId { id } => format!("response for unknown id {id}"),
-        Diagnostic::LateResponse { id } => format!("late response for cancelled id {id}"),
-        Diagnostic::Refused { method, reason } => format!("refused `{method}`: {reason}"),
-        Diagnostic::Stderr { line } => format!("stderr: {line}"),
-        Diagnostic::StderrSuppressed { lines } => format!("{lines} stderr lines suppressed"),
-        Diagnostic::TransportLost { reason } => format!("transport lost: {reason}"),
-    }
+    d.to_string()
 }
 
 /// A one-line description of the host events a person cares about after a call
@@ -158,7 +142,10 @@ pub(crate) fn event_line(event: &HostEvent) -> Option<String> {
             Some(format!("{source} {}", diagnostic_line(diagnostic)))
         }
         HostEvent::EventsDropped { count } => Some(format!("{count} host events dropped")),
-        HostEvent::Progress { .. } | HostEvent::StateChanged { .. } => None,
+        // The catalog is in `inspect`; after a call it is noise.
+        HostEvent::Progress { .. }
+        | HostEvent::StateChanged { .. }
+        | HostEvent::ToolsChanged { .. } => None,
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::host::call::{CallId, CallReply, CancelReason};
 use crate::host::lifecycle::LifecycleNotification;
 use crate::host::progress::Progress;
-use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension};
+use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension, ToolCatalog};
 use crate::manifest::{LocatedManifest, UiSurface};
 use crate::supervisor::launch::Launched;
 use crate::validate::v0_3::ProviderEvent;
@@ -39,6 +39,11 @@ pub(crate) enum Command {
     },
     /// Kill every generation's process group now.
     KillAll,
+    /// Report the current catalog of an extension's routed generation.
+    Tools {
+        extension: String,
+        reply: Sender<Option<ToolCatalog>>,
+    },
     /// End an API 0.3 provider stream early (`provider/cancel`).
     CancelStream {
         extension: String,

@@ -198,6 +198,7 @@ impl Dispatcher {
         let located = (*c.located).clone();
         let previous = self.routes.insert(name.clone(), conn);
         self.set_state(conn, LifecycleState::Ready);
+        self.emit_tools(conn);
         self.seed_lifecycle(conn);
         let supervision = self
             .supervision

@@ -298,6 +298,17 @@ impl Dispatcher {
             }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
             Command::KillAll => self.on_shutdown_aggregate(),
+            Command::Tools { extension, reply } => {
+                let catalog = self.routes.get(&extension).and_then(|conn| {
+                    let c = self.conns.get(conn)?;
+                    Some(crate::host::ToolCatalog {
+                        generation: c.source.generation,
+                        revision: c.catalog_revision,
+                        tools: c.catalog.clone(),
+                    })
+                });
+                let _ = reply.send(catalog);
+            }
             Command::CancelStream {
                 extension,
                 stream_id,
@@ -338,6 +349,17 @@ impl Dispatcher {
             }
             _ => true,
         });
+    }
+
+    /// Tells the embedder the current catalog of `conn` (see [`HostEvent::ToolsChanged`]).
+    fn emit_tools(&self, conn: ConnId) {
+        if let Some(c) = self.conns.get(&conn) {
+            self.shared.events.emit(HostEvent::ToolsChanged {
+                source: c.source.clone(),
+                revision: c.catalog_revision,
+                names: c.catalog.iter().map(|t| t.name.clone()).collect(),
+            });
+        }
     }
 
     fn emit_state(&self, conn: &Connection) {

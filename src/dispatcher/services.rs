@@ -229,7 +229,9 @@ impl Dispatcher {
         c.catalog_revision += 1;
         c.catalog = Arc::new(catalog);
         let names: Vec<&str> = c.catalog.iter().map(|t| t.name.as_str()).collect();
-        Ok(json!({"revision": c.catalog_revision, "tools": names}))
+        let answer = json!({"revision": c.catalog_revision, "tools": names});
+        self.emit_tools(conn);
+        Ok(answer)
     }
 
     /// After a catalog acknowledgement was queued: if it cannot be delivered, host and

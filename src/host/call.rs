@@ -21,6 +21,7 @@ pub struct CallId(pub u64);
 
 /// Options for one call.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct CallOptions {
     /// How long the host waits for the answer before cancelling the request with
     /// reason `"timeout"`. `None` uses the method's default deadline
@@ -50,6 +51,7 @@ impl CallOptions {
 
 /// Why a request was cancelled (the `reason` of `$/cancelRequest`, section 1.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CancelReason {
     /// The caller cancelled it.
     User,
@@ -75,6 +77,7 @@ impl CancelReason {
 
 /// Why a call failed. Each failure concerns that call only.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CallError {
     /// No extension of that name was started on this host.
     NotStarted {

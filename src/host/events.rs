@@ -32,6 +32,7 @@ impl std::fmt::Display for GenerationRef {
 
 /// Something the host observed that is not fatal, reported instead of failing.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Diagnostic {
     /// A frame that is not a usable JSON-RPC message was ignored.
     InvalidFrame {
@@ -84,8 +85,34 @@ pub enum Diagnostic {
     },
 }
 
+impl std::fmt::Display for Diagnostic {
+    /// One line a person can read, such as `late response for cancelled id 7`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Diagnostic::InvalidFrame { error, bytes } => {
+                write!(f, "ignored an invalid frame of {bytes} bytes: {error}")
+            }
+            Diagnostic::OversizedFrame { bytes } => {
+                write!(f, "discarded an oversized frame of {bytes} bytes")
+            }
+            Diagnostic::UnterminatedFrame { bytes } => {
+                write!(f, "dropped {bytes} bytes of an unterminated frame")
+            }
+            Diagnostic::UnknownResponseId { id } => write!(f, "response for unknown id {id}"),
+            Diagnostic::LateResponse { id } => write!(f, "late response for cancelled id {id}"),
+            Diagnostic::Refused { method, reason } => write!(f, "refused `{method}`: {reason}"),
+            Diagnostic::Stderr { line } => write!(f, "stderr: {line}"),
+            Diagnostic::StderrSuppressed { lines } => {
+                write!(f, "{lines} stderr lines suppressed")
+            }
+            Diagnostic::TransportLost { reason } => write!(f, "transport lost: {reason}"),
+        }
+    }
+}
+
 /// One host event.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum HostEvent {
     /// A non-fatal observation about one generation.
     Diagnostic {
@@ -137,6 +164,18 @@ pub enum HostEvent {
         source: GenerationRef,
         /// Its new state.
         state: crate::host::LifecycleState,
+    },
+    /// The tools an extension offers changed: a generation became the routed one
+    /// (its `initialize` catalog, revision 0), or `tools/register`/`tools/unregister`
+    /// published a new epoch (sections 2.11, 2.12). [`crate::host::Extension::tools`]
+    /// returns the whole catalog.
+    ToolsChanged {
+        /// The generation whose catalog it is.
+        source: GenerationRef,
+        /// The catalog epoch.
+        revision: u64,
+        /// The tool names, in catalog order.
+        names: Vec<String>,
     },
     /// Events were dropped because the embedder did not keep up.
     EventsDropped {

@@ -49,6 +49,7 @@ pub struct MenuOutcome {
 
 /// Why the generated fallback menu was used.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum MenuFallbackReason {
     /// The call failed (including the 5-second deadline).
     Call(CallError),
@@ -63,6 +64,19 @@ impl std::fmt::Display for MenuFallbackReason {
             MenuFallbackReason::Invalid(error) => write!(f, "the menu broke a rule: {error}"),
         }
     }
+}
+
+/// The tools an extension offers now: its routed generation's authoritative catalog
+/// (sections 2.11, 2.12), which restarts, reloads and `tools/register` change.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ToolCatalog {
+    /// The generation it belongs to.
+    pub generation: u64,
+    /// The catalog epoch; 0 is the `initialize` catalog.
+    pub revision: u64,
+    /// The tool definitions, in catalog order.
+    pub tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
 }
 
 /// What only some host requests carry.
@@ -92,6 +106,20 @@ impl Extension {
     /// What `initialize` settled for the generation this handle was started with.
     pub fn info(&self) -> &StartedExtension {
         &self.info
+    }
+
+    /// The tools the extension offers now ([`ToolCatalog`]), or `None` while no
+    /// generation of it is routed (stopped, restarting, parked). Unlike
+    /// [`Extension::info`], which describes the generation this handle started, this
+    /// follows restarts, reloads and `tools/register`.
+    pub fn tools(&self) -> Option<ToolCatalog> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Tools {
+            extension: self.info.name.clone(),
+            reply,
+        };
+        self.inner.commands.send(command).ok()?;
+        answer.recv().ok().flatten()
     }
 
     /// The frontend the host asks confirmations and input of.

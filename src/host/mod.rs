@@ -47,6 +47,7 @@ pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingC
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
 // `ToolNamespace` is defined below, beside the builder that takes it.
+pub use extension::ToolCatalog;
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};

@@ -19,6 +19,7 @@ pub enum OutputStream {
 
 /// One progress event of an active host request.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ProgressEvent {
     /// `status {message, current?, total?, unit?}`.
     Status {

@@ -98,6 +98,7 @@ impl fmt::Display for StartupEvidence {
 
 /// Why an extension could not be started.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum StartError {
     /// No discovered extension has that name.
     UnknownExtension {

@@ -8,6 +8,7 @@ use crate::manifest::ApiVersion;
 /// `starting -> initializing -> ready -> draining -> stopped`, plus `degraded` and
 /// `crashed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LifecycleState {
     /// The process is being spawned.
     Starting,
@@ -48,6 +49,7 @@ impl fmt::Display for LifecycleState {
 
 /// A snapshot of one live generation (section 5, status inspection).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExtensionStatus {
     /// The extension's name.
     pub extension: String,
@@ -85,6 +87,7 @@ pub struct ExtensionStatus {
 
 /// How one generation ended during a shutdown.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExtensionShutdown {
     /// The extension's name.
     pub extension: String,

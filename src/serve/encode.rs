@@ -135,6 +135,15 @@ pub(crate) fn host_event(event: &HostEvent) -> Option<Value> {
         HostEvent::StateChanged { source, state } => {
             ("state", Some(source), json!({"state": state.as_str()}))
         }
+        HostEvent::ToolsChanged {
+            source,
+            revision,
+            names,
+        } => (
+            "tools_changed",
+            Some(source),
+            json!({"revision": revision, "tools": names}),
+        ),
         HostEvent::EventsDropped { count } => ("events_dropped", None, json!({"count": count})),
         HostEvent::Progress { .. } => return None,
     };

@@ -64,6 +64,7 @@ pub const MAX_CONTROL_LINE_BYTES: usize = 2 * MAX_FRAME_BYTES;
 
 /// How `serve` builds its host.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ServeOptions {
     /// The workspace (made absolute when the host is built).
     pub workspace: PathBuf,

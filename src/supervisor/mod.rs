@@ -42,6 +42,7 @@ impl Default for SupervisorPolicy {
 
 /// Why an extension is parked: no automatic restart happens until a manual reload.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParkReason {
     /// The first start failed; the supervisor only restarts extensions that were ready
     /// once (section 5: "generation-0 parked discovery entries").

@@ -16,6 +16,7 @@ use super::process::ChildProcess;
 
 /// Why an extension child could not be started.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SpawnError {
     /// No executable was found for the command.
     NotFound {
