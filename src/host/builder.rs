@@ -1,0 +1,276 @@
+//! [`ExtensionHostBuilder`]: every setting of a host, each with its default.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use super::events;
+use super::{new_instance_id, ExtensionHost, Frontend, HeadlessFrontend, HostInner, HostServices};
+use crate::dispatcher::{self, Shared};
+use crate::manifest::DiscoveryRoots;
+use crate::negotiation::HostContext;
+use crate::supervisor::SupervisorPolicy;
+
+/// Capacity of the channel from handles to the dispatcher. A full channel makes the
+/// caller wait, which is the backpressure an embedder flooding the host should feel.
+const COMMAND_CHANNEL_CAPACITY: usize = 1024;
+
+/// Capacity of the channel from all I/O threads to the dispatcher, in batches.
+const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
+
+/// How long the host's threads yield the CPU, checking for work, before they sleep,
+/// unless [`ExtensionHostBuilder::spin_before_sleep`] says otherwise.
+///
+/// Long enough to cover a round trip with a child that answers at once (about 20 µs
+/// on the benchmark machine), so at depth 1 most hand-offs find their thread awake;
+/// see `benches/README.md` for what it buys.
+pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+
+/// Where tool names must be unique.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolNamespace {
+    /// Across the whole host, as the reference says (sections 2.11, 5): an extension
+    /// whose `initialize` catalog (or reload candidate's) names a tool another
+    /// extension or the host owns is refused with [`StartError::ToolConflict`](super::StartError::ToolConflict), and
+    /// `tools/register` refuses such names with -32602. The model sees one flat
+    /// catalog.
+    #[default]
+    Host,
+    /// Per extension: extensions may share tool names, and the embedder qualifies
+    /// them itself (say `extension.tool`) before the model sees them. The host's own
+    /// tools stay reserved. For hosts that run copies of one extension (a benchmark
+    /// fleet, a pool of workers).
+    PerExtension,
+}
+
+/// Configures and builds an [`ExtensionHost`].
+#[derive(Clone)]
+pub struct ExtensionHostBuilder {
+    host_tools: Vec<String>,
+    tool_namespace: ToolNamespace,
+    services: HostServices,
+    supervisor: SupervisorPolicy,
+    frontend: Arc<dyn Frontend>,
+    workspace: PathBuf,
+    explicit_dirs: Vec<PathBuf>,
+    home: Option<PathBuf>,
+    host_context: HostContext,
+    session_id: Option<String>,
+    spin_before_sleep: Duration,
+    startup_timeout: Duration,
+    scratch_parent: Option<PathBuf>,
+    child_subreaper: bool,
+}
+
+impl ExtensionHostBuilder {
+    /// A builder with every default, for `workspace`.
+    pub(super) fn new(workspace: &Path) -> ExtensionHostBuilder {
+        ExtensionHostBuilder {
+            host_tools: Vec::new(),
+            tool_namespace: ToolNamespace::Host,
+            services: HostServices::default(),
+            supervisor: SupervisorPolicy::default(),
+            frontend: Arc::new(HeadlessFrontend),
+            workspace: workspace.to_path_buf(),
+            explicit_dirs: Vec::new(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            host_context: HostContext::default(),
+            spin_before_sleep: DEFAULT_SPIN_BEFORE_SLEEP,
+            startup_timeout: crate::limits::STARTUP_TIMEOUT,
+            scratch_parent: None,
+            child_subreaper: false,
+            session_id: None,
+        }
+    }
+
+    /// Where the host keeps its extensions' scratch directories (default: the system
+    /// temporary directory). The host makes a root of its own there, locked for its
+    /// life; building a host removes the roots of hosts that died without cleaning up
+    /// (killed by SIGKILL, say). See `transport::scratch`.
+    pub fn scratch_parent(mut self, parent: impl Into<PathBuf>) -> Self {
+        self.scratch_parent = Some(parent.into());
+        self
+    }
+
+    /// Makes the embedding process a *child subreaper* (Linux `PR_SET_CHILD_SUBREAPER`)
+    /// when the host is built: descendants of extensions that are orphaned (a double
+    /// fork, a daemon) are re-parented to this process instead of init, so they stay
+    /// on its parent chain, where the host finds and kills them at teardown. Off by
+    /// default, because it changes the whole process: turn it on only when you own it,
+    /// and reap (or ignore) orphans that exit on their own. Without it, the generation
+    /// fence still finds descendants by their environment marker. Ignored outside
+    /// Linux.
+    pub fn child_subreaper(mut self, enabled: bool) -> Self {
+        self.child_subreaper = enabled;
+        self
+    }
+
+    /// How long an extension has to answer `initialize` before its start fails with
+    /// [`StartError::InitializeTimeout`](super::StartError::InitializeTimeout) and its process group is killed (default:
+    /// [`crate::limits::STARTUP_TIMEOUT`], 30 s). Applies to starts, supervised
+    /// restarts and reloads; [`StartOptions`](super::StartOptions) overrides it for one start.
+    pub fn startup_timeout(mut self, timeout: Duration) -> Self {
+        self.startup_timeout = timeout;
+        self
+    }
+
+    /// Adds an explicit extension directory (one holding `extension.toml`). Explicit
+    /// directories win over project and global ones of the same name.
+    pub fn extension_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.explicit_dirs.push(dir.into());
+        self
+    }
+
+    /// Sets the home directory whose `.octet/extensions` holds global extensions
+    /// (default: `$HOME`).
+    pub fn home_dir(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// Skips global extensions entirely.
+    pub fn no_global_extensions(mut self) -> Self {
+        self.home = None;
+        self
+    }
+
+    /// Binds the frontend that answers confirmations and input requests (default:
+    /// [`HeadlessFrontend`], which denies and cancels).
+    pub fn frontend(mut self, frontend: impl Frontend) -> Self {
+        self.frontend = Arc::new(frontend);
+        self
+    }
+
+    /// Binds the host services: policy engine, approver, secret broker, credential
+    /// resolver. Unbound services deny or answer "unavailable".
+    pub fn services(mut self, services: HostServices) -> Self {
+        self.services = services;
+        self
+    }
+
+    /// Whose tool names must be unique (default [`ToolNamespace::Host`], as the
+    /// reference says): see [`ToolNamespace`].
+    pub fn tool_namespace(mut self, namespace: ToolNamespace) -> Self {
+        self.tool_namespace = namespace;
+        self
+    }
+
+    /// Names of the host's own model tools: no extension may declare them at
+    /// `initialize` or register them (section 2.11: names are reserved "against host
+    /// tools and other extensions").
+    pub fn host_tools(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.host_tools = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets how extensions are restarted after unexpected exits (default: the
+    /// reference's 250 ms base, 30 s cap, 8 attempts, 30 s budget reset).
+    pub fn supervisor_policy(mut self, policy: SupervisorPolicy) -> Self {
+        self.supervisor = policy;
+        self
+    }
+
+    /// Sets the `host` object sent in `initialize` and every execution context.
+    pub fn host_context(mut self, host_context: HostContext) -> Self {
+        self.host_context = host_context;
+        self
+    }
+
+    /// Sets the durable session id used in `resource_owner` (default: one made up per
+    /// host, from `host_context.session_id` when that is set).
+    pub fn session_id(mut self, session_id: impl Into<String>) -> Self {
+        self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// How long the host's threads (the dispatcher, each generation's reader and
+    /// writer, and a caller in [`PendingCall::wait`](super::PendingCall::wait)) yield the CPU, checking for
+    /// their next input, before they sleep (default [`DEFAULT_SPIN_BEFORE_SLEEP`]).
+    ///
+    /// Waking a sleeping thread costs a futex wake and, on a virtual machine whose
+    /// other vCPU is idle, an inter-processor interrupt: about as much as a whole
+    /// JSON round trip with the child. Spinning turns most of a call's four hand-offs
+    /// into checks of a queue. The cost is CPU time: at most this long per wait, and
+    /// at most two threads more than there are CPUs spin at once in the process.
+    /// `Duration::ZERO` turns spinning off, for embedders that prefer idle CPUs to
+    /// latency (calls then take about four times as long on the benchmark machine).
+    pub fn spin_before_sleep(mut self, budget: Duration) -> Self {
+        self.spin_before_sleep = budget;
+        self
+    }
+
+    /// Starts the dispatcher and returns the host.
+    pub fn build(self) -> std::io::Result<ExtensionHost> {
+        let workspace = std::path::absolute(&self.workspace)?;
+        let instance_id = new_instance_id();
+        let session_id = self
+            .session_id
+            .or_else(|| self.host_context.session_id.clone())
+            .unwrap_or_else(|| format!("session-{instance_id}"));
+        let (events, event_receiver) = events::EventSink::new(events::EVENT_CHANNEL_CAPACITY);
+        let host_value = serde_json::to_value(&self.host_context)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
+        let (transport, transport_receiver) =
+            crossbeam_channel::bounded(TRANSPORT_CHANNEL_CAPACITY);
+        let scratch_parent = self.scratch_parent.unwrap_or_else(std::env::temp_dir);
+        let scratch_root = crate::transport::ScratchRoot::new_in(scratch_parent)?;
+        #[cfg(target_os = "linux")]
+        if self.child_subreaper {
+            // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes plain integers.
+            if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        let shared = Arc::new(Shared {
+            workspace: workspace.clone(),
+            host_context: self.host_context,
+            host_value,
+            instance_id,
+            session_id,
+            events,
+            frontend: self.frontend,
+            transport,
+            next_conn: AtomicU64::new(1),
+            generations: Mutex::new(std::collections::HashMap::new()),
+            supervisor: self.supervisor,
+            services: self.services,
+            host_tools: self.host_tools,
+            tool_namespace: self.tool_namespace,
+            spin_before_sleep: self.spin_before_sleep,
+            startup_timeout: self.startup_timeout,
+            scratch_root,
+        });
+        let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
+        let roots = DiscoveryRoots {
+            workspace,
+            home: self.home,
+            explicit: self.explicit_dirs,
+        };
+        Ok(ExtensionHost {
+            inner: Arc::new(HostInner {
+                shared,
+                commands,
+                next_call: Arc::new(AtomicU64::new(1)),
+            }),
+            roots,
+            catalog: Mutex::new(None),
+            events: event_receiver,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+}
+
+impl std::fmt::Debug for ExtensionHostBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtensionHostBuilder")
+            .field("workspace", &self.workspace)
+            .field("explicit_dirs", &self.explicit_dirs)
+            .field("home", &self.home)
+            .finish_non_exhaustive()
+    }
+}
