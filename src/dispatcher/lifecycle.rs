@@ -178,7 +178,7 @@ impl Dispatcher {
         if let Ok(bytes) = c.encode_request(id, "hook/run", &params) {
             c.send_request(id, super::connection::PendingKind::LifecycleHook, bytes);
             self.timers.schedule(
-                Instant::now() + crate::limits::REQUEST_DEADLINE,
+                Instant::now() + self.shared.timeouts.request,
                 Timer::RequestDeadline { conn, id },
             );
         }

@@ -91,6 +91,10 @@ pub(crate) struct Shared {
     pub spin_before_sleep: Duration,
     /// How long a generation has to answer `initialize`, unless its start says.
     pub startup_timeout: Duration,
+    /// Call and shutdown deadlines.
+    pub timeouts: crate::host::builder::Timeouts,
+    /// Environment, wrapper and stderr sink for launching children.
+    pub launch: crate::host::builder::LaunchSettings,
     /// This host's locked root of scratch directories.
     pub scratch_root: crate::transport::ScratchRoot,
 }
@@ -279,7 +283,7 @@ impl Dispatcher {
     /// Every handle, the host included, is gone: shut everything down.
     fn on_handles_gone(&mut self) {
         self.commands = crossbeam_channel::never();
-        self.begin_host_shutdown(crate::limits::SHUTDOWN_AGGREGATE_DEADLINE, None);
+        self.begin_host_shutdown(self.shared.timeouts.shutdown_aggregate, None);
     }
 
     fn on_command(&mut self, command: Command) {

@@ -1,8 +1,9 @@
 //! Shutdown (section 1.8), termination and the end of a generation.
 //!
 //! The per-connection sequence: drain (no new admissions, remaining calls cancelled),
-//! send `shutdown` and wait [`SHUTDOWN_ACK_TIMEOUT`] for the acknowledgement, close
-//! stdin (the final-teardown fallback) and wait [`SHUTDOWN_EXIT_TIMEOUT`] for the exit,
+//! send `shutdown` and wait the acknowledgement timeout (2 s by default) for the
+//! acknowledgement, close stdin (the final-teardown fallback) and wait the exit timeout
+//! (2 s) for the exit,
 //! then kill the process group. A host-wide shutdown runs every sequence at once under
 //! one aggregate deadline, after which every remaining group is killed.
 
@@ -15,7 +16,6 @@ use super::timers::Timer;
 use super::{Dispatcher, HostShutdown, EXIT_POLL_INTERVAL, HEALTH_POLL_INTERVAL};
 use crate::host::call::{CallError, CancelReason};
 use crate::host::{ExtensionShutdown, LifecycleState, ShutdownReport, StartError};
-use crate::limits::{SHUTDOWN_ACK_TIMEOUT, SHUTDOWN_EXIT_TIMEOUT};
 
 /// How long the dispatcher waits, at most, for a child that failed to start to have
 /// its last stderr lines read, so the start error can show them. Only a start that
@@ -155,7 +155,7 @@ impl Dispatcher {
                 c.send_request(id, PendingKind::Shutdown, bytes);
                 c.stage = ShutdownStage::AwaitAck;
                 self.timers.schedule(
-                    Instant::now() + SHUTDOWN_ACK_TIMEOUT,
+                    Instant::now() + self.shared.timeouts.shutdown_ack,
                     Timer::ShutdownAck { conn },
                 );
             }
@@ -204,7 +204,7 @@ impl Dispatcher {
         c.pending.remove_shutdown();
         c.io.writer.close();
         self.timers.schedule(
-            Instant::now() + SHUTDOWN_EXIT_TIMEOUT,
+            Instant::now() + self.shared.timeouts.shutdown_exit,
             Timer::ShutdownExit { conn },
         );
         self.schedule_exit_poll(conn, EXIT_POLL_INTERVAL);

@@ -47,6 +47,44 @@ pub enum ToolNamespace {
     PerExtension,
 }
 
+/// The host's deadlines (see the builder's setters).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timeouts {
+    /// A call's deadline when it sets none.
+    pub request: Duration,
+    /// Waiting for the `shutdown` acknowledgement.
+    pub shutdown_ack: Duration,
+    /// Waiting for the exit after it.
+    pub shutdown_exit: Duration,
+    /// The whole of [`ExtensionHost::shutdown`].
+    pub shutdown_aggregate: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            request: crate::limits::REQUEST_DEADLINE,
+            shutdown_ack: crate::limits::SHUTDOWN_ACK_TIMEOUT,
+            shutdown_exit: crate::limits::SHUTDOWN_EXIT_TIMEOUT,
+            shutdown_aggregate: crate::limits::SHUTDOWN_AGGREGATE_DEADLINE,
+        }
+    }
+}
+
+/// Who receives every stderr line.
+pub(crate) type StderrSink = Arc<dyn Fn(&super::GenerationRef, &str) + Send + Sync>;
+
+/// How children are launched beyond the manifest (see the builder's setters).
+#[derive(Clone, Default)]
+pub(crate) struct LaunchSettings {
+    /// `(extension, name, value)` environment entries.
+    pub env: Vec<(String, String, String)>,
+    /// The argv prefix every entrypoint runs under.
+    pub wrapper: Vec<String>,
+    /// Every stderr line goes here too.
+    pub stderr: Option<StderrSink>,
+}
+
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]
 pub struct ExtensionHostBuilder {
@@ -62,6 +100,9 @@ pub struct ExtensionHostBuilder {
     session_id: Option<String>,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
+    timeouts: Timeouts,
+    event_queue: usize,
+    launch: LaunchSettings,
     scratch_parent: Option<PathBuf>,
     child_subreaper: bool,
 }
@@ -81,6 +122,9 @@ impl ExtensionHostBuilder {
             host_context: HostContext::default(),
             spin_before_sleep: DEFAULT_SPIN_BEFORE_SLEEP,
             startup_timeout: crate::limits::STARTUP_TIMEOUT,
+            timeouts: Timeouts::default(),
+            event_queue: events::EVENT_CHANNEL_CAPACITY,
+            launch: LaunchSettings::default(),
             scratch_parent: None,
             child_subreaper: false,
             session_id: None,
@@ -115,6 +159,79 @@ impl ExtensionHostBuilder {
     /// restarts and reloads; [`StartOptions`](super::StartOptions) overrides it for one start.
     pub fn startup_timeout(mut self, timeout: Duration) -> Self {
         self.startup_timeout = timeout;
+        self
+    }
+
+    /// The deadline of a call whose [`CallOptions`](super::CallOptions) set none
+    /// (default: [`crate::limits::REQUEST_DEADLINE`], 30 s, the reference's ordinary
+    /// request deadline). `menu/collect` keeps its 5 s and attended menu actions their
+    /// 30 minutes (section 1.6b).
+    pub fn request_deadline(mut self, deadline: Duration) -> Self {
+        self.timeouts.request = deadline;
+        self
+    }
+
+    /// The stages of the shutdown sequence of section 1.8: how long to wait for the
+    /// `shutdown` acknowledgement and then for the exit (each 2 s by default,
+    /// [`crate::limits::SHUTDOWN_ACK_TIMEOUT`], [`crate::limits::SHUTDOWN_EXIT_TIMEOUT`]),
+    /// and the aggregate deadline of [`ExtensionHost::shutdown`] (3 s,
+    /// [`crate::limits::SHUTDOWN_AGGREGATE_DEADLINE`]), after which every group is
+    /// killed. The coordinated-signal cap of 1.4 s
+    /// ([`ExtensionHost::shutdown_for_signal`]) is the reference's and not configurable.
+    pub fn shutdown_timeouts(mut self, ack: Duration, exit: Duration, aggregate: Duration) -> Self {
+        self.timeouts.shutdown_ack = ack;
+        self.timeouts.shutdown_exit = exit;
+        self.timeouts.shutdown_aggregate = aggregate;
+        self
+    }
+
+    /// How many host events wait for the embedder before further ones are dropped and
+    /// counted in [`super::HostEvent::EventsDropped`] (default
+    /// [`events::EVENT_CHANNEL_CAPACITY`], 4096; at least 1).
+    pub fn event_queue(mut self, capacity: usize) -> Self {
+        self.event_queue = capacity.max(1);
+        self
+    }
+
+    /// Adds an environment entry for the children of `extension` only, applied after
+    /// the manifest's `[entrypoint].env` (so it wins) and before the reserved
+    /// `OCTET_GENERATION_FENCE`. Only what is added here reaches the child: the
+    /// host's own environment stays sanitized.
+    pub fn extension_env(
+        mut self,
+        extension: impl Into<String>,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.launch
+            .env
+            .push((extension.into(), name.into(), value.into()));
+        self
+    }
+
+    /// Runs every entrypoint under a command wrapper: `wrapper` is an argv prefix
+    /// (`["bwrap", "--ro-bind", "/", "/", "--"]`, `["firejail", "--quiet"]`,
+    /// `["ssh", "box"]`), so the child is `wrapper... entrypoint args...`. The wrapper's
+    /// program is looked up in `PATH`; the entrypoint is still resolved (and must
+    /// exist) on this machine. The wrapper is the process the host supervises: it must
+    /// pass stdio through and exit when its command does. An empty prefix runs the
+    /// entrypoint directly (the default).
+    pub fn command_wrapper(mut self, wrapper: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.launch.wrapper = wrapper.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Also hands the stderr lines of every extension to `sink`, as they arrive, on the
+    /// generation's stderr thread (so it must not block for long): the same lines the
+    /// [`super::Diagnostic::Stderr`] events carry, each cut at
+    /// [`crate::limits::MAX_STDERR_LINE_BYTES`] and rate-bounded like them, but never
+    /// dropped by a full event queue. Route extension logs with it (into `log`,
+    /// `tracing`, a file).
+    pub fn stderr_sink(
+        mut self,
+        sink: impl Fn(&super::GenerationRef, &str) + Send + Sync + 'static,
+    ) -> Self {
+        self.launch.stderr = Some(Arc::new(sink));
         self
     }
 
@@ -211,7 +328,7 @@ impl ExtensionHostBuilder {
             .session_id
             .or_else(|| self.host_context.session_id.clone())
             .unwrap_or_else(|| format!("session-{instance_id}"));
-        let (events, event_receiver) = events::EventSink::new(events::EVENT_CHANNEL_CAPACITY);
+        let (events, event_receiver) = events::EventSink::new(self.event_queue);
         let host_value = serde_json::to_value(&self.host_context)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         let (commands, command_receiver) = crossbeam_channel::bounded(COMMAND_CHANNEL_CAPACITY);
@@ -243,6 +360,8 @@ impl ExtensionHostBuilder {
             tool_namespace: self.tool_namespace,
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
+            timeouts: self.timeouts,
+            launch: self.launch,
             scratch_root,
         });
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::call::{CallError, CallId, CallOptions, CallReply, PendingCall, RawResult};
 use super::{HostInner, ShutdownReport, StartedExtension};
 use crate::dispatcher::{CallRequest, Command, HostRequest};
-use crate::limits::{MENU_COLLECT_DEADLINE, REQUEST_DEADLINE};
+use crate::limits::MENU_COLLECT_DEADLINE;
 use crate::manifest::UiSurface;
 use crate::negotiation::Feature;
 use crate::validate::{
@@ -122,6 +122,11 @@ impl Extension {
         answer.recv().ok().flatten()
     }
 
+    /// The deadline of a call that sets none (the builder's `request_deadline`).
+    pub(super) fn request_deadline(&self) -> Duration {
+        self.inner.shared.timeouts.request
+    }
+
     /// The frontend the host asks confirmations and input of.
     pub(super) fn frontend(&self) -> &Arc<dyn super::Frontend> {
         &self.inner.shared.frontend
@@ -149,7 +154,7 @@ impl Extension {
             name: name.to_string(),
             arguments,
         };
-        self.request(request, &options, REQUEST_DEADLINE, move |raw| {
+        self.request(request, &options, self.request_deadline(), move |raw| {
             let definition = raw.tools.iter().find(|t| t.name == tool);
             let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
             let check = |value: &Value| match &compiled {
@@ -201,7 +206,7 @@ impl Extension {
             name: name.to_string(),
             arguments,
         };
-        self.request(request, &options, REQUEST_DEADLINE, |raw| {
+        self.request(request, &options, self.request_deadline(), |raw| {
             validate::command_output(&raw.value).map_err(CallError::InvalidResult)
         })
     }
@@ -226,7 +231,7 @@ impl Extension {
             hook: hook.as_str().to_string(),
             payload: payload.to_value(),
         };
-        self.request(request, &options, REQUEST_DEADLINE, move |raw| {
+        self.request(request, &options, self.request_deadline(), move |raw| {
             validate::hook_output(&raw.value, hook).map_err(CallError::InvalidResult)
         })
     }
@@ -249,7 +254,7 @@ impl Extension {
         let request = HostRequest::ContextCollect {
             prompt: prompt.map(str::to_string),
         };
-        self.request(request, &options, REQUEST_DEADLINE, |raw| {
+        self.request(request, &options, self.request_deadline(), |raw| {
             validate::context_collect(&raw.value).map_err(CallError::InvalidResult)
         })
     }
@@ -270,7 +275,7 @@ impl Extension {
         options: CallOptions,
     ) -> PendingCall<Option<StatusContribution>> {
         let request = HostRequest::StatusCollect { surface };
-        self.request(request, &options, REQUEST_DEADLINE, move |raw| {
+        self.request(request, &options, self.request_deadline(), move |raw| {
             validate::status_collect(&raw.value, surface).map_err(CallError::InvalidResult)
         })
     }
@@ -303,7 +308,7 @@ impl Extension {
             output: output.to_string(),
             is_error,
         };
-        self.request(request, &options, REQUEST_DEADLINE, |raw| {
+        self.request(request, &options, self.request_deadline(), |raw| {
             validate::render_output(&raw.value).map_err(CallError::InvalidResult)
         })
     }

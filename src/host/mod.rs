@@ -22,7 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod builder;
+pub(crate) mod builder;
 pub mod call;
 pub mod events;
 mod extension;
@@ -61,7 +61,7 @@ pub use v0_3::{
 };
 
 use crate::dispatcher::{Command, Shared};
-use crate::limits::{SHUTDOWN_AGGREGATE_DEADLINE, SIGNAL_SHUTDOWN_CAP};
+use crate::limits::SIGNAL_SHUTDOWN_CAP;
 use crate::manifest::{Catalog, DiscoveryRoots};
 
 /// What every handle shares.
@@ -137,7 +137,7 @@ impl ExtensionHost {
     /// of section 1.8, then stops the dispatcher. Calling it again returns an empty
     /// report.
     pub fn shutdown(&self) -> ShutdownReport {
-        self.shutdown_within(SHUTDOWN_AGGREGATE_DEADLINE)
+        self.shutdown_within(self.inner.shared.timeouts.shutdown_aggregate)
     }
 
     /// Like [`shutdown`](Self::shutdown) with the 1.4-second cap of coordinated signal

@@ -9,7 +9,6 @@ use serde_json::Value;
 use super::call::{CallError, CallOptions, PendingCall};
 use super::extension::{Extension, Extras};
 use crate::dispatcher::{Command, HostRequest};
-use crate::limits::REQUEST_DEADLINE;
 use crate::validate::v0_3::StreamAcceptance;
 use crate::validate::v0_3::{self, MigrationDetection, MigrationImport, ProviderEvent};
 
@@ -164,7 +163,7 @@ impl Extension {
             .send_request(
                 wire,
                 &options,
-                REQUEST_DEADLINE,
+                self.request_deadline(),
                 Extras {
                     stream: Some(sink),
                     ..Extras::default()
@@ -212,7 +211,7 @@ impl Extension {
         self.send_request(
             request,
             options,
-            REQUEST_DEADLINE,
+            self.request_deadline(),
             Extras::default(),
             move |reply| {
                 reply.and_then(|raw| validate(&raw.value).map_err(CallError::InvalidResult))

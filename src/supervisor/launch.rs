@@ -57,6 +57,13 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         scratch.path(),
         &transport::process_environment,
     );
+    // The embedder's entries for this extension win over the manifest's.
+    for (extension, name, value) in &shared.launch.env {
+        if *extension == manifest.name {
+            env.retain(|(key, _)| key != name.as_str());
+            env.push((name.into(), value.into()));
+        }
+    }
     // The fence marker goes last, over any manifest entry of the reserved name.
     #[cfg(target_os = "linux")]
     let fence = transport::fence::GenerationFence::new().map_err(StartError::Io)?;
@@ -66,11 +73,27 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         env.retain(|(key, _)| *key != name);
         env.push((name, value));
     }
-    let spec = SpawnSpec {
-        program,
-        args: manifest.entrypoint.args.clone(),
-        env,
-        cwd: workspace,
+    let spec = match shared.launch.wrapper.split_first() {
+        None => SpawnSpec {
+            program,
+            args: manifest.entrypoint.args.clone(),
+            env,
+            cwd: workspace,
+        },
+        // `wrapper... entrypoint args...`: the wrapper is found in PATH.
+        Some((wrapper, prefix)) => {
+            let wrapper = transport::resolve_command(wrapper, &workspace, path_var.as_deref())
+                .map_err(StartError::Spawn)?;
+            let mut args = prefix.to_vec();
+            args.push(program.to_string_lossy().into_owned());
+            args.extend(manifest.entrypoint.args.iter().cloned());
+            SpawnSpec {
+                program: wrapper,
+                args,
+                env,
+                cwd: workspace,
+            }
+        }
     };
     let mut spawned = transport::spawn(&spec).map_err(StartError::Spawn)?;
 
@@ -86,9 +109,15 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         extension: manifest.name.clone(),
         generation,
     };
+    let embedder_sink = shared.launch.stderr.clone();
     let stderr_sink = Box::new(move |event: StderrEvent| {
         let diagnostic = match event {
-            StderrEvent::Line { text, .. } => Diagnostic::Stderr { line: text },
+            StderrEvent::Line { text, .. } => {
+                if let Some(sink) = &embedder_sink {
+                    sink(&source, &text);
+                }
+                Diagnostic::Stderr { line: text }
+            }
             StderrEvent::Suppressed { count } => Diagnostic::StderrSuppressed { lines: count },
         };
         events.diagnostic(&source, diagnostic);
