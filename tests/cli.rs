@@ -846,3 +846,15 @@ fn menu_shows_the_menu_and_runs_an_action_attended() {
         stderr(&missing)
     );
 }
+
+#[test]
+fn serve_refuses_the_json_flag_it_would_ignore() {
+    let world = World::new();
+    let output = run(&world.args(&[], &["serve", "--json"]), &world.workspace());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--json does not apply"),
+        "{}",
+        stderr(&output)
+    );
+}

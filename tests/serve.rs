@@ -697,7 +697,7 @@ fn host_events_and_the_remaining_operations_are_lines() {
     let mut serve = Serve::over(workspace, root, vec![fixture, noisy, bad]);
 
     let discovered = serve.request(json!({"id": "d", "op": "discover"}));
-    let names: Vec<&str> = discovered["extensions"]
+    let names: Vec<&str> = discovered["entries"]
         .as_array()
         .unwrap()
         .iter()
@@ -968,5 +968,67 @@ fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
         questions, 1,
         "the action's own confirmation was pre-approved"
     );
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn the_ready_line_names_the_version_and_pipelined_starts_share_one_outcome() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let refuses = peer_extension(root.path(), "refuses", "0.2", &["initialize-error"], &[]);
+    let marker = root.path().join("first-run");
+    let flaky = peer_extension(
+        root.path(),
+        "flaky",
+        "0.2",
+        &["fail-first", &marker.to_string_lossy()],
+        &["echo"],
+    );
+    let mut serve = Serve::over(workspace, root, vec![refuses, flaky]);
+    let ready = &serve.seen[0];
+    assert_eq!(ready["type"], "ready");
+    assert_eq!(ready["version"], env!("CARGO_PKG_VERSION"));
+    // Both starts are sent before either is answered: the second gets the first's
+    // failure, not `already_running`.
+    serve.send(json!({"id": 1, "op": "start", "extension": "refuses"}));
+    serve.send(json!({"id": 2, "op": "start", "extension": "refuses"}));
+    for id in [1, 2] {
+        let reply = serve.reply(json!(id));
+        assert_eq!(reply["error"]["code"], "initialize_rejected", "{reply}");
+    }
+    // A first start that failed is parked; `reload` revives it.
+    let failed = serve.request(json!({"id": 3, "op": "start", "extension": "flaky"}));
+    assert_eq!(failed["error"]["code"], "transport_lost", "{failed}");
+    let revived = serve.request(json!({"id": 4, "op": "reload", "extension": "flaky"}));
+    assert_eq!(revived["ok"], true, "{revived}");
+    assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn a_headless_client_is_never_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = sdk_extension(
+        root.path(),
+        "fixture",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    );
+    let options = ServeOptions::new(workspace.path())
+        .no_global_extensions()
+        .extension_dir(dir)
+        .no_input();
+    let mut serve = Serve::start(options, vec![workspace, root]);
+    serve.start_extension("fixture");
+    serve.send(
+        json!({"op": "call", "extension": "fixture", "tool": "confirm",
+                      "arguments": {"prompt": "Proceed?"}, "call_id": "c"}),
+    );
+    assert_eq!(text_of(&serve.result(json!("c"))), "denied");
+    assert!(!serve
+        .seen
+        .iter()
+        .any(|l| l["type"] == "confirmation_request"));
     assert_eq!(serve.close_input().unwrap(), 0);
 }

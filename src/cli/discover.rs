@@ -2,9 +2,6 @@
 
 use std::fmt::Write;
 
-use serde_json::json;
-
-use super::encode;
 use super::error::CliError;
 use super::output::Report;
 use super::session::Session;
@@ -19,16 +16,10 @@ pub(crate) fn run(global: &GlobalArgs) -> Result<Report, CliError> {
     session.finish(Ok(report))
 }
 
-/// `{"entries": [..], "diagnostics": [..]}`.
+/// `{"entries": [..], "diagnostics": [..]}` ([`Catalog::to_value`], the shape `serve`'s
+/// `discover` has too).
 pub(crate) fn catalog_json(catalog: &Catalog) -> serde_json::Value {
-    json!({
-        "entries": catalog.entries.iter().map(encode::entry).collect::<Vec<_>>(),
-        "diagnostics": catalog
-            .diagnostics
-            .iter()
-            .map(encode::discovery_diagnostic)
-            .collect::<Vec<_>>(),
-    })
+    catalog.to_value()
 }
 
 /// The catalog as indented text, each line prefixed with `prefix`.
@@ -51,7 +42,7 @@ pub(crate) fn catalog_text(catalog: &Catalog, prefix: &str) -> String {
             let _ = writeln!(
                 text,
                 "{prefix}  ! {} [{}] {}",
-                encode::diagnostic_kind(&d.kind),
+                d.kind.as_str(),
                 d.source,
                 d.path.display()
             );

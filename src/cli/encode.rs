@@ -9,75 +9,11 @@ use serde_json::{json, Value};
 use crate::host::{
     Diagnostic, ExtensionShutdown, ExtensionStatus, HostEvent, ProgressEvent, ShutdownReport,
 };
-use crate::manifest::{Contributes, DiagnosticKind, DiscoveryDiagnostic, LocatedManifest};
 use crate::negotiation::Negotiated;
 use crate::validate::{
     CommandOutput, ContextContribution, HookOutput, Notification, RenderOutput, StatusContribution,
     ToolOutput,
 };
-
-/// A catalog entry: name, version, api, source, dir, contributes.
-pub(crate) fn entry(located: &LocatedManifest) -> Value {
-    let manifest = &located.manifest;
-    json!({
-        "name": manifest.name,
-        "version": manifest.version.to_string(),
-        "api_version": manifest.api_version.as_str(),
-        "source": located.source.as_str(),
-        "dir": located.dir,
-        "manifest_path": located.manifest_path,
-        "description": manifest.description,
-        "entrypoint": {
-            "command": manifest.entrypoint.command,
-            "args": manifest.entrypoint.args,
-        },
-        "contributes": contributes(&manifest.contributes),
-    })
-}
-
-/// `[contributes]`, with every member present.
-pub(crate) fn contributes(c: &Contributes) -> Value {
-    json!({
-        "tools": c.tools,
-        "commands": c.commands,
-        "tool_renderers": c.tool_renderers,
-        "hooks": c.hooks,
-        "ui": c.ui.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-        "context": c.context,
-        "notifications": c.notifications,
-        "confirmations": c.confirmations,
-        "presentation": c.presentation,
-        "menu": c.menu,
-    })
-}
-
-/// The stable name of a discovery diagnostic's kind.
-pub(crate) fn diagnostic_kind(kind: &DiagnosticKind) -> &'static str {
-    match kind {
-        DiagnosticKind::InvalidManifest(_) => "invalid_manifest",
-        DiagnosticKind::NameMismatch { .. } => "name_mismatch",
-        DiagnosticKind::Shadowed { .. } => "shadowed",
-        DiagnosticKind::UnreadableDirectory(_) => "unreadable_directory",
-        DiagnosticKind::UnreadableRoot(_) => "unreadable_root",
-    }
-}
-
-/// A discovery diagnostic: kind, path, source, message, and the manifest field when the
-/// manifest broke a rule.
-pub(crate) fn discovery_diagnostic(d: &DiscoveryDiagnostic) -> Value {
-    let mut value = json!({
-        "kind": diagnostic_kind(&d.kind),
-        "path": d.path,
-        "source": d.source.as_str(),
-        "message": d.kind.to_string(),
-    });
-    if let DiagnosticKind::InvalidManifest(crate::manifest::LoadError::Invalid(e)) = &d.kind {
-        if let Some(field) = e.field() {
-            value["field"] = json!(field);
-        }
-    }
-    value
-}
 
 /// What `initialize` settled.
 pub(crate) fn negotiated(n: &Negotiated) -> Value {

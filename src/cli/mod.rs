@@ -89,7 +89,12 @@ enum CliCommand {
         name: Option<String>,
     },
     /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
-    Serve,
+    Serve {
+        /// The client answers no questions: confirmations are denied and input
+        /// requests cancelled at once
+        #[arg(long = "no-input")]
+        no_input: bool,
+    },
     /// Measure round trips against the pipe and JSON floors, frame decoding and memory
     /// per extension, and print the table of benches/README.md (ignores --workspace
     /// and --extension-dir)
@@ -127,14 +132,18 @@ pub fn main() -> i32 {
         CliCommand::Menu(args) => menu::run(&cli.global, &args),
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
-        CliCommand::Serve => return serve(&cli.global),
+        CliCommand::Serve { no_input } => return serve(&cli.global, no_input),
         CliCommand::Bench(args) => return bench::run(&args, json),
     };
     output::emit(result, json)
 }
 
 /// `octet-host serve`: the sidecar control protocol over this process's stdio.
-fn serve(global: &GlobalArgs) -> i32 {
+fn serve(global: &GlobalArgs, no_input: bool) -> i32 {
+    if global.json {
+        output::eprint_line("error: serve always writes JSON lines; --json does not apply to it");
+        return 2;
+    }
     let workspace = match &global.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
@@ -148,6 +157,9 @@ fn serve(global: &GlobalArgs) -> i32 {
     }
     if let Some(ms) = global.startup_timeout {
         options = options.startup_timeout(std::time::Duration::from_millis(ms));
+    }
+    if no_input {
+        options = options.no_input();
     }
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {

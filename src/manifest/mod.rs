@@ -2,6 +2,7 @@
 //! discovery.
 
 pub mod discovery;
+mod encode;
 pub mod error;
 pub mod load;
 pub mod parse;

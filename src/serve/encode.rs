@@ -13,7 +13,7 @@ use crate::host::{
     Diagnostic, ExtensionShutdown, ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason,
     MenuOutcome, Progress, ShutdownReport, StartedExtension,
 };
-use crate::manifest::{Catalog, LocatedManifest};
+use crate::manifest::Catalog;
 use crate::services::presentation::PresentationOwner;
 use crate::validate::{
     CommandOutput, ContextContribution, HookOutput, Notification, RenderOutput, StatusContribution,
@@ -246,45 +246,10 @@ fn extension_shutdown(e: &ExtensionShutdown) -> Value {
     })
 }
 
-/// The discovery catalog: usable extensions and problems found.
+/// The discovery catalog: the same shape as the CLI's `--json discover`
+/// ([`Catalog::to_value`]).
 pub(crate) fn catalog(catalog: &Catalog) -> Value {
-    let diagnostics: Vec<Value> = catalog
-        .diagnostics
-        .iter()
-        .map(|d| {
-            json!({
-                "path": d.path.display().to_string(),
-                "source": d.source.as_str(),
-                "message": d.kind.to_string(),
-            })
-        })
-        .collect();
-    json!({
-        "extensions": catalog.entries.iter().map(located_manifest).collect::<Vec<_>>(),
-        "diagnostics": diagnostics,
-    })
-}
-
-fn located_manifest(located: &LocatedManifest) -> Value {
-    let m = &located.manifest;
-    let c = &m.contributes;
-    json!({
-        "name": m.name,
-        "version": m.version.to_string(),
-        "api_version": m.api_version.as_str(),
-        "description": m.description,
-        "source": located.source.as_str(),
-        "dir": located.dir.display().to_string(),
-        "manifest_path": located.manifest_path.display().to_string(),
-        "contributes": {
-            "tools": c.tools,
-            "commands": c.commands,
-            "tool_renderers": c.tool_renderers,
-            "hooks": c.hooks,
-            "ui": c.ui.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-            "context": c.context,
-        },
-    })
+    catalog.to_value()
 }
 
 #[cfg(test)]

@@ -198,12 +198,14 @@ fn cancelled_line(request_id: u64, cause: CancelCause) -> Value {
     json!({"type": "request_cancelled", "request_id": request_id, "reason": cause.as_str()})
 }
 
-/// The [`Frontend`] the host is built with: a handle on the shared [`ServeFrontend`].
-pub(crate) struct FrontendHandle(pub Arc<ServeFrontend>);
+/// The [`Frontend`] the host is built with: a handle on the shared [`ServeFrontend`],
+/// and whether the client answers questions at all (not when it declared itself
+/// headless: questions are then denied or cancelled at once, never sent).
+pub(crate) struct FrontendHandle(pub Arc<ServeFrontend>, pub bool);
 
 impl Frontend for FrontendHandle {
     fn is_interactive(&self) -> bool {
-        true
+        self.1
     }
 
     fn confirm(&self, request: ConfirmationRequest) -> bool {

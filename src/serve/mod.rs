@@ -80,6 +80,10 @@ pub struct ServeOptions {
     /// How long an extension has to answer `initialize` (default:
     /// [`crate::limits::STARTUP_TIMEOUT`]); a `start` line may set its own.
     pub startup_timeout: Option<std::time::Duration>,
+    /// The client answers no questions (`serve --no-input`): confirmations are denied
+    /// and input requests cancelled at once, without a `confirmation_request` or
+    /// `input_request` line, instead of waiting for the request's deadline.
+    pub no_input: bool,
     /// Signal numbers (SIGINT, SIGTERM, SIGHUP) that end the session as described in
     /// the module docs; `None` ends it only by `shutdown` or the end of the input. The
     /// CLI forwards the process's signals here.
@@ -96,8 +100,15 @@ impl ServeOptions {
             host_context: HostContext::default(),
             session_id: None,
             startup_timeout: None,
+            no_input: false,
             signals: None,
         }
+    }
+
+    /// Declares the client headless (see [`ServeOptions::no_input`]).
+    pub fn no_input(mut self) -> ServeOptions {
+        self.no_input = true;
+        self
     }
 
     /// Ends the session on the signal numbers received from `signals` (see the module
@@ -169,7 +180,8 @@ pub fn run(
         .unwrap_or_else(crossbeam_channel::never);
     let (out, writer) = io::start_writer(output)?;
     let frontend = ServeFrontend::new(out.clone());
-    let host = match options.build_host(FrontendHandle(frontend.clone())) {
+    let answers = !options.no_input;
+    let host = match options.build_host(FrontendHandle(frontend.clone(), answers)) {
         Ok(host) => host,
         Err(error) => {
             drop(out);
@@ -180,6 +192,7 @@ pub fn run(
     out.emit(json!({
         "type": "ready",
         "serve_protocol": SERVE_PROTOCOL_VERSION,
+        "version": env!("CARGO_PKG_VERSION"),
         "octet_version": OCTET_VERSION,
         "workspace": host.workspace().display().to_string(),
     }));

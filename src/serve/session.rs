@@ -48,6 +48,9 @@ pub(crate) struct Session {
     frontend: Arc<ServeFrontend>,
     /// The handles of extensions started in this session, by name.
     started: Arc<Mutex<HashMap<String, Extension>>>,
+    /// Starts in progress, by extension: the ids of the `start` lines that came while
+    /// one was already starting, answered with its outcome.
+    starting: Arc<Mutex<HashMap<String, Vec<Option<ClientId>>>>>,
     calls: Calls,
     /// Start, stop and reload threads; finished ones are pruned as new ones start.
     threads: Vec<JoinHandle<()>>,
@@ -91,6 +94,7 @@ impl Session {
             out,
             frontend,
             started: Arc::default(),
+            starting: Arc::default(),
             threads: Vec::new(),
             stop_events,
             events_thread: Some(events_thread),
@@ -178,24 +182,42 @@ impl Session {
         extension: String,
         startup_timeout: Option<std::time::Duration>,
     ) {
+        // A start of an extension that is already starting gets that start's outcome
+        // (not `already_running` while it may still fail).
+        if let Some(waiting) = self.starting.lock().get_mut(&extension) {
+            waiting.push(id.cloned());
+            return;
+        }
+        self.starting.lock().insert(extension.clone(), Vec::new());
+        let name = extension.clone();
         let host = self.host.clone();
         let started = self.started.clone();
+        let starting = self.starting.clone();
         let out = self.out.clone();
         let reply_to = id.cloned();
         let options = StartOptions { startup_timeout };
-        self.spawn(id, "octet-serve-start", move || {
-            let id = reply_to;
-            match host.start_with(&extension, options) {
+        let spawned = self.spawn(id, "octet-serve-start", move || {
+            let line = |id: Option<&ClientId>, outcome: &Result<Value, ServeError>| match outcome {
+                Ok(info) => reply_ok_line(id, info.clone()),
+                Err(error) => reply_error_line(id, error),
+            };
+            let outcome = match host.start_with(&extension, options) {
                 Ok(handle) => {
                     let info = encode::started(handle.info());
-                    started.lock().insert(extension, handle);
-                    out.emit(reply_ok_line(id.as_ref(), info));
+                    started.lock().insert(extension.clone(), handle);
+                    Ok(info)
                 }
-                Err(error) => {
-                    out.emit(reply_error_line(id.as_ref(), &ServeError::from(&error)));
-                }
+                Err(error) => Err(ServeError::from(&error)),
             };
+            out.emit(line(reply_to.as_ref(), &outcome));
+            let waiting = starting.lock().remove(&extension).unwrap_or_default();
+            for id in waiting {
+                out.emit(line(id.as_ref(), &outcome));
+            }
         });
+        if !spawned {
+            self.starting.lock().remove(&name);
+        }
     }
 
     /// Reloads candidate-first on a thread of its own (section 5): the current
@@ -203,7 +225,17 @@ impl Session {
     /// routes to the new one from then on.
     fn reload(&mut self, id: Option<&ClientId>, extension: String) {
         if !self.started.lock().contains_key(&extension) {
-            self.reply_error(id, not_started(&extension));
+            // A first start that failed is parked as generation 0; a reload is the
+            // manual generation change that revives it (section 5).
+            let parked = self
+                .host
+                .status()
+                .iter()
+                .any(|s| s.extension == extension && s.parked.is_some());
+            match parked {
+                true => self.start(id, extension, None),
+                false => self.reply_error(id, not_started(&extension)),
+            }
             return;
         }
         let host = self.host.clone();
@@ -315,17 +347,29 @@ impl Session {
     /// Runs `body` on a named thread (a start, stop or reload: at most a few per
     /// extension). When no thread can be started, the operation is refused with an
     /// `io_error` reply rather than run on the control loop, which must never wait.
-    fn spawn(&mut self, id: Option<&ClientId>, name: &str, body: impl FnOnce() + Send + 'static) {
+    /// True when the thread started.
+    fn spawn(
+        &mut self,
+        id: Option<&ClientId>,
+        name: &str,
+        body: impl FnOnce() + Send + 'static,
+    ) -> bool {
         self.threads.retain(|thread| !thread.is_finished());
         match std::thread::Builder::new().name(name.into()).spawn(body) {
-            Ok(thread) => self.threads.push(thread),
-            Err(error) => self.reply_error(
-                id,
-                ServeError::new(
-                    ErrorCode::IoError,
-                    format!("cannot start a thread for this operation: {error}"),
-                ),
-            ),
+            Ok(thread) => {
+                self.threads.push(thread);
+                true
+            }
+            Err(error) => {
+                self.reply_error(
+                    id,
+                    ServeError::new(
+                        ErrorCode::IoError,
+                        format!("cannot start a thread for this operation: {error}"),
+                    ),
+                );
+                false
+            }
         }
     }
 
