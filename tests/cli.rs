@@ -835,6 +835,28 @@ fn menu_shows_the_menu_and_runs_an_action_attended() {
         "{}",
         stderr(&wipe)
     );
+    // --yes answers the host's question, and the action's own one is pre-approved.
+    let yes = run(
+        &world.args(&dirs, &["menu", "actions", "wipe", "--yes", "--json"]),
+        &world.workspace(),
+    );
+    assert_eq!(yes.status.code(), Some(0), "{}", stderr(&yes));
+    let report: Value =
+        serde_json::from_str(json_stdout(&yes)["output"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(report["confirmation"], json!({"confirmed": true}));
+    // --yes also answers an extension's own confirmation.
+    let safe_yes = run(
+        &world.args(&dirs, &["menu", "actions", "safe", "--yes", "--json"]),
+        &world.workspace(),
+    );
+    let report: Value =
+        serde_json::from_str(json_stdout(&safe_yes)["output"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(report["confirmation"], json!({"confirmed": true}));
+    let no_input = run(
+        &world.args(&dirs, &["menu", "actions", "wipe", "--no-input"]),
+        &world.workspace(),
+    );
+    assert_eq!(no_input.status.code(), Some(1));
     let missing = run(
         &world.args(&dirs, &["menu", "actions", "nope"]),
         &world.workspace(),
@@ -857,4 +879,40 @@ fn serve_refuses_the_json_flag_it_would_ignore() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn durations_take_units() {
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let output = run(
+        &world.args(
+            &dirs,
+            &[
+                "call",
+                "test-extension",
+                "sleep",
+                r#"{"ms": 60000}"#,
+                "--timeout",
+                "300ms",
+                "--json",
+            ],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let document = json_stdout(&output);
+    assert_eq!(
+        document["error"]["code"], "call.deadline_exceeded",
+        "{document}"
+    );
+    let bad = run(
+        &world.args(
+            &dirs,
+            &["call", "test-extension", "echo", "--timeout", "5d"],
+        ),
+        &world.workspace(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("ms, s, m or h"), "{}", stderr(&bad));
 }

@@ -23,9 +23,10 @@ pub(crate) struct CallArgs {
     /// The arguments: a JSON object, or `-` to read it from stdin
     #[arg(default_value = "{}")]
     arguments: String,
-    /// Deadline in milliseconds; the request is cancelled after it [default: 30000]
-    #[arg(long, value_name = "MS")]
-    timeout: Option<u64>,
+    /// Deadline (`30s`, `500ms`, `2m`; a plain number is milliseconds); the request is
+    /// cancelled after it [default: 30s]
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    timeout: Option<std::time::Duration>,
 }
 
 /// Runs `call`.
@@ -71,9 +72,9 @@ fn call(
 }
 
 /// Options with the `--timeout` deadline, if one was given.
-pub(crate) fn call_options(timeout_ms: Option<u64>) -> CallOptions {
-    match timeout_ms {
-        Some(ms) => CallOptions::with_deadline(Duration::from_millis(ms)),
+pub(crate) fn call_options(timeout: Option<Duration>) -> CallOptions {
+    match timeout {
+        Some(timeout) => CallOptions::with_deadline(timeout),
         None => CallOptions::default(),
     }
 }

@@ -21,9 +21,10 @@ pub(crate) struct CommandArgs {
     /// The command's arguments, passed as they are (put `--` before arguments that
     /// start with a hyphen)
     arguments: Vec<String>,
-    /// Deadline in milliseconds; the request is cancelled after it [default: 30000]
-    #[arg(long, value_name = "MS")]
-    timeout: Option<u64>,
+    /// Deadline (`30s`, `500ms`, `2m`; a plain number is milliseconds); the request is
+    /// cancelled after it [default: 30s]
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    timeout: Option<std::time::Duration>,
 }
 
 /// Runs `command`.

@@ -1,12 +1,18 @@
 //! Asking the person at the terminal: confirmations and input requests from extensions
-//! (sections 2.2 and 2.7). Used only when stdin is a terminal; otherwise the CLI keeps
-//! the headless default, which denies confirmations and cancels input.
+//! (sections 2.2 and 2.7), with `console` for the terminal (secret input without
+//! echo). Used only when stdin is a terminal; otherwise the CLI keeps the headless
+//! default, which denies confirmations and cancels input. `--yes` answers
+//! confirmations yes without asking; `--no-input` never asks at all.
+//!
+//! A progress bar is suspended while a question is on the screen, so it cannot draw
+//! over the prompt.
 
-use std::io::{BufRead, IsTerminal, Write};
-use std::os::fd::AsRawFd;
+use std::io::IsTerminal;
 
+use console::Term;
 use parking_lot::Mutex;
 
+use super::progress;
 use crate::host::{ConfirmationRequest, Frontend, InputRequest};
 
 /// A frontend on the controlling terminal. One question at a time.
@@ -23,51 +29,6 @@ impl TerminalFrontend {
     }
 }
 
-/// Reads one line from stdin; `None` at EOF or on error.
-fn read_line() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
-    }
-}
-
-/// Turns terminal echo off for as long as it lives (termios, as `stty -echo` does).
-struct NoEcho {
-    saved: Option<libc::termios>,
-}
-
-impl NoEcho {
-    fn new() -> NoEcho {
-        let fd = std::io::stdin().as_raw_fd();
-        // SAFETY: tcgetattr/tcsetattr only read and write the termios struct we own.
-        unsafe {
-            let mut termios: libc::termios = std::mem::zeroed();
-            if libc::tcgetattr(fd, &mut termios) != 0 {
-                return NoEcho { saved: None };
-            }
-            let saved = termios;
-            termios.c_lflag &= !libc::ECHO;
-            termios.c_lflag |= libc::ECHONL;
-            if libc::tcsetattr(fd, libc::TCSANOW, &termios) != 0 {
-                return NoEcho { saved: None };
-            }
-            NoEcho { saved: Some(saved) }
-        }
-    }
-}
-
-impl Drop for NoEcho {
-    fn drop(&mut self) {
-        if let Some(saved) = &self.saved {
-            // SAFETY: restores the attributes read in `new`.
-            unsafe {
-                libc::tcsetattr(std::io::stdin().as_raw_fd(), libc::TCSANOW, saved);
-            }
-        }
-    }
-}
-
 impl Frontend for TerminalFrontend {
     fn is_interactive(&self) -> bool {
         true
@@ -78,25 +39,25 @@ impl Frontend for TerminalFrontend {
         if request.cancelled.is_cancelled() {
             return false;
         }
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{} asks: {}", request.source, request.prompt);
-        if let Some(detail) = &request.detail {
-            let _ = writeln!(err, "  {detail}");
-        }
-        let hint = if request.default { "[Y/n]" } else { "[y/N]" };
-        let warning = if request.destructive {
-            " (destructive)"
-        } else {
-            ""
-        };
-        let _ = write!(err, "confirm{warning} {hint} ");
-        let _ = err.flush();
-        drop(err);
-        match read_line().map(|l| l.trim().to_ascii_lowercase()) {
-            Some(answer) if answer.is_empty() => request.default,
-            Some(answer) => answer == "y" || answer == "yes",
-            None => false,
-        }
+        progress::suspended(|| {
+            let term = Term::stderr();
+            let _ = term.write_line(&format!("{} asks: {}", request.source, request.prompt));
+            if let Some(detail) = &request.detail {
+                let _ = term.write_line(&format!("  {detail}"));
+            }
+            let hint = if request.default { "[Y/n]" } else { "[y/N]" };
+            let warning = if request.destructive {
+                " (destructive)"
+            } else {
+                ""
+            };
+            let _ = term.write_str(&format!("confirm{warning} {hint} "));
+            match term.read_line().map(|l| l.trim().to_ascii_lowercase()) {
+                Ok(answer) if answer.is_empty() => request.default,
+                Ok(answer) => answer == "y" || answer == "yes",
+                Err(_) => false,
+            }
+        })
     }
 
     fn input(&self, request: InputRequest) -> Option<String> {
@@ -104,11 +65,49 @@ impl Frontend for TerminalFrontend {
         if request.cancelled.is_cancelled() {
             return None;
         }
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "{} asks: {} ", request.source, request.prompt);
-        let _ = err.flush();
-        drop(err);
-        let _quiet = request.secret.then(NoEcho::new);
-        read_line()
+        progress::suspended(|| {
+            let term = Term::stderr();
+            let _ = term.write_str(&format!("{} asks: {} ", request.source, request.prompt));
+            let line = match request.secret {
+                true => term.read_secure_line(),
+                false => term.read_line(),
+            };
+            line.ok()
+        })
+    }
+}
+
+/// `--yes`: confirmations are answered yes without asking (each is noted on stderr);
+/// input is asked on the terminal when there is one, and cancelled otherwise.
+pub(crate) struct YesFrontend {
+    terminal: Option<TerminalFrontend>,
+}
+
+impl YesFrontend {
+    /// Answers yes, asking input on the terminal when stdin is one.
+    pub(crate) fn new() -> YesFrontend {
+        YesFrontend {
+            terminal: TerminalFrontend::if_interactive(),
+        }
+    }
+}
+
+impl Frontend for YesFrontend {
+    fn is_interactive(&self) -> bool {
+        true
+    }
+
+    fn confirm(&self, request: ConfirmationRequest) -> bool {
+        progress::suspended(|| {
+            let _ = Term::stderr().write_line(&format!(
+                "{} asks: {} (yes, by --yes)",
+                request.source, request.prompt
+            ));
+        });
+        true
+    }
+
+    fn input(&self, request: InputRequest) -> Option<String> {
+        self.terminal.as_ref().and_then(|t| t.input(request))
     }
 }

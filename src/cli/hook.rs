@@ -23,9 +23,10 @@ pub(crate) struct HookArgs {
     /// `{"name","arguments"?,"output","is_error"?}`; others are sent as given
     #[arg(default_value = "{}")]
     payload: String,
-    /// Deadline in milliseconds; the request is cancelled after it [default: 30000]
-    #[arg(long, value_name = "MS")]
-    timeout: Option<u64>,
+    /// Deadline (`30s`, `500ms`, `2m`; a plain number is milliseconds); the request is
+    /// cancelled after it [default: 30s]
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    timeout: Option<std::time::Duration>,
 }
 
 /// Runs `hook`.

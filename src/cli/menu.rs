@@ -22,10 +22,10 @@ pub(crate) struct MenuArgs {
     /// The action to run, as its id path (`setup`, or `jev/forget` inside a submenu);
     /// without it, the menu is printed
     item: Option<String>,
-    /// Deadline in milliseconds [default: 5000 to collect the menu, 30 minutes for an
-    /// action]
-    #[arg(long, value_name = "MS")]
-    timeout: Option<u64>,
+    /// Deadline (`30s`, `500ms`; a plain number is milliseconds) [default: 5s to collect
+    /// the menu, 30 minutes for an action]
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    timeout: Option<std::time::Duration>,
 }
 
 /// Runs `menu`.

@@ -10,6 +10,7 @@ mod call;
 mod command;
 mod demo;
 mod discover;
+mod duration;
 mod encode;
 mod error;
 mod frontend;
@@ -56,10 +57,17 @@ pub(crate) struct GlobalArgs {
     /// Do not discover global extensions (`~/.octet/extensions`)
     #[arg(long = "no-global", global = true)]
     pub no_global: bool,
-    /// How long an extension has to answer `initialize`, in milliseconds
-    /// [default: 30000]
-    #[arg(long = "startup-timeout", global = true, value_name = "MS")]
-    pub startup_timeout: Option<u64>,
+    /// Answer every confirmation yes without asking (each is noted on stderr)
+    #[arg(long, global = true, conflicts_with = "no_input")]
+    pub yes: bool,
+    /// Never ask: confirmations are denied and input requests cancelled at once
+    #[arg(long = "no-input", global = true)]
+    pub no_input: bool,
+    /// How long an extension has to answer `initialize` (`30s`, `500ms`; a plain
+    /// number is milliseconds) [default: 30s]
+    #[arg(long = "startup-timeout", global = true, value_name = "DURATION",
+          value_parser = duration::parse)]
+    pub startup_timeout: Option<std::time::Duration>,
 }
 
 /// The subcommands.
@@ -89,12 +97,7 @@ enum CliCommand {
         name: Option<String>,
     },
     /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
-    Serve {
-        /// The client answers no questions: confirmations are denied and input
-        /// requests cancelled at once
-        #[arg(long = "no-input")]
-        no_input: bool,
-    },
+    Serve,
     /// Measure round trips against the pipe and JSON floors, frame decoding and memory
     /// per extension, and print the table of benches/README.md (ignores --workspace
     /// and --extension-dir)
@@ -132,14 +135,14 @@ pub fn main() -> i32 {
         CliCommand::Menu(args) => menu::run(&cli.global, &args),
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
-        CliCommand::Serve { no_input } => return serve(&cli.global, no_input),
+        CliCommand::Serve => return serve(&cli.global),
         CliCommand::Bench(args) => return bench::run(&args, json),
     };
     output::emit(result, json)
 }
 
 /// `octet-host serve`: the sidecar control protocol over this process's stdio.
-fn serve(global: &GlobalArgs, no_input: bool) -> i32 {
+fn serve(global: &GlobalArgs) -> i32 {
     if global.json {
         output::eprint_line("error: serve always writes JSON lines; --json does not apply to it");
         return 2;
@@ -155,10 +158,10 @@ fn serve(global: &GlobalArgs, no_input: bool) -> i32 {
     if global.no_global {
         options = options.no_global_extensions();
     }
-    if let Some(ms) = global.startup_timeout {
-        options = options.startup_timeout(std::time::Duration::from_millis(ms));
+    if let Some(timeout) = global.startup_timeout {
+        options = options.startup_timeout(timeout);
     }
-    if no_input {
+    if global.no_input {
         options = options.no_input();
     }
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).

@@ -52,6 +52,19 @@ pub(crate) fn wait<T>(
     (outcome, events)
 }
 
+/// The bar on the screen, if any: questions suspend it while they ask.
+static ACTIVE_BAR: parking_lot::Mutex<Option<ProgressBar>> = parking_lot::Mutex::new(None);
+
+/// Runs `ask` with the progress bar (if one is drawn) hidden, so a prompt is never
+/// drawn over.
+pub(crate) fn suspended<R>(ask: impl FnOnce() -> R) -> R {
+    let bar = ACTIVE_BAR.lock().clone();
+    match bar {
+        Some(bar) => bar.suspend(ask),
+        None => ask(),
+    }
+}
+
 /// The progress bar, created on the first status event.
 struct ProgressView {
     enabled: bool,
@@ -100,6 +113,7 @@ impl ProgressView {
         let bar = self.bar.get_or_insert_with(|| {
             let bar = ProgressBar::new_spinner();
             bar.enable_steady_tick(SPINNER_TICK);
+            *ACTIVE_BAR.lock() = Some(bar.clone());
             bar
         });
         match total {
@@ -135,6 +149,7 @@ impl ProgressView {
 
     fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
+            ACTIVE_BAR.lock().take();
             bar.finish_and_clear();
         }
     }

@@ -25,8 +25,13 @@ impl Session {
             return Err(CliError::Workspace { path: workspace });
         }
         let mut builder = ExtensionHost::builder(&workspace);
-        if let Some(frontend) = super::frontend::TerminalFrontend::if_interactive() {
-            builder = builder.frontend(frontend);
+        // `--no-input` keeps the headless default: deny and cancel without asking.
+        if global.yes {
+            builder = builder.frontend(super::frontend::YesFrontend::new());
+        } else if !global.no_input {
+            if let Some(frontend) = super::frontend::TerminalFrontend::if_interactive() {
+                builder = builder.frontend(frontend);
+            }
         }
         if global.no_global {
             builder = builder.no_global_extensions();
@@ -34,8 +39,8 @@ impl Session {
         for dir in &global.extension_dirs {
             builder = builder.extension_dir(dir);
         }
-        if let Some(ms) = global.startup_timeout {
-            builder = builder.startup_timeout(Duration::from_millis(ms));
+        if let Some(timeout) = global.startup_timeout {
+            builder = builder.startup_timeout(timeout);
         }
         Session::from_builder(builder)
     }
