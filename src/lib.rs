@@ -26,6 +26,7 @@ pub mod sdk;
 pub mod serve;
 pub mod services;
 mod spin;
+mod suggest;
 pub mod supervisor;
 pub mod transport;
 pub mod validate;

@@ -452,15 +452,37 @@ fn call_failures_exit_1_and_usage_errors_exit_2() {
     assert_eq!(document["error"]["code"], "call.remote_error");
     assert_eq!(document["error"]["rpc_code"], -32001);
 
+    // A name the manifest does not declare is a usage error, found before anything
+    // starts, with the closest declared name.
     let undeclared = run(
-        &world.args(&dirs, &["call", "test-extension", "nope"]),
+        &world.args(&dirs, &["call", "test-extension", "ecoh"]),
         &world.workspace(),
     );
-    assert_eq!(undeclared.status.code(), Some(1));
+    assert_eq!(undeclared.status.code(), Some(2));
+    let err = stderr(&undeclared);
     assert!(
-        stderr(&undeclared).starts_with("error: "),
+        err.starts_with("error: ") && err.contains("declares no tool `ecoh`; did you mean `echo`?"),
+        "{err}"
+    );
+    let command = run(
+        &world.args(&dirs, &["command", "test-extension", "/fixtrue"]),
+        &world.workspace(),
+    );
+    assert_eq!(command.status.code(), Some(2));
+    assert!(
+        stderr(&command).contains("did you mean `fixture`?"),
         "{}",
-        stderr(&undeclared)
+        stderr(&command)
+    );
+    let unknown = run(
+        &world.args(&dirs, &["call", "test-extenson", "echo"]),
+        &world.workspace(),
+    );
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("did you mean `test-extension`?"),
+        "{}",
+        stderr(&unknown)
     );
 
     let bad_json = run(
@@ -544,7 +566,15 @@ fn command_runs_with_its_arguments() {
     let output = run(
         &world.args(
             &dirs,
-            &["command", "test-extension", "fixture", "a", "b", "--", "-c"],
+            &[
+                "command",
+                "test-extension",
+                "/fixture",
+                "a",
+                "b",
+                "--",
+                "-c",
+            ],
         ),
         &world.workspace(),
     );
@@ -915,4 +945,25 @@ fn durations_take_units() {
     );
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("ms, s, m or h"), "{}", stderr(&bad));
+}
+
+#[test]
+fn extension_dir_takes_a_manifest_path_or_a_directory_of_extensions() {
+    let world = World::new();
+    let dir = world.test_extension();
+    for path in [
+        dir.join("extension.toml"),
+        world.extensions(), // holds test-extension/
+    ] {
+        let output = run(
+            &world.args(std::slice::from_ref(&path), &["discover", "--json"]),
+            &world.workspace(),
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let document = json_stdout(&output);
+        assert_eq!(
+            document["entries"][0]["name"], "test-extension",
+            "{path:?}: {document}"
+        );
+    }
 }

@@ -43,6 +43,7 @@ fn call(
     arguments: Value,
     json: bool,
 ) -> Result<Report, CliError> {
+    super::names::check(session, &args.name, super::names::Kind::Tool, &args.tool)?;
     let extension = session.start(&args.name)?;
     let pending = extension.call_tool_async(&args.tool, arguments, call_options(args.timeout));
     let (outcome, events) = progress::wait(session.host(), &args.name, pending);

@@ -35,9 +35,12 @@ pub(crate) fn run(global: &GlobalArgs, args: &CommandArgs) -> Result<Report, Cli
 }
 
 fn execute(session: &Session, args: &CommandArgs, json: bool) -> Result<Report, CliError> {
+    // `/name` is how a person writes a slash command.
+    let command = args.command.strip_prefix('/').unwrap_or(&args.command);
+    super::names::check(session, &args.name, super::names::Kind::Command, command)?;
     let extension = session.start(&args.name)?;
     let pending = extension.execute_command_async(
-        &args.command,
+        command,
         args.arguments.clone(),
         call_options(args.timeout),
     );

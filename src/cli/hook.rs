@@ -46,6 +46,8 @@ fn run_hook(
     payload: HookPayload,
     json: bool,
 ) -> Result<Report, CliError> {
+    let hook = payload.hook();
+    super::names::check(session, &args.name, super::names::Kind::Hook, hook.as_str())?;
     let extension = session.start(&args.name)?;
     let payload_json = payload.to_value();
     let pending = extension.run_hook_async(payload, call_options(args.timeout));

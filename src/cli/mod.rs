@@ -17,6 +17,7 @@ mod frontend;
 mod hook;
 mod inspect;
 mod menu;
+mod names;
 mod output;
 mod progress;
 mod session;
@@ -48,8 +49,9 @@ pub(crate) struct GlobalArgs {
     /// [default: the current directory]
     #[arg(long, global = true, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
-    /// An extension directory holding an `extension.toml` (repeatable)
-    #[arg(long = "extension-dir", global = true, value_name = "DIR")]
+    /// An extension: its directory, its `extension.toml`, or a directory of extension
+    /// directories (repeatable)
+    #[arg(long = "extension-dir", global = true, value_name = "PATH")]
     pub extension_dirs: Vec<PathBuf>,
     /// Machine output: one JSON document on stdout, errors included
     #[arg(long, global = true)]

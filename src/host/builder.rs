@@ -235,8 +235,10 @@ impl ExtensionHostBuilder {
         self
     }
 
-    /// Adds an explicit extension directory (one holding `extension.toml`). Explicit
-    /// directories win over project and global ones of the same name.
+    /// Adds explicit extensions: the directory of one extension (holding
+    /// `extension.toml`), the path to its `extension.toml`, or a directory whose
+    /// subdirectories hold extensions (scanned one level). Explicit extensions win
+    /// over project and global ones of the same name.
     pub fn extension_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.explicit_dirs.push(dir.into());
         self

@@ -179,6 +179,11 @@ impl fmt::Display for StartError {
         match self {
             StartError::UnknownExtension { name, discovered } => {
                 write!(f, "no extension named `{name}` was discovered")?;
+                if let Some(close) =
+                    crate::suggest::closest(name, discovered.iter().map(String::as_str))
+                {
+                    write!(f, "; did you mean `{close}`?")?;
+                }
                 match discovered.is_empty() {
                     true => write!(f, " (none were)"),
                     false => write!(f, " (discovered: {})", discovered.join(", ")),

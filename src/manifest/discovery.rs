@@ -29,7 +29,10 @@ pub struct DiscoveryRoots {
     /// The user's home directory; its `.octet/extensions/` holds global extensions.
     /// `None` skips global discovery.
     pub home: Option<PathBuf>,
-    /// Extension directories named explicitly, each holding an `extension.toml`.
+    /// Extensions named explicitly: each the directory of one extension (holding an
+    /// `extension.toml`), the path to its `extension.toml`, or a directory whose
+    /// subdirectories hold extensions (scanned one level, like
+    /// `.octet/extensions`).
     pub explicit: Vec<PathBuf>,
 }
 
@@ -187,8 +190,25 @@ pub fn discover(roots: &DiscoveryRoots) -> Catalog {
     let mut candidates = Vec::new();
     let mut diagnostics = Vec::new();
 
-    for dir in &roots.explicit {
-        match load_explicit(dir) {
+    for path in &roots.explicit {
+        // The path to an `extension.toml`, a directory holding one, or a directory
+        // whose subdirectories hold extensions (scanned one level, like a root).
+        let dir = match path.file_name() {
+            Some(name) if name == MANIFEST_FILE_NAME && path.is_file() => {
+                path.parent().unwrap_or(Path::new(".")).to_path_buf()
+            }
+            _ => path.clone(),
+        };
+        if dir.is_dir() && !dir.join(MANIFEST_FILE_NAME).exists() {
+            let found = (candidates.len(), diagnostics.len());
+            scan_root(&dir, Source::Explicit, &mut candidates, &mut diagnostics);
+            // A directory holding no extension at all is most likely a mistyped
+            // extension directory: say its manifest is missing.
+            if (candidates.len(), diagnostics.len()) != found {
+                continue;
+            }
+        }
+        match load_explicit(&dir) {
             Ok(located) => candidates.push(located),
             Err(diagnostic) => diagnostics.push(diagnostic),
         }
