@@ -967,3 +967,54 @@ fn extension_dir_takes_a_manifest_path_or_a_directory_of_extensions() {
         );
     }
 }
+
+#[test]
+fn new_scaffolds_an_extension_that_call_runs_at_once() {
+    let world = World::new();
+    let into = world.dir.path().join("made");
+    std::fs::create_dir(&into).unwrap();
+    for api in ["0.1", "0.2", "0.4"] {
+        let name = format!("hello-{}", api.replace('.', ""));
+        let made = run(
+            &strings(&[
+                "new",
+                &name,
+                "--api",
+                api,
+                "--into",
+                &into.to_string_lossy(),
+            ]),
+            &world.workspace(),
+        );
+        assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+        let dir = into.join(&name);
+        let tool = name.replace('-', "_");
+        let called = run(
+            &world.args(&[dir], &["call", &name, &tool, r#"{"name": "you"}"#]),
+            &world.workspace(),
+        );
+        assert_eq!(called.status.code(), Some(0), "{api}: {}", stderr(&called));
+        assert_eq!(stdout(&called), "Hello, you!\n", "{api}");
+    }
+    let rust = run(
+        &strings(&[
+            "new",
+            "hello-rs",
+            "--lang",
+            "rust",
+            "--into",
+            &into.to_string_lossy(),
+        ]),
+        &world.workspace(),
+    );
+    assert_eq!(rust.status.code(), Some(0), "{}", stderr(&rust));
+    assert!(into.join("hello-rs/src/main.rs").is_file());
+    let again = run(
+        &strings(&["new", "hello-rs", "--into", &into.to_string_lossy()]),
+        &world.workspace(),
+    );
+    assert_eq!(again.status.code(), Some(2));
+    let completions = run(&strings(&["completions", "bash"]), &world.workspace());
+    assert_eq!(completions.status.code(), Some(0));
+    assert!(stdout(&completions).contains("octet-host"));
+}

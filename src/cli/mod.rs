@@ -20,6 +20,7 @@ mod menu;
 mod names;
 mod output;
 mod progress;
+mod scaffold;
 mod session;
 mod signals;
 mod status;
@@ -100,6 +101,11 @@ enum CliCommand {
     },
     /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
     Serve,
+    /// Create a working extension directory (a manifest and a Python or Rust
+    /// entrypoint) that `call` can run at once
+    New(scaffold::NewArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(scaffold::CompletionsArgs),
     /// Measure round trips against the pipe and JSON floors, frame decoding and memory
     /// per extension, and print the table of benches/README.md (ignores --workspace
     /// and --extension-dir)
@@ -138,6 +144,8 @@ pub fn main() -> i32 {
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
         CliCommand::Serve => return serve(&cli.global),
+        CliCommand::New(args) => scaffold::run_new(&args),
+        CliCommand::Completions(args) => return scaffold::run_completions(&args),
         CliCommand::Bench(args) => return bench::run(&args, json),
     };
     output::emit(result, json)

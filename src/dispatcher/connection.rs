@@ -175,6 +175,8 @@ pub(crate) struct Connection {
     pub startup_timeout: std::time::Duration,
     /// Stdout lines that were not JSON while initializing, and the first one's start.
     pub startup_noise: (u64, Option<String>),
+    /// Every frame in and out goes to the `log` facade (the builder's `wire_trace`).
+    pub wire_trace: bool,
     /// Open API 0.3 provider streams.
     pub streams: super::streams::ProviderStreams,
     /// An `initialize` that failed: reported once the child is reaped, so whoever
@@ -240,6 +242,7 @@ impl Connection {
             startup_noise: (0, None),
             failed_start: None,
             streams: Default::default(),
+            wire_trace: false,
         }
     }
 
@@ -377,6 +380,9 @@ impl Connection {
         if self.writer_failed {
             return;
         }
+        if self.wire_trace {
+            trace_frame(&self.source, "->", &frame.bytes, frame.wipe);
+        }
         if !self.backlog.is_empty() {
             self.backlog.push_back(frame);
             return;
@@ -418,4 +424,15 @@ impl Connection {
         }
         self.io.writer.report_written(false);
     }
+}
+
+/// Logs one frame at `trace` level, target `octet_host::wire`: `direction` is `->` (to
+/// the extension) or `<-`. A frame that may carry a secret is withheld.
+pub(crate) fn trace_frame(source: &GenerationRef, direction: &str, bytes: &[u8], secret: bool) {
+    if secret {
+        log::trace!(target: "octet_host::wire", "{source} {direction} <a frame that may carry a secret, withheld>");
+        return;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    log::trace!(target: "octet_host::wire", "{source} {direction} {}", text.trim_end_matches('\n'));
 }

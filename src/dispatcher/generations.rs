@@ -110,6 +110,7 @@ impl Dispatcher {
                 process_generation: launched.generation,
             },
         );
+        c.wire_trace = self.shared.wire_trace;
         (c.owned_context, c.process_context) =
             super::requests::execution_contexts(&self.shared, &c);
         let id = c.next_request_id();

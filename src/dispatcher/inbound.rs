@@ -64,6 +64,13 @@ impl Dispatcher {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
+        if c.wire_trace {
+            if let InboundFrame::Message(message) = &frame {
+                if let Ok(bytes) = crate::wire::encode(message) {
+                    super::connection::trace_frame(&c.source, "<-", &bytes, false);
+                }
+            }
+        }
         // API 0.3: only methods the contract selected may be sent either way.
         let contract = c.negotiated.as_ref().and_then(|n| n.contract.as_ref());
         match frame {

@@ -91,6 +91,8 @@ pub(crate) struct Shared {
     pub spin_before_sleep: Duration,
     /// How long a generation has to answer `initialize`, unless its start says.
     pub startup_timeout: Duration,
+    /// Log every frame in and out (the builder's `wire_trace`).
+    pub wire_trace: bool,
     /// Call and shutdown deadlines.
     pub timeouts: crate::host::builder::Timeouts,
     /// Environment, wrapper and stderr sink for launching children.

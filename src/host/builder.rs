@@ -105,6 +105,7 @@ pub struct ExtensionHostBuilder {
     launch: LaunchSettings,
     scratch_parent: Option<PathBuf>,
     child_subreaper: bool,
+    wire_trace: bool,
 }
 
 impl ExtensionHostBuilder {
@@ -127,6 +128,7 @@ impl ExtensionHostBuilder {
             launch: LaunchSettings::default(),
             scratch_parent: None,
             child_subreaper: false,
+            wire_trace: false,
             session_id: None,
         }
     }
@@ -218,6 +220,16 @@ impl ExtensionHostBuilder {
     /// entrypoint directly (the default).
     pub fn command_wrapper(mut self, wrapper: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.launch.wrapper = wrapper.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Logs every frame to and from every extension through the `log` facade, at
+    /// `trace` level with target `octet_host::wire` (`name#generation -> {...}` and
+    /// `<- {...}`), for debugging an extension. Frames that may carry a secret (the
+    /// answers to `secret/get` and `provider/credentials`) are withheld. Off by
+    /// default; diagnostics always go to the `log` facade (target `octet_host`).
+    pub fn wire_trace(mut self, enabled: bool) -> Self {
+        self.wire_trace = enabled;
         self
     }
 
@@ -363,6 +375,7 @@ impl ExtensionHostBuilder {
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
             timeouts: self.timeouts,
+            wire_trace: self.wire_trace,
             launch: self.launch,
             scratch_root,
         });

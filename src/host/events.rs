@@ -222,7 +222,16 @@ impl EventSink {
     }
 
     /// Reports a diagnostic about `source`.
+    ///
+    /// Every diagnostic also goes to the `log` facade (target `octet_host`): stderr
+    /// lines at `debug`, everything else at `warn`, so embedders route them with
+    /// env_logger, tracing-log or the like even when they do not read events.
     pub fn diagnostic(&self, source: &GenerationRef, diagnostic: Diagnostic) {
+        let level = match diagnostic {
+            Diagnostic::Stderr { .. } | Diagnostic::StderrSuppressed { .. } => log::Level::Debug,
+            _ => log::Level::Warn,
+        };
+        log::log!(target: "octet_host", level, "{source}: {diagnostic}");
         self.emit(HostEvent::Diagnostic {
             source: source.clone(),
             diagnostic,

@@ -1,0 +1,234 @@
+//! `new NAME`: a working extension directory to start from, and `completions SHELL`.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, CommandFactory, ValueEnum};
+
+use super::error::CliError;
+use super::output::Report;
+use crate::manifest::rules::check_contribution_name;
+
+/// The languages `new` writes an entrypoint in.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Language {
+    /// A stdlib-only Python 3 script.
+    Python,
+    /// A Rust crate on the `octet-host` SDK.
+    Rust,
+}
+
+/// Arguments of `new`.
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    /// The extension's name (also its directory's): a letter, then letters, digits, `-`
+    /// or `_`
+    name: String,
+    /// The API version of the manifest
+    #[arg(long, default_value = "0.2", value_parser = ["0.1", "0.2", "0.4"])]
+    api: String,
+    /// The language of the entrypoint
+    #[arg(long, value_enum, default_value_t = Language::Python)]
+    lang: Language,
+    /// Where to create the directory [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    into: Option<PathBuf>,
+}
+
+/// Runs `new`.
+pub(crate) fn run_new(args: &NewArgs) -> Result<Report, CliError> {
+    if let Err(rule) = check_contribution_name(&args.name) {
+        return Err(CliError::Usage {
+            message: format!("`{}` cannot name an extension: {rule}", args.name),
+        });
+    }
+    let parent = match &args.into {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(CliError::Host)?,
+    };
+    let dir = parent.join(&args.name);
+    if dir.exists() {
+        return Err(CliError::Usage {
+            message: format!("{} exists already; choose another name", dir.display()),
+        });
+    }
+    let write = |path: &Path, text: &str| std::fs::write(path, text).map_err(CliError::Host);
+    std::fs::create_dir_all(&dir).map_err(CliError::Host)?;
+    let tool = args.name.replace('-', "_");
+    let (command, entry_args) = match args.lang {
+        Language::Python => {
+            let script = dir.join("extension.py");
+            write(&script, &python_entrypoint(&tool))?;
+            make_executable(&script)?;
+            ("extension.py".to_string(), Vec::new())
+        }
+        Language::Rust => {
+            std::fs::create_dir_all(dir.join("src")).map_err(CliError::Host)?;
+            write(&dir.join("Cargo.toml"), &rust_cargo_toml(&args.name))?;
+            write(&dir.join("src/main.rs"), &rust_main(&tool))?;
+            let manifest = dir.join("Cargo.toml");
+            (
+                "cargo".to_string(),
+                vec![
+                    "run".to_string(),
+                    "--quiet".to_string(),
+                    "--manifest-path".to_string(),
+                    manifest.display().to_string(),
+                ],
+            )
+        }
+    };
+    let args_toml: Vec<String> = entry_args.iter().map(|a| format!("{a:?}")).collect();
+    write(
+        &dir.join("extension.toml"),
+        &format!(
+            "name = {name:?}\nversion = \"0.1.0\"\napi_version = {api:?}\n\
+             description = \"Says hello\"\n\n[entrypoint]\ncommand = {command:?}\n\
+             args = [{args}]\n\n[contributes]\ntools = [{tool:?}]\n",
+            name = args.name,
+            api = args.api,
+            args = args_toml.join(", "),
+        ),
+    )?;
+    let call = format!(
+        "octet-host --extension-dir {} call {} {tool} '{{\"name\": \"you\"}}'",
+        dir.display(),
+        args.name
+    );
+    // A Rust entrypoint runs through `cargo run`: build it once first, so the first
+    // `initialize` does not wait for a compile.
+    let call = match args.lang {
+        Language::Rust => format!(
+            "cargo build --manifest-path {} && {call}",
+            dir.join("Cargo.toml").display()
+        ),
+        Language::Python => call,
+    };
+    Ok(Report::new(
+        serde_json::json!({"dir": dir, "tool": tool, "try": call}),
+        format!("created {}\ntry: {call}", dir.display()),
+    ))
+}
+
+fn make_executable(path: &Path) -> Result<(), CliError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut permissions = std::fs::metadata(path)
+        .map_err(CliError::Host)?
+        .permissions();
+    permissions.set_mode(0o755);
+    std::fs::set_permissions(path, permissions).map_err(CliError::Host)
+}
+
+/// A stdlib-only Python extension with one tool, for every API version.
+fn python_entrypoint(tool: &str) -> String {
+    format!(
+        r#"#!/usr/bin/env python3
+"""An octet extension: JSON-RPC 2.0, one JSON object per line, on stdin/stdout.
+
+Write logs to stderr: stdout carries only protocol frames.
+"""
+import json
+import os
+import sys
+
+API = os.environ.get("OCTET_EXTENSION_API_VERSION", "0.2")
+TOOLS = [{{"name": "{tool}", "description": "Say hello",
+          "parameters": {{"type": "object", "properties": {{"name": {{"type": "string"}}}}}}}}]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def result(text):
+    if API == "0.1":
+        return {{"content": text, "is_error": False}}
+    return {{"content": [{{"type": "text", "text": text}}], "is_error": False}}
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    method, request_id = message.get("method"), message.get("id")
+    params = message.get("params") or {{}}
+    if method == "initialize":
+        answer = {{"api_version": API, "tools": TOOLS, "commands": []}}
+        protocol = params.get("protocol")
+        if protocol:
+            answer["protocol"] = {{"version": protocol["version"],
+                                  "features": protocol["required_features"],
+                                  "limits": {{"max_concurrent_requests": 1}}}}
+        send({{"jsonrpc": "2.0", "id": request_id, "result": answer}})
+    elif method == "tool/call":
+        name = params.get("arguments", {{}}).get("name", "world")
+        send({{"jsonrpc": "2.0", "id": request_id, "result": result(f"Hello, {{name}}!")}})
+    elif method == "shutdown":
+        send({{"jsonrpc": "2.0", "id": request_id, "result": {{}}}})
+        break
+    elif request_id is not None and method is not None:
+        send({{"jsonrpc": "2.0", "id": request_id,
+              "error": {{"code": -32601, "message": "unknown method"}}}})
+"#
+    )
+}
+
+/// The crate depends on the SDK of this very octet-host: its source tree when it is
+/// still where this binary was built from, otherwise the same version from crates.io.
+fn rust_cargo_toml(name: &str) -> String {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let octet = match source.join("Cargo.toml").is_file() {
+        true => format!("path = {:?}", source.display().to_string()),
+        false => format!("version = \"{}\"", env!("CARGO_PKG_VERSION")),
+    };
+    format!(
+        "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\noctet-host = {{ {octet}, default-features = false, features = [\"sdk\"] }}\n\
+         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n",
+    )
+}
+
+fn rust_main(tool: &str) -> String {
+    format!(
+        r#"use octet_host::sdk::{{Extension, ToolOutput}};
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Deserialize)]
+struct Hello {{
+    name: Option<String>,
+}}
+
+fn main() -> Result<(), octet_host::sdk::RunError> {{
+    Extension::new()
+        .tool(
+            "{tool}",
+            "Say hello",
+            json!({{"type": "object", "properties": {{"name": {{"type": "string"}}}}}}),
+            |args: Hello, _cx| {{
+                let name = args.name.unwrap_or_else(|| "world".into());
+                Ok(ToolOutput::text(format!("Hello, {{name}}!")))
+            }},
+        )
+        .run()
+}}
+"#
+    )
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell
+    shell: clap_complete::Shell,
+}
+
+/// Prints the completion script of `shell` on stdout.
+pub(crate) fn run_completions(args: &CompletionsArgs) -> i32 {
+    let mut command = super::Cli::command();
+    clap_complete::generate(
+        args.shell,
+        &mut command,
+        "octet-host",
+        &mut std::io::stdout(),
+    );
+    0
+}
