@@ -228,7 +228,22 @@ impl Serve {
             self.seen.push(value);
             self.taken.push(false);
         }
+        // Every session recorded here is checked against the published schema.
+        assert_lines_follow_the_schema(&self.seen);
         result
+    }
+}
+
+/// Checks every line against docs/serve-protocol.schema.json.
+fn assert_lines_follow_the_schema(lines: &[Value]) {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = octet_host::validate::schema::OutputSchema::compile(&schema).unwrap();
+    for line in lines {
+        if let Err(error) = schema.validate(line) {
+            panic!("a serve line breaks docs/serve-protocol.schema.json: {error}\n{line}");
+        }
     }
 }
 
@@ -1031,4 +1046,24 @@ fn a_headless_client_is_never_asked() {
         .iter()
         .any(|l| l["type"] == "confirmation_request"));
     assert_eq!(serve.close_input().unwrap(), 0);
+}
+
+#[test]
+fn the_schema_refuses_lines_serve_never_writes() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = octet_host::validate::schema::OutputSchema::compile(&schema).unwrap();
+    for bad in [
+        json!({"type": "result", "call_id": 1, "op": "call", "extension": "x", "ok": true}),
+        json!({"type": "reply", "id": 1, "ok": false}),
+        json!({"type": "event", "event": "weather"}),
+        json!({"type": "shutdown", "reason": "bored", "report": {"extensions": []}}),
+        json!({"type": "unknown"}),
+    ] {
+        assert!(schema.validate(&bad).is_err(), "{bad}");
+    }
+    assert!(schema
+        .validate(&json!({"type": "reply", "id": null, "ok": true}))
+        .is_ok());
 }
