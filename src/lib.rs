@@ -7,6 +7,14 @@
 //! Each extension generation (one child process) gets a reader, a writer and a stderr
 //! thread; all generations talk to one dispatcher thread that owns every piece of
 //! protocol state. The embedder talks to the dispatcher through cloneable handles.
+//!
+//! Where to start:
+//! - [`host`]: build an [`ExtensionHost`], start extensions, call them, read events;
+//! - [`serve`]: the same as a JSON-lines sidecar for any language;
+//! - `sdk` (feature `sdk`): write an extension in Rust;
+//! - [`manifest`], [`negotiation`], [`validate`], [`services`], [`supervisor`]: the
+//!   typed values the host hands out and the services an embedder binds;
+//! - [`wire`] and [`limits`]: the protocol's frames, codes and bounds.
 
 #![warn(missing_docs)]
 
@@ -28,6 +36,9 @@ pub mod services;
 mod spin;
 mod suggest;
 pub mod supervisor;
+// The process and pipe machinery under the host. Public for the crate's own tests,
+// benches and fuzz targets; not part of the API an embedder uses.
+#[doc(hidden)]
 pub mod transport;
 pub mod validate;
 pub mod wire;

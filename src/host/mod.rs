@@ -49,7 +49,16 @@ pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingC
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
 // `ToolNamespace` is defined below, beside the builder that takes it.
+pub use crate::supervisor::{ParkReason, SupervisorPolicy};
 pub use extension::ToolCatalog;
+// What calls take and return, so an embedder needs only `host`.
+pub use crate::validate::v0_3::{
+    MigrationDetection, MigrationImport, ProviderEvent, ProviderEventKind, StreamAcceptance,
+};
+pub use crate::validate::{
+    CommandOutput, ContentPart, ContextContribution, HookName, HookOutput, HookPayload, Menu,
+    MenuItem, Notification, RenderOutput, StatusContribution, ToolOutput,
+};
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
