@@ -28,6 +28,7 @@ pub(crate) mod dispatcher;
 pub mod host;
 pub mod limits;
 pub mod manifest;
+pub mod model;
 pub mod negotiation;
 #[cfg(feature = "sdk")]
 pub mod sdk;

@@ -20,6 +20,14 @@
 //! CPUs), so the idle threads of a large fleet sleep instead of competing for the
 //! CPUs. A budget of zero turns spinning off.
 
+/// How long the host's threads yield the CPU, checking for work, before they sleep,
+/// unless [`crate::host::ExtensionHostBuilder::spin_before_sleep`] says otherwise.
+///
+/// Long enough to cover a round trip with a child that answers at once (about 20 µs
+/// on the benchmark machine), so at depth 1 most hand-offs find their thread awake;
+/// see `benches/README.md` for what it buys.
+pub const DEFAULT_SPIN_BEFORE_SLEEP: std::time::Duration = std::time::Duration::from_micros(50);
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};

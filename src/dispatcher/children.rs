@@ -5,12 +5,12 @@ use serde_json::{json, Value};
 
 use super::connection::{ChildKind, ChildRequest};
 use super::{Dispatcher, FrontendAnswer};
-use crate::host::events::Diagnostic;
-use crate::host::frontend::{CancelFlag, ConfirmationRequest, InputRequest};
 use crate::limits::{
     MAX_CHILD_IDS_PER_GENERATION, MAX_INPUT_ANSWER_BYTES, MAX_INPUT_PROMPT_BYTES,
     MAX_OUTSTANDING_CHILD_REQUESTS,
 };
+use crate::model::events::Diagnostic;
+use crate::model::frontend::{CancelFlag, ConfirmationRequest, InputRequest};
 use crate::transport::{ConnId, OutboundFrame};
 use crate::wire::{codes, Request, RequestId, ResponseError};
 

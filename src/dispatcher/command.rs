@@ -5,11 +5,15 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 use serde_json::Value;
 
-use crate::host::call::{CallId, CallReply, CancelReason};
-use crate::host::lifecycle::LifecycleNotification;
-use crate::host::progress::Progress;
-use crate::host::{ExtensionStatus, ShutdownReport, StartError, StartedExtension, ToolCatalog};
 use crate::manifest::{LocatedManifest, UiSurface};
+use crate::model::call::{CallId, CallReply, CancelReason};
+use crate::model::catalog::ToolCatalog;
+use crate::model::lifecycle::LifecycleNotification;
+use crate::model::progress::Progress;
+use crate::model::start::StartError;
+use crate::model::start::StartedExtension;
+use crate::model::status::ExtensionStatus;
+use crate::model::status::ShutdownReport;
 use crate::supervisor::launch::Launched;
 use crate::validate::v0_3::ProviderEvent;
 

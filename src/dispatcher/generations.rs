@@ -12,10 +12,12 @@ use super::command::{InitRole, StartRequest};
 use super::connection::{Connection, PendingKind, ShutdownStage};
 use super::timers::Timer;
 use super::Dispatcher;
-use crate::host::events::GenerationRef;
-use crate::host::{LifecycleState, StartError, StartedExtension};
 use crate::limits::{MAX_MANIFEST_BYTES_DISCOVERY, RELOAD_DRAIN_TIMEOUT};
 use crate::manifest::{self, LocatedManifest};
+use crate::model::events::GenerationRef;
+use crate::model::start::StartError;
+use crate::model::start::StartedExtension;
+use crate::model::status::LifecycleState;
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
 use crate::services::ResourceOwner;
 use crate::supervisor::{backoff, launch, ParkReason, Supervision};
@@ -235,7 +237,7 @@ impl Dispatcher {
             if self.shared.host_tools.contains(&tool.name) {
                 return Some((tool.name.clone(), "the host".into()));
             }
-            if self.shared.tool_namespace == crate::host::ToolNamespace::PerExtension {
+            if self.shared.tool_namespace == crate::model::settings::ToolNamespace::PerExtension {
                 continue;
             }
             let owner = self.conns.values().find(|other| {

@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use super::connection::PendingKind;
 use super::Dispatcher;
-use crate::host::call::CallError;
-use crate::host::events::{Diagnostic, HostEvent};
-use crate::host::progress::{self, Progress, ProgressEvent};
-use crate::host::LifecycleState;
+use crate::model::call::CallError;
+use crate::model::events::{Diagnostic, HostEvent};
+use crate::model::progress::{self, Progress, ProgressEvent};
+use crate::model::status::LifecycleState;
 use crate::transport::OutboundFrame;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;

@@ -4,10 +4,10 @@ use std::time::Instant;
 
 use super::timers::Timer;
 use super::Dispatcher;
-use crate::host::events::Diagnostic;
-use crate::host::lifecycle::{LifecycleNotification, Outcome, Settlement};
-use crate::host::LifecycleState;
 use crate::limits::LIFECYCLE_SESSION_TURN_DEADLINE;
+use crate::model::events::Diagnostic;
+use crate::model::lifecycle::{LifecycleNotification, Outcome, Settlement};
+use crate::model::status::LifecycleState;
 use crate::negotiation::{Capability, Feature};
 use crate::transport::{ConnId, FrameState, OutboundFrame};
 use serde_json::json;

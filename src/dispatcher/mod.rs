@@ -37,10 +37,12 @@ pub(crate) use command::{CallRequest, Command, HostRequest};
 use connection::Connection;
 use timers::{Timer, Timers};
 
-use crate::host::call::CallId;
-use crate::host::events::{EventSink, HostEvent};
-use crate::host::frontend::Frontend;
-use crate::host::{ExtensionStatus, LifecycleState, ShutdownReport};
+use crate::model::call::CallId;
+use crate::model::events::{EventSink, HostEvent};
+use crate::model::frontend::Frontend;
+use crate::model::status::ExtensionStatus;
+use crate::model::status::LifecycleState;
+use crate::model::status::ShutdownReport;
 use crate::negotiation::HostContext;
 use crate::supervisor::Supervision;
 use crate::transport::{ConnId, GenerationIo, TransportMessage};
@@ -81,11 +83,11 @@ pub(crate) struct Shared {
     /// How restarts are paced and bounded.
     pub supervisor: crate::supervisor::SupervisorPolicy,
     /// What the embedder bound for policy, approvals, secrets and credentials.
-    pub services: crate::host::HostServices,
+    pub services: crate::model::services::HostServices,
     /// The host's own tool names, which no extension may register (section 2.11).
     pub host_tools: Vec<String>,
     /// Whether tool names are reserved across extensions.
-    pub tool_namespace: crate::host::ToolNamespace,
+    pub tool_namespace: crate::model::settings::ToolNamespace,
     /// How long the dispatcher, each generation's reader and writer, and waiting callers
     /// spin before they sleep (see [`crate::spin`]).
     pub spin_before_sleep: Duration,
@@ -94,9 +96,9 @@ pub(crate) struct Shared {
     /// Log every frame in and out (the builder's `wire_trace`).
     pub wire_trace: bool,
     /// Call and shutdown deadlines.
-    pub timeouts: crate::host::builder::Timeouts,
+    pub timeouts: crate::model::settings::Timeouts,
     /// Environment, wrapper and stderr sink for launching children.
-    pub launch: crate::host::builder::LaunchSettings,
+    pub launch: crate::model::settings::LaunchSettings,
     /// This host's locked root of scratch directories.
     pub scratch_root: crate::transport::ScratchRoot,
 }
@@ -307,7 +309,7 @@ impl Dispatcher {
             Command::Tools { extension, reply } => {
                 let catalog = self.routes.get(&extension).and_then(|conn| {
                     let c = self.conns.get(conn)?;
-                    Some(crate::host::ToolCatalog {
+                    Some(crate::model::catalog::ToolCatalog {
                         generation: c.source.generation,
                         revision: c.catalog_revision,
                         tools: c.catalog.clone(),
@@ -329,7 +331,7 @@ impl Dispatcher {
             match timer {
                 Timer::RequestDeadline { conn, id } => self.on_request_deadline(conn, id),
                 Timer::CallDeadline { call } => {
-                    self.cancel_call(call, crate::host::call::CancelReason::Timeout)
+                    self.cancel_call(call, crate::model::call::CancelReason::Timeout)
                 }
                 Timer::CancelGrace { conn, id } => self.on_cancel_grace(conn, id),
                 Timer::ShutdownAck { conn } => self.on_shutdown_ack_timeout(conn),

@@ -87,7 +87,7 @@ impl PendingTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::call::CallId;
+    use crate::model::call::CallId;
     use crate::transport::FrameState;
 
     fn call(n: u64) -> Pending {

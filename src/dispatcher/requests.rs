@@ -13,10 +13,11 @@ use super::connection::FailedStart;
 use super::connection::{Connection, PendingKind};
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
-use crate::host::call::{CallError, CallId, CancelReason, RawResult};
-use crate::host::events::Diagnostic;
-use crate::host::{LifecycleState, StartError};
 use crate::limits::CANCELLATION_GRACE;
+use crate::model::call::{CallError, CallId, CancelReason, RawResult};
+use crate::model::events::Diagnostic;
+use crate::model::start::StartError;
+use crate::model::status::LifecycleState;
 use crate::negotiation::Feature;
 use crate::transport::ConnId;
 use crate::wire;
@@ -252,12 +253,12 @@ impl Dispatcher {
             // Best effort: the hook is abandoned like any timed-out request.
             let source = c.source.clone();
             if !pending.frame.try_skip() {
-                c.send_cancel_notification(id, crate::host::CancelReason::Timeout);
+                c.send_cancel_notification(id, crate::model::call::CancelReason::Timeout);
             }
             c.tombstones.insert(id, Instant::now(), false);
             self.shared.events.diagnostic(
                 &source,
-                crate::host::Diagnostic::Refused {
+                crate::model::events::Diagnostic::Refused {
                     method: "hook/run".into(),
                     reason: "the lifecycle hook was not answered within its deadline".into(),
                 },

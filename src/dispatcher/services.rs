@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 
 use super::timers::Timer;
 use super::Dispatcher;
-use crate::host::events::{Diagnostic, HostEvent};
 use crate::limits::MAX_TOOLS;
+use crate::model::events::{Diagnostic, HostEvent};
 use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::presentation::{parse_update, Offer, PresentationOwner, PresentationScope};
 use crate::services::{
@@ -181,7 +181,8 @@ impl Dispatcher {
                     "the catalog would exceed {MAX_TOOLS} tools"
                 )));
             }
-            let shared_namespace = self.shared.tool_namespace == crate::host::ToolNamespace::Host;
+            let shared_namespace =
+                self.shared.tool_namespace == crate::model::settings::ToolNamespace::Host;
             let taken: HashSet<&str> = self
                 .conns
                 .values()
@@ -246,7 +247,7 @@ impl Dispatcher {
                 c.catalog = Arc::new(negotiated.tools.clone());
             }
             c.last_error = Some("a catalog acknowledgement could not be delivered".into());
-            self.terminate(conn, crate::host::LifecycleState::Degraded);
+            self.terminate(conn, crate::model::status::LifecycleState::Degraded);
         }
     }
 

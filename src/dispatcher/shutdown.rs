@@ -14,8 +14,11 @@ use serde_json::json;
 use super::connection::{FailedStart, PendingKind, ShutdownStage};
 use super::timers::Timer;
 use super::{Dispatcher, HostShutdown, EXIT_POLL_INTERVAL, HEALTH_POLL_INTERVAL};
-use crate::host::call::{CallError, CancelReason};
-use crate::host::{ExtensionShutdown, LifecycleState, ShutdownReport, StartError};
+use crate::model::call::{CallError, CancelReason};
+use crate::model::start::StartError;
+use crate::model::status::ExtensionShutdown;
+use crate::model::status::LifecycleState;
+use crate::model::status::ShutdownReport;
 
 /// How long the dispatcher waits, at most, for a child that failed to start to have
 /// its last stderr lines read, so the start error can show them. Only a start that

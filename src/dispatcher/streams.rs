@@ -14,7 +14,7 @@ use crossbeam_channel::{Sender, TrySendError};
 use serde_json::{json, Value};
 
 use super::Dispatcher;
-use crate::host::events::Diagnostic;
+use crate::model::events::Diagnostic;
 use crate::transport::{ConnId, OutboundFrame};
 use crate::validate::v0_3::{self, ProviderEvent};
 

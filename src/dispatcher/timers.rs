@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use crate::host::call::CallId;
+use crate::model::call::CallId;
 use crate::transport::ConnId;
 
 /// What a timer is for.

@@ -11,6 +11,8 @@ use super::events;
 use super::{new_instance_id, ExtensionHost, Frontend, HeadlessFrontend, HostInner, HostServices};
 use crate::dispatcher::{self, Shared};
 use crate::manifest::DiscoveryRoots;
+pub use crate::model::settings::ToolNamespace;
+use crate::model::settings::{LaunchSettings, Timeouts};
 use crate::negotiation::HostContext;
 use crate::supervisor::SupervisorPolicy;
 
@@ -21,69 +23,7 @@ const COMMAND_CHANNEL_CAPACITY: usize = 1024;
 /// Capacity of the channel from all I/O threads to the dispatcher, in batches.
 const TRANSPORT_CHANNEL_CAPACITY: usize = 1024;
 
-/// How long the host's threads yield the CPU, checking for work, before they sleep,
-/// unless [`ExtensionHostBuilder::spin_before_sleep`] says otherwise.
-///
-/// Long enough to cover a round trip with a child that answers at once (about 20 µs
-/// on the benchmark machine), so at depth 1 most hand-offs find their thread awake;
-/// see `benches/README.md` for what it buys.
-pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
-
-/// Where tool names must be unique.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ToolNamespace {
-    /// Across the whole host, as the reference says (sections 2.11, 5): an extension
-    /// whose `initialize` catalog (or reload candidate's) names a tool another
-    /// extension or the host owns is refused with [`StartError::ToolConflict`](super::StartError::ToolConflict), and
-    /// `tools/register` refuses such names with -32602. The model sees one flat
-    /// catalog.
-    #[default]
-    Host,
-    /// Per extension: extensions may share tool names, and the embedder qualifies
-    /// them itself (say `extension.tool`) before the model sees them. The host's own
-    /// tools stay reserved. For hosts that run copies of one extension (a benchmark
-    /// fleet, a pool of workers).
-    PerExtension,
-}
-
-/// The host's deadlines (see the builder's setters).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Timeouts {
-    /// A call's deadline when it sets none.
-    pub request: Duration,
-    /// Waiting for the `shutdown` acknowledgement.
-    pub shutdown_ack: Duration,
-    /// Waiting for the exit after it.
-    pub shutdown_exit: Duration,
-    /// The whole of [`ExtensionHost::shutdown`].
-    pub shutdown_aggregate: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Timeouts {
-        Timeouts {
-            request: crate::limits::REQUEST_DEADLINE,
-            shutdown_ack: crate::limits::SHUTDOWN_ACK_TIMEOUT,
-            shutdown_exit: crate::limits::SHUTDOWN_EXIT_TIMEOUT,
-            shutdown_aggregate: crate::limits::SHUTDOWN_AGGREGATE_DEADLINE,
-        }
-    }
-}
-
-/// Who receives every stderr line.
-pub(crate) type StderrSink = Arc<dyn Fn(&super::GenerationRef, &str) + Send + Sync>;
-
-/// How children are launched beyond the manifest (see the builder's setters).
-#[derive(Clone, Default)]
-pub(crate) struct LaunchSettings {
-    /// `(extension, name, value)` environment entries.
-    pub env: Vec<(String, String, String)>,
-    /// The argv prefix every entrypoint runs under.
-    pub wrapper: Vec<String>,
-    /// Every stderr line goes here too.
-    pub stderr: Option<StderrSink>,
-}
+pub use crate::spin::DEFAULT_SPIN_BEFORE_SLEEP;
 
 /// Configures and builds an [`ExtensionHost`].
 #[derive(Clone)]

@@ -66,19 +66,6 @@ impl std::fmt::Display for MenuFallbackReason {
     }
 }
 
-/// The tools an extension offers now: its routed generation's authoritative catalog
-/// (sections 2.11, 2.12), which restarts, reloads and `tools/register` change.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct ToolCatalog {
-    /// The generation it belongs to.
-    pub generation: u64,
-    /// The catalog epoch; 0 is the `initialize` catalog.
-    pub revision: u64,
-    /// The tool definitions, in catalog order.
-    pub tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
-}
-
 /// What only some host requests carry.
 #[derive(Default)]
 pub(super) struct Extras {
@@ -108,11 +95,11 @@ impl Extension {
         &self.info
     }
 
-    /// The tools the extension offers now ([`ToolCatalog`]), or `None` while no
+    /// The tools the extension offers now ([`ToolCatalog`](crate::model::catalog::ToolCatalog)), or `None` while no
     /// generation of it is routed (stopped, restarting, parked). Unlike
     /// [`Extension::info`], which describes the generation this handle started, this
     /// follows restarts, reloads and `tools/register`.
-    pub fn tools(&self) -> Option<ToolCatalog> {
+    pub fn tools(&self) -> Option<crate::model::catalog::ToolCatalog> {
         let (reply, answer) = crossbeam_channel::bounded(1);
         let command = Command::Tools {
             extension: self.info.name.clone(),

@@ -24,16 +24,12 @@
 
 pub(crate) mod builder;
 pub mod call;
-pub mod events;
 mod extension;
-pub mod frontend;
-pub mod lifecycle;
 mod menu_action;
-pub mod progress;
-mod services;
 mod start;
-mod status;
 mod v0_3;
+
+pub use crate::model::{events, frontend, lifecycle, progress};
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,9 +45,13 @@ pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingC
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
 // `ToolNamespace` is defined below, beside the builder that takes it.
+pub use crate::model::catalog::ToolCatalog;
 pub use crate::supervisor::{ParkReason, SupervisorPolicy};
-pub use extension::ToolCatalog;
 // What calls take and return, so an embedder needs only `host`.
+pub use crate::model::services::HostServices;
+pub use crate::model::status::{
+    ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport,
+};
 pub use crate::validate::v0_3::{
     MigrationDetection, MigrationImport, ProviderEvent, ProviderEventKind, StreamAcceptance,
 };
@@ -62,9 +62,7 @@ pub use crate::validate::{
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
-pub use services::HostServices;
 pub use start::{StartError, StartOptions, StartedExtension, StartupEvidence};
-pub use status::{ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport};
 pub use v0_3::{
     ProviderStream, ProviderStreamRequest, MAX_SOURCE_ROOT_BYTES, PROVIDER_STREAM_QUEUE,
 };

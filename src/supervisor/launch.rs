@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::dispatcher::Shared;
-use crate::host::events::{Diagnostic, GenerationRef};
-use crate::host::StartError;
 use crate::limits::OCTET_VERSION;
 use crate::manifest::{self, LocatedManifest};
+use crate::model::events::{Diagnostic, GenerationRef};
+use crate::model::start::StartError;
 use crate::negotiation::{Feature, InitializeOffer};
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,

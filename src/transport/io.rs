@@ -48,7 +48,7 @@ impl Default for IoConfig {
         IoConfig {
             frame_limit: Arc::new(AtomicUsize::new(MAX_FRAME_BYTES)),
             writer_queue: WRITER_QUEUE_FRAMES,
-            spin_before_sleep: crate::host::DEFAULT_SPIN_BEFORE_SLEEP,
+            spin_before_sleep: crate::spin::DEFAULT_SPIN_BEFORE_SLEEP,
         }
     }
 }

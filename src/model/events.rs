@@ -147,7 +147,7 @@ pub enum HostEvent {
         /// The generation that sent it.
         source: GenerationRef,
         /// The accepted event.
-        progress: crate::host::progress::Progress,
+        progress: crate::model::progress::Progress,
     },
     /// An accepted `presentation/update` snapshot (section 2.5), after throttling.
     Presentation {
@@ -163,7 +163,7 @@ pub enum HostEvent {
         /// The generation concerned.
         source: GenerationRef,
         /// Its new state.
-        state: crate::host::LifecycleState,
+        state: crate::model::status::LifecycleState,
     },
     /// The tools an extension offers changed: a generation became the routed one
     /// (its `initialize` catalog, revision 0), or `tools/register`/`tools/unregister`
