@@ -50,8 +50,8 @@ pub mod wire;
 pub use crossbeam_channel as channel;
 
 pub use host::{
-    CallError, CallOptions, Extension, ExtensionHost, ExtensionHostBuilder, HostEvent, PendingCall,
-    StartError,
+    CallError, CallOptions, ExtensionHandle, ExtensionHost, ExtensionHostBuilder, HostEvent,
+    PendingCall, StartError,
 };
 
 /// Compiles the README's examples as doc-tests.

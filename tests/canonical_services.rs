@@ -30,7 +30,7 @@ fn peer03(root: &Path, name: &str, scenario: &str, select: &str) -> PathBuf {
     write_manifest(root, name, &manifest)
 }
 
-fn seen(ext: &octet_host::host::Extension) -> Value {
+fn seen(ext: &octet_host::host::ExtensionHandle) -> Value {
     let out = ext
         .call_tool("seen", json!({}), CallOptions::default())
         .unwrap();

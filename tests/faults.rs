@@ -22,7 +22,7 @@ use harness::*;
 use octet_host::host::{
     CallError, CallOptions, CancelReason, Diagnostic, HostEvent, LifecycleState, PendingCall,
 };
-use octet_host::validate::ToolOutput;
+use octet_host::validate::ToolResult;
 use octet_host::wire::{FrameError, IdError, RequestId};
 use serde_json::{json, Value};
 use support::process_alive;
@@ -198,7 +198,7 @@ fn fault_never_reads_stdin() {
     let pad = "x".repeat(200 * 1024);
     let deadline = Duration::from_millis(300);
     let first = Instant::now();
-    let calls: Vec<(Duration, PendingCall<ToolOutput>)> = (0..200)
+    let calls: Vec<(Duration, PendingCall<ToolResult>)> = (0..200)
         .map(|i| {
             let at = first.elapsed();
             let args = json!({"i": i, "pad": pad});
@@ -242,7 +242,7 @@ fn fault_never_reads_stdin() {
 
     // A host shutdown while the writer is stuck: the pending calls are cancelled, the
     // `shutdown` request can never be read, and the group is killed within the bounds.
-    let pending: Vec<PendingCall<ToolOutput>> = (0..20)
+    let pending: Vec<PendingCall<ToolResult>> = (0..20)
         .map(|i| stuck.call_tool_async("echo", json!({"i": i, "pad": pad}), CallOptions::default()))
         .collect();
     let entry = host

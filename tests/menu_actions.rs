@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 
 use octet_host::host::{CallError, CallOptions, ConfirmationRequest, Frontend, InputRequest};
-use octet_host::validate::MenuItem;
+use octet_host::validate::ExtensionMenuItem;
 use octet_host::ExtensionHost;
 use serde_json::{json, Value};
 use support::*;
@@ -56,11 +56,11 @@ fn actions(person: Person) -> (tempfile::TempDir, tempfile::TempDir, ExtensionHo
     (root, workspace, host)
 }
 
-fn item(items: &[MenuItem], id: &str) -> MenuItem {
+fn item(items: &[ExtensionMenuItem], id: &str) -> ExtensionMenuItem {
     items.iter().find(|i| i.id() == id).unwrap().clone()
 }
 
-fn report(out: &octet_host::validate::CommandOutput) -> Value {
+fn report(out: &octet_host::validate::CommandResult) -> Value {
     serde_json::from_str(out.text.as_deref().unwrap()).unwrap()
 }
 
@@ -111,7 +111,7 @@ fn a_declined_or_undeclared_action_sends_nothing() {
     }
     // Only the host's question was asked: the command never reached the extension.
     assert_eq!(person.asked.lock().unwrap().len(), 1);
-    let forged = MenuItem::Action {
+    let forged = ExtensionMenuItem::Action {
         id: "x".into(),
         label: "Forged".into(),
         command: "rm".into(),

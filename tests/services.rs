@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use octet_host::host::{CallOptions, Extension, HostEvent, HostServices};
+use octet_host::host::{CallOptions, ExtensionHandle, HostEvent, HostServices};
 use octet_host::services::{Decision, InMemorySecretBroker, RulesEngine};
-use octet_host::validate::{ContentPart, ToolOutput};
+use octet_host::validate::{ContentPart, ToolResult};
 use octet_host::ExtensionHost;
 use serde_json::{json, Value};
 use support::*;
@@ -30,7 +30,7 @@ fn prober(root: &Path, name: &str, contributes_extra: &str) -> PathBuf {
 }
 
 /// Calls `probe`: its output and the JSON report of its first part.
-fn probe(ext: &Extension) -> (ToolOutput, Value) {
+fn probe(ext: &ExtensionHandle) -> (ToolResult, Value) {
     let out = ext
         .call_tool("probe", json!({}), CallOptions::default())
         .unwrap();

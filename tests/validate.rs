@@ -56,7 +56,7 @@ fn with_content(content: Value) -> Value {
 }
 
 /// Validates `result` as API 0.2 with artifacts negotiated and no output schema.
-fn v02_media(result: &Value) -> Result<ToolOutput, ResultError> {
+fn v02_media(result: &Value) -> Result<ToolResult, ResultError> {
     let artifacts = Artifacts::standard();
     let ctx = ToolResultContext {
         media: MediaPolicy::Artifacts(&artifacts),
@@ -65,7 +65,7 @@ fn v02_media(result: &Value) -> Result<ToolOutput, ResultError> {
     tool_output(result, &ctx)
 }
 
-fn v02_plain(result: &Value) -> Result<ToolOutput, ResultError> {
+fn v02_plain(result: &Value) -> Result<ToolResult, ResultError> {
     tool_output(result, &ToolResultContext::new(ApiVersion::V0_2))
 }
 

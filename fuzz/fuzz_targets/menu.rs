@@ -5,7 +5,7 @@
 //! Invariants: it never panics, nor does an error's `Display`; an accepted menu obeys
 //! the menu rules (declared commands only, at most 256 items over at most 4 levels,
 //! unique ids and at most one recommended item per level); its wire form
-//! (`Menu::to_value`) validates again to the same menu; `menu_or_fallback` agrees with
+//! (`ExtensionMenu::to_value`) validates again to the same menu; `menu_or_fallback` agrees with
 //! `menu`, and its fallback is itself a valid menu.
 
 #![no_main]
@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
 use octet_host::limits::{MAX_MENU_DEPTH, MAX_MENU_ITEMS};
-use octet_host::validate::{self, FallbackCommand, Menu, MenuItem};
+use octet_host::validate::{self, ExtensionMenu, ExtensionMenuItem, FallbackCommand};
 use serde_json::Value;
 
 const DECLARED: [&str; 3] = ["computer-use", "hello", "checkpoint"];
@@ -36,25 +36,25 @@ const FALLBACK: [FallbackCommand<'static>; 3] = [
 
 /// Checks one level at `depth` (the top level is 1); returns the items it holds,
 /// nested ones included.
-fn check_level(items: &[MenuItem], depth: usize) -> usize {
+fn check_level(items: &[ExtensionMenuItem], depth: usize) -> usize {
     assert!(depth <= MAX_MENU_DEPTH, "level {depth} accepted");
-    let ids: HashSet<&str> = items.iter().map(MenuItem::id).collect();
+    let ids: HashSet<&str> = items.iter().map(ExtensionMenuItem::id).collect();
     assert_eq!(ids.len(), items.len(), "repeated id accepted");
     assert!(items.iter().filter(|item| item.recommended()).count() <= 1);
     let mut total = items.len();
     for item in items {
         assert!(!item.id().is_empty());
         match item {
-            MenuItem::Action { command, .. } => {
+            ExtensionMenuItem::Action { command, .. } => {
                 assert!(DECLARED.contains(&command.as_str()), "undeclared {command}");
             }
-            MenuItem::Submenu { items, .. } => total += check_level(items, depth + 1),
+            ExtensionMenuItem::Submenu { items, .. } => total += check_level(items, depth + 1),
         }
     }
     total
 }
 
-fn check_accepted(menu: &Menu) {
+fn check_accepted(menu: &ExtensionMenu) {
     assert!(check_level(&menu.items, 1) <= MAX_MENU_ITEMS);
     let wire = menu.to_value();
     match validate::menu(&wire, &DECLARED) {

@@ -25,7 +25,7 @@ use octet_host::manifest::{ApiVersion, UiSurface};
 use octet_host::validate::schema::OutputSchema as CompiledSchema;
 use octet_host::validate::{
     self, ArtifactResolver, ContentPart, Disposition, HookName, MediaPolicy, OutputSchema,
-    ResultError, StructuredViolation, ToolOutput, ToolResultContext, VerifiedArtifact,
+    ResultError, StructuredViolation, ToolResult, ToolResultContext, VerifiedArtifact,
 };
 use serde_json::{json, Value};
 
@@ -90,7 +90,7 @@ fn report(error: &ResultError) {
     let _ = error.path();
 }
 
-fn check_tool_output(ctx: &ToolResultContext, output: &ToolOutput) {
+fn check_tool_output(ctx: &ToolResultContext, output: &ToolResult) {
     let _ = output.text();
     if ctx.api_version == ApiVersion::V0_1 {
         assert_eq!(output.content.len(), 1);

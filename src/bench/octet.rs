@@ -1,5 +1,5 @@
 //! The host under test: extensions of the crate's own binary behind a real
-//! [`ExtensionHost`], called through [`crate::Extension::call_tool_async`].
+//! [`ExtensionHost`], called through [`crate::ExtensionHandle::call_tool_async`].
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::echo::EchoMode;
 use super::{echo_answer_text, echo_arguments, rss_kib, BenchError, RoundTrip, Rss};
-use crate::host::{CallOptions, Extension, ExtensionHost, PendingCall};
-use crate::validate::ToolOutput;
+use crate::host::{CallOptions, ExtensionHandle, ExtensionHost, PendingCall};
+use crate::validate::ToolResult;
 
 /// The SDK `test-extension`'s `[contributes]` block.
 const TEST_EXTENSION_CONTRIBUTES: &str =
@@ -122,7 +122,7 @@ fn write_manifest(root: &Path, exe: &Path, spec: &ExtensionSpec) -> std::io::Res
 #[derive(Debug)]
 pub struct OctetPeer {
     name: String,
-    extension: Extension,
+    extension: ExtensionHandle,
     arguments: Value,
     expected: String,
     /// Keeps the host alive as long as the subject.
@@ -167,7 +167,7 @@ impl RoundTrip for OctetPeer {
 /// Completes `calls` calls of `echo` on `extension` with at most `depth` in flight,
 /// waiting for the oldest first. The first answer's text is checked.
 fn pipeline(
-    extension: &Extension,
+    extension: &ExtensionHandle,
     arguments: &Value,
     expected: &str,
     calls: u64,
@@ -175,7 +175,7 @@ fn pipeline(
 ) -> Result<(), BenchError> {
     let call = || extension.call_tool_async("echo", arguments.clone(), CallOptions::default());
     let depth = depth.max(1) as u64;
-    let mut in_flight: VecDeque<PendingCall<ToolOutput>> = VecDeque::new();
+    let mut in_flight: VecDeque<PendingCall<ToolResult>> = VecDeque::new();
     let mut sent = 0;
     while sent < calls.min(depth) {
         in_flight.push_back(call());
@@ -201,7 +201,7 @@ fn pipeline(
 #[derive(Debug)]
 pub struct Fleet {
     fixture: Arc<OctetFixture>,
-    extensions: Vec<Extension>,
+    extensions: Vec<ExtensionHandle>,
     /// How many of `extensions` the busy subject drives.
     busy: usize,
     name: String,

@@ -9,7 +9,7 @@ use super::error::CliError;
 use super::output::{context_line, notification_line, Report};
 use super::session::Session;
 use super::{progress, GlobalArgs};
-use crate::validate::CommandOutput;
+use crate::validate::CommandResult;
 
 /// Arguments of `command`.
 #[derive(Debug, Args)]
@@ -64,7 +64,7 @@ fn execute(session: &Session, args: &CommandArgs, json: bool) -> Result<Report, 
 }
 
 /// The command's text, then its notifications and context, each line prefixed.
-pub(crate) fn command_text(output: &CommandOutput, prefix: &str) -> String {
+pub(crate) fn command_text(output: &CommandResult, prefix: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     if let Some(text) = &output.text {
         lines.extend(text.lines().map(|l| format!("{prefix}{l}")));

@@ -11,8 +11,8 @@ use crate::host::{
 };
 use crate::negotiation::Negotiated;
 use crate::validate::{
-    CommandOutput, ContextContribution, HookOutput, Notification, RenderOutput, StatusContribution,
-    ToolOutput,
+    CommandResult, ContextContribution, HookResult, Notification, RenderOutput, StatusContribution,
+    ToolResult,
 };
 
 /// What `initialize` settled.
@@ -32,7 +32,7 @@ pub(crate) fn negotiated(n: &Negotiated) -> Value {
 }
 
 /// A tool result: its wire form plus the joined text.
-pub(crate) fn tool_output(output: &ToolOutput) -> Value {
+pub(crate) fn tool_output(output: &ToolResult) -> Value {
     let mut value = output.to_value();
     value["text"] = json!(output.text());
     value
@@ -49,12 +49,12 @@ pub(crate) fn context(c: &ContextContribution) -> Value {
 }
 
 /// A command result.
-pub(crate) fn command_output(output: &CommandOutput) -> Value {
+pub(crate) fn command_output(output: &CommandResult) -> Value {
     output.to_value()
 }
 
 /// A hook result, with the disposition the host acts on.
-pub(crate) fn hook_output(output: &HookOutput) -> Value {
+pub(crate) fn hook_output(output: &HookResult) -> Value {
     output.to_value()
 }
 

@@ -9,7 +9,7 @@ use super::error::{CliError, JsonInput};
 use super::output::{context_line, notification_line, Report};
 use super::session::Session;
 use super::{progress, GlobalArgs};
-use crate::validate::{Disposition, HookName, HookOutput, HookPayload};
+use crate::validate::{Disposition, HookName, HookPayload, HookResult};
 
 /// Arguments of `hook`.
 #[derive(Debug, Args)]
@@ -145,7 +145,7 @@ impl Fields<'_> {
 }
 
 /// The disposition, then context and notifications, each line prefixed.
-pub(crate) fn hook_text(output: &HookOutput, prefix: &str) -> String {
+pub(crate) fn hook_text(output: &HookResult, prefix: &str) -> String {
     let disposition = match &output.disposition {
         Disposition::Continue => "continue".to_owned(),
         Disposition::Deny { reason: Some(r) } => format!("deny ({r})"),

@@ -12,7 +12,7 @@ use super::output::Report;
 use super::session::Session;
 use super::{progress, GlobalArgs};
 use crate::host::MenuOutcome;
-use crate::validate::MenuItem;
+use crate::validate::ExtensionMenuItem;
 
 /// Arguments of `menu`.
 #[derive(Debug, Args)]
@@ -80,7 +80,7 @@ fn execute(session: &Session, args: &MenuArgs, json: bool) -> Result<Report, Cli
 }
 
 /// The item at `path` (ids joined with `/`).
-fn find<'a>(items: &'a [MenuItem], path: &str) -> Option<&'a MenuItem> {
+fn find<'a>(items: &'a [ExtensionMenuItem], path: &str) -> Option<&'a ExtensionMenuItem> {
     let (first, rest) = match path.split_once('/') {
         Some((first, rest)) => (first, Some(rest)),
         None => (path, None),
@@ -88,18 +88,18 @@ fn find<'a>(items: &'a [MenuItem], path: &str) -> Option<&'a MenuItem> {
     let item = items.iter().find(|i| i.id() == first)?;
     match (item, rest) {
         (_, None) => Some(item),
-        (MenuItem::Submenu { items, .. }, Some(rest)) => find(items, rest),
-        (MenuItem::Action { .. }, Some(_)) => None,
+        (ExtensionMenuItem::Submenu { items, .. }, Some(rest)) => find(items, rest),
+        (ExtensionMenuItem::Action { .. }, Some(_)) => None,
     }
 }
 
 /// Every action's id path.
-fn ids(items: &[MenuItem], prefix: &str) -> Vec<String> {
+fn ids(items: &[ExtensionMenuItem], prefix: &str) -> Vec<String> {
     items
         .iter()
         .flat_map(|item| match item {
-            MenuItem::Action { id, .. } => vec![format!("{prefix}{id}")],
-            MenuItem::Submenu { id, items, .. } => ids(items, &format!("{prefix}{id}/")),
+            ExtensionMenuItem::Action { id, .. } => vec![format!("{prefix}{id}")],
+            ExtensionMenuItem::Submenu { id, items, .. } => ids(items, &format!("{prefix}{id}/")),
         })
         .collect()
 }
@@ -111,11 +111,11 @@ fn menu_text(outcome: &MenuOutcome) -> String {
     if let Some(detail) = &menu.detail {
         lines.push(format!("  {detail}"));
     }
-    fn walk(items: &[MenuItem], prefix: &str, depth: usize, lines: &mut Vec<String>) {
+    fn walk(items: &[ExtensionMenuItem], prefix: &str, depth: usize, lines: &mut Vec<String>) {
         let indent = "  ".repeat(depth + 1);
         for item in items {
             match item {
-                MenuItem::Action {
+                ExtensionMenuItem::Action {
                     id,
                     label,
                     destructive,
@@ -130,7 +130,7 @@ fn menu_text(outcome: &MenuOutcome) -> String {
                     };
                     lines.push(format!("{indent}{prefix}{id}  {label}{marks}"));
                 }
-                MenuItem::Submenu {
+                ExtensionMenuItem::Submenu {
                     id, label, items, ..
                 } => {
                     lines.push(format!("{indent}{label}"));
@@ -150,8 +150,8 @@ fn menu_text(outcome: &MenuOutcome) -> String {
 mod tests {
     use super::*;
 
-    fn action(id: &str) -> MenuItem {
-        MenuItem::Action {
+    fn action(id: &str) -> ExtensionMenuItem {
+        ExtensionMenuItem::Action {
             id: id.into(),
             label: id.into(),
             command: "c".into(),
@@ -166,7 +166,7 @@ mod tests {
     fn items_are_found_by_their_id_path() {
         let items = vec![
             action("setup"),
-            MenuItem::Submenu {
+            ExtensionMenuItem::Submenu {
                 id: "jev".into(),
                 label: "Jev".into(),
                 items: vec![action("forget")],
@@ -174,8 +174,14 @@ mod tests {
                 description: None,
             },
         ];
-        assert_eq!(find(&items, "setup").map(MenuItem::id), Some("setup"));
-        assert_eq!(find(&items, "jev/forget").map(MenuItem::id), Some("forget"));
+        assert_eq!(
+            find(&items, "setup").map(ExtensionMenuItem::id),
+            Some("setup")
+        );
+        assert_eq!(
+            find(&items, "jev/forget").map(ExtensionMenuItem::id),
+            Some("forget")
+        );
         assert!(find(&items, "setup/x").is_none());
         assert!(find(&items, "nope").is_none());
         assert_eq!(ids(&items, ""), ["setup", "jev/forget"]);

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use super::error::CliError;
 use super::signals::SignalWatch;
 use super::GlobalArgs;
-use crate::host::{Extension, ExtensionHost, ExtensionHostBuilder, HostEvent, ShutdownReport};
+use crate::host::{
+    ExtensionHandle, ExtensionHost, ExtensionHostBuilder, HostEvent, ShutdownReport,
+};
 
 /// A host, shut down on every path out of the subcommand.
 pub(crate) struct Session {
@@ -61,7 +63,7 @@ impl Session {
     }
 
     /// Starts the discovered extension `name`.
-    pub(crate) fn start(&self, name: &str) -> Result<Extension, CliError> {
+    pub(crate) fn start(&self, name: &str) -> Result<ExtensionHandle, CliError> {
         self.host.start(name).map_err(|error| CliError::Start {
             extension: name.to_owned(),
             error,

@@ -79,8 +79,8 @@ impl<T> PendingCall<T> {
     /// [`PendingCall::wait`].
     ///
     /// ```no_run
-    /// # use octet_host::host::{CallOptions, Extension};
-    /// # fn two(ext: &Extension) {
+    /// # use octet_host::host::{CallOptions, ExtensionHandle};
+    /// # fn two(ext: &ExtensionHandle) {
     /// let a = ext.call_tool_async("echo", serde_json::json!({"n": 1}), CallOptions::default());
     /// let b = ext.call_tool_async("echo", serde_json::json!({"n": 2}), CallOptions::default());
     /// crossbeam_channel::select! {

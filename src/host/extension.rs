@@ -13,9 +13,9 @@ use crate::limits::MENU_COLLECT_DEADLINE;
 use crate::manifest::UiSurface;
 use crate::negotiation::Feature;
 use crate::validate::{
-    self, CommandOutput, ContextContribution, FallbackCommand, HookOutput, HookPayload,
-    MediaPolicy, Menu, OutputSchema, RenderOutput, ResultError, StatusContribution,
-    StructuredViolation, ToolOutput, ToolResultContext,
+    self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookPayload,
+    HookResult, MediaPolicy, OutputSchema, RenderOutput, ResultError, StatusContribution,
+    StructuredViolation, ToolResult, ToolResultContext,
 };
 
 /// A handle to a started extension. Cheap to clone; usable from any thread.
@@ -23,26 +23,26 @@ use crate::validate::{
 /// Calls go to the extension's current generation. Every method has a blocking form
 /// and an `_async` form returning a [`PendingCall`].
 #[derive(Clone)]
-pub struct Extension {
+pub struct ExtensionHandle {
     info: Arc<StartedExtension>,
     inner: Arc<HostInner>,
 }
 
-impl std::fmt::Debug for Extension {
+impl std::fmt::Debug for ExtensionHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Extension")
+        f.debug_struct("ExtensionHandle")
             .field("name", &self.info.name)
             .field("generation", &self.info.generation)
             .finish_non_exhaustive()
     }
 }
 
-/// The result of [`Extension::collect_menu`]: the menu to show, and why the generated
+/// The result of [`ExtensionHandle::collect_menu`]: the menu to show, and why the generated
 /// fallback was used instead of the extension's own menu, if it was (section 1.6b).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MenuOutcome {
     /// The menu to show.
-    pub menu: Menu,
+    pub menu: ExtensionMenu,
     /// Why the extension's menu was replaced by one entry per declared command.
     pub fallback_reason: Option<MenuFallbackReason>,
 }
@@ -75,14 +75,14 @@ pub(super) struct Extras {
     pub stream: Option<crossbeam_channel::Sender<crate::validate::v0_3::ProviderEvent>>,
 }
 
-impl Extension {
+impl ExtensionHandle {
     /// The host's command channel, for handles that outlive a call (provider streams).
     pub(super) fn commands(&self) -> &crossbeam_channel::Sender<Command> {
         &self.inner.commands
     }
 
-    pub(crate) fn new(info: Arc<StartedExtension>, inner: Arc<HostInner>) -> Extension {
-        Extension { info, inner }
+    pub(crate) fn new(info: Arc<StartedExtension>, inner: Arc<HostInner>) -> ExtensionHandle {
+        ExtensionHandle { info, inner }
     }
 
     /// The extension's name.
@@ -97,7 +97,7 @@ impl Extension {
 
     /// The tools the extension offers now ([`ToolCatalog`](crate::model::catalog::ToolCatalog)), or `None` while no
     /// generation of it is routed (stopped, restarting, parked). Unlike
-    /// [`Extension::info`], which describes the generation this handle started, this
+    /// [`ExtensionHandle::info`], which describes the generation this handle started, this
     /// follows restarts, reloads and `tools/register`.
     pub fn tools(&self) -> Option<crate::model::catalog::ToolCatalog> {
         let (reply, answer) = crossbeam_channel::bounded(1);
@@ -125,7 +125,7 @@ impl Extension {
         name: &str,
         arguments: Value,
         options: CallOptions,
-    ) -> Result<ToolOutput, CallError> {
+    ) -> Result<ToolResult, CallError> {
         self.call_tool_async(name, arguments, options).wait()
     }
 
@@ -135,7 +135,7 @@ impl Extension {
         name: &str,
         arguments: Value,
         options: CallOptions,
-    ) -> PendingCall<ToolOutput> {
+    ) -> PendingCall<ToolResult> {
         let tool = name.to_string();
         let request = HostRequest::ToolCall {
             name: name.to_string(),
@@ -178,7 +178,7 @@ impl Extension {
         name: &str,
         arguments: Vec<String>,
         options: CallOptions,
-    ) -> Result<CommandOutput, CallError> {
+    ) -> Result<CommandResult, CallError> {
         self.execute_command_async(name, arguments, options).wait()
     }
 
@@ -188,7 +188,7 @@ impl Extension {
         name: &str,
         arguments: Vec<String>,
         options: CallOptions,
-    ) -> PendingCall<CommandOutput> {
+    ) -> PendingCall<CommandResult> {
         let request = HostRequest::CommandExecute {
             name: name.to_string(),
             arguments,
@@ -203,7 +203,7 @@ impl Extension {
         &self,
         payload: HookPayload,
         options: CallOptions,
-    ) -> Result<HookOutput, CallError> {
+    ) -> Result<HookResult, CallError> {
         self.run_hook_async(payload, options).wait()
     }
 
@@ -212,7 +212,7 @@ impl Extension {
         &self,
         payload: HookPayload,
         options: CallOptions,
-    ) -> PendingCall<HookOutput> {
+    ) -> PendingCall<HookResult> {
         let hook = payload.hook();
         let request = HostRequest::HookRun {
             hook: hook.as_str().to_string(),
@@ -308,7 +308,7 @@ impl Extension {
         self.collect_menu_async(options).wait()
     }
 
-    /// [`Extension::collect_menu`] without blocking: the returned call settles with
+    /// [`ExtensionHandle::collect_menu`] without blocking: the returned call settles with
     /// the menu or the fallback, and cancelling it yields the fallback too.
     pub fn collect_menu_async(&self, options: CallOptions) -> PendingCall<MenuOutcome> {
         let info = self.info.clone();
@@ -386,7 +386,7 @@ impl Extension {
         })
     }
 
-    /// [`Extension::request`] with a conversion that sees failures too.
+    /// [`ExtensionHandle::request`] with a conversion that sees failures too.
     fn request_settled<T: 'static>(
         &self,
         request: HostRequest,

@@ -2,21 +2,21 @@
 //! destructive, with its own first confirmation pre-approved.
 
 use super::call::{CallError, CallOptions, PendingCall};
-use super::extension::{Extension, Extras};
+use super::extension::{ExtensionHandle, Extras};
 use super::frontend::{CancelFlag, ConfirmationRequest};
 use super::GenerationRef;
 use crate::dispatcher::HostRequest;
 use crate::limits::ATTENDED_MENU_ACTION_DEADLINE;
-use crate::validate::{self, CommandOutput, MenuItem};
+use crate::validate::{self, CommandResult, ExtensionMenuItem};
 
-impl Extension {
+impl ExtensionHandle {
     /// Runs a menu action (section 1.6b) and waits for it: see
-    /// [`Extension::run_menu_action_async`].
+    /// [`ExtensionHandle::run_menu_action_async`].
     pub fn run_menu_action(
         &self,
-        item: &MenuItem,
+        item: &ExtensionMenuItem,
         options: CallOptions,
-    ) -> Result<CommandOutput, CallError> {
+    ) -> Result<CommandResult, CallError> {
         self.run_menu_action_async(item, options)?.wait()
     }
 
@@ -36,10 +36,10 @@ impl Extension {
     ///   minutes), unless `options` sets one.
     pub fn run_menu_action_async(
         &self,
-        item: &MenuItem,
+        item: &ExtensionMenuItem,
         options: CallOptions,
-    ) -> Result<PendingCall<CommandOutput>, CallError> {
-        let MenuItem::Action {
+    ) -> Result<PendingCall<CommandResult>, CallError> {
+        let ExtensionMenuItem::Action {
             label,
             command,
             arguments,

@@ -43,7 +43,7 @@ use parking_lot::Mutex;
 pub use builder::{ExtensionHostBuilder, ToolNamespace, DEFAULT_SPIN_BEFORE_SLEEP};
 pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingCall, RawResult};
 pub use events::{Diagnostic, GenerationRef, HostEvent};
-pub use extension::{Extension, MenuFallbackReason, MenuOutcome};
+pub use extension::{ExtensionHandle, MenuFallbackReason, MenuOutcome};
 // `ToolNamespace` is defined below, beside the builder that takes it.
 pub use crate::model::catalog::ToolCatalog;
 pub use crate::supervisor::{ParkReason, SupervisorPolicy};
@@ -56,8 +56,8 @@ pub use crate::validate::v0_3::{
     MigrationDetection, MigrationImport, ProviderEvent, ProviderEventKind, StreamAcceptance,
 };
 pub use crate::validate::{
-    CommandOutput, ContentPart, ContextContribution, HookName, HookOutput, HookPayload, Menu,
-    MenuItem, Notification, RenderOutput, StatusContribution, ToolOutput,
+    CommandResult, ContentPart, ContextContribution, ExtensionMenu, ExtensionMenuItem, HookName,
+    HookPayload, HookResult, Notification, RenderOutput, StatusContribution, ToolResult,
 };
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::{Extension, ExtensionHost, HostInner};
+use super::{ExtensionHandle, ExtensionHost, HostInner};
 use crate::dispatcher::Command;
 use crate::manifest::{self, LocatedManifest};
 pub use crate::model::start::*;
@@ -11,7 +11,7 @@ impl ExtensionHost {
     /// Starts the discovered extension `name`: checks `requires_octet`, spawns the
     /// entrypoint in its own process group with the sanitized environment, and
     /// negotiates `initialize`. Blocks until the extension is ready or rejected.
-    pub fn start(&self, name: &str) -> Result<Extension, StartError> {
+    pub fn start(&self, name: &str) -> Result<ExtensionHandle, StartError> {
         self.start_with(name, StartOptions::default())
     }
 
@@ -21,7 +21,11 @@ impl ExtensionHost {
     /// manifest found for `name` was rejected at discovery (with its diagnostics), and
     /// [`StartError::UnknownExtension`] (with the names that were discovered) when no
     /// manifest names it at all.
-    pub fn start_with(&self, name: &str, options: StartOptions) -> Result<Extension, StartError> {
+    pub fn start_with(
+        &self,
+        name: &str,
+        options: StartOptions,
+    ) -> Result<ExtensionHandle, StartError> {
         let located = {
             let mut catalog = self.catalog.lock();
             let catalog =
@@ -35,7 +39,7 @@ impl ExtensionHost {
     }
 
     /// Starts an extension from a manifest the embedder located itself.
-    pub fn start_manifest(&self, located: LocatedManifest) -> Result<Extension, StartError> {
+    pub fn start_manifest(&self, located: LocatedManifest) -> Result<ExtensionHandle, StartError> {
         self.start_manifest_with(located, StartOptions::default())
     }
 
@@ -44,7 +48,7 @@ impl ExtensionHost {
         &self,
         located: LocatedManifest,
         options: StartOptions,
-    ) -> Result<Extension, StartError> {
+    ) -> Result<ExtensionHandle, StartError> {
         let (reply, answer) = crossbeam_channel::bounded(1);
         let command = Command::Start {
             located: Box::new(located),
@@ -57,7 +61,7 @@ impl ExtensionHost {
             return Err(StartError::HostShutDown);
         }
         let started = answer.recv().unwrap_or(Err(StartError::HostShutDown))?;
-        Ok(Extension::new(Arc::new(started), self.inner.clone()))
+        Ok(ExtensionHandle::new(Arc::new(started), self.inner.clone()))
     }
 
     /// Reloads `name` candidate-first (section 5): a new generation is started and fully

@@ -7,7 +7,7 @@ use crossbeam_channel::{Receiver, Sender};
 use serde_json::Value;
 
 use super::call::{CallError, CallOptions, PendingCall};
-use super::extension::{Extension, Extras};
+use super::extension::{ExtensionHandle, Extras};
 use crate::dispatcher::{Command, HostRequest};
 use crate::validate::v0_3::StreamAcceptance;
 use crate::validate::v0_3::{self, MigrationDetection, MigrationImport, ProviderEvent};
@@ -102,7 +102,7 @@ fn check_root(source_root: &str) -> Result<(), CallError> {
     Ok(())
 }
 
-impl Extension {
+impl ExtensionHandle {
     /// `migration/detect` (API 0.3, `migration.adapter.v1`): does `source_root` hold
     /// configuration the extension can import? The closed result model is validated.
     pub fn migration_detect(

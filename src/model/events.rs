@@ -167,7 +167,7 @@ pub enum HostEvent {
     },
     /// The tools an extension offers changed: a generation became the routed one
     /// (its `initialize` catalog, revision 0), or `tools/register`/`tools/unregister`
-    /// published a new epoch (sections 2.11, 2.12). [`crate::host::Extension::tools`]
+    /// published a new epoch (sections 2.11, 2.12). [`crate::host::ExtensionHandle::tools`]
     /// returns the whole catalog.
     ToolsChanged {
         /// The generation whose catalog it is.

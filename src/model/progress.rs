@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::limits::{
     PROGRESS_DECORATION_DETAIL_BYTES, PROGRESS_DECORATION_LABEL_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES,
 };
-use crate::validate::ToolOutput;
+use crate::validate::ToolResult;
 
 /// Which stream an output progress event carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub enum ProgressEvent {
     /// result, with `request_progress` and `content_parts`. Validated like the final
     /// result (content-part limits, detail budgets, artifact resolution) except for the
     /// output schema, which only the final result must satisfy.
-    PartialResult(Box<ToolOutput>),
+    PartialResult(Box<ToolResult>),
 }
 
 impl ProgressEvent {

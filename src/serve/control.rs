@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::error::{ErrorCode, ServeError};
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::manifest::UiSurface;
-use crate::validate::{HookName, HookPayload, MenuItem};
+use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
 /// integer, echoed back exactly as it was sent.
@@ -149,7 +149,7 @@ pub(crate) enum CallKind {
     /// `menu/collect`.
     Menu,
     /// An attended menu action (`command/execute`, section 1.6b).
-    MenuAction(MenuItem),
+    MenuAction(ExtensionMenuItem),
 }
 
 impl CallKind {
@@ -307,14 +307,14 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
 
 /// `item`: the menu action to run, as the `menu` result shows it (`id`, `label`,
 /// `command`, `arguments`, `destructive`, `description`).
-fn menu_item(f: &Fields) -> Result<MenuItem, ServeError> {
+fn menu_item(f: &Fields) -> Result<ExtensionMenuItem, ServeError> {
     let item = match f.object.get("item") {
         None | Some(Value::Null) => return Err(ServeError::missing("item")),
         Some(Value::Object(item)) => item,
         Some(_) => return Err(ServeError::wrong_type("item", "an object")),
     };
     let i = Fields::new(item, "item.");
-    Ok(MenuItem::Action {
+    Ok(ExtensionMenuItem::Action {
         id: i.string("id")?,
         label: i.string("label")?,
         command: i.string("command")?,

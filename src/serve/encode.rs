@@ -16,22 +16,22 @@ use crate::host::{
 use crate::manifest::Catalog;
 use crate::services::presentation::PresentationOwner;
 use crate::validate::{
-    CommandOutput, ContextContribution, HookOutput, Notification, RenderOutput, StatusContribution,
-    ToolOutput,
+    CommandResult, ContextContribution, HookResult, Notification, RenderOutput, StatusContribution,
+    ToolResult,
 };
 
 /// A `tool/call` result: `content` parts, `is_error`, `structured_content`, `metadata`.
-pub(crate) fn tool_output(output: &ToolOutput) -> Value {
+pub(crate) fn tool_output(output: &ToolResult) -> Value {
     output.to_value()
 }
 
 /// A `command/execute` result.
-pub(crate) fn command_output(output: &CommandOutput) -> Value {
+pub(crate) fn command_output(output: &CommandResult) -> Value {
     output.to_value()
 }
 
 /// A `hook/run` result, with the disposition the host acts on.
-pub(crate) fn hook_output(output: &HookOutput) -> Value {
+pub(crate) fn hook_output(output: &HookResult) -> Value {
     output.to_value()
 }
 

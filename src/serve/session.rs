@@ -16,8 +16,10 @@ use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
-use crate::host::{CallError, CallOptions, Extension, ExtensionHost, HostEvent, StartOptions};
-use crate::validate::MenuItem;
+use crate::host::{
+    CallError, CallOptions, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
+};
+use crate::validate::ExtensionMenuItem;
 
 /// What the control loop does after a line.
 pub(crate) enum Flow {
@@ -47,7 +49,7 @@ pub(crate) struct Session {
     out: Emitter,
     frontend: Arc<ServeFrontend>,
     /// The handles of extensions started in this session, by name.
-    started: Arc<Mutex<HashMap<String, Extension>>>,
+    started: Arc<Mutex<HashMap<String, ExtensionHandle>>>,
     /// Starts in progress, by extension: the ids of the `start` lines that came while
     /// one was already starting, answered with its outcome.
     starting: Arc<Mutex<HashMap<String, Vec<Option<ClientId>>>>>,
@@ -291,7 +293,7 @@ impl Session {
         let op = kind.op();
         let confirms_first = matches!(
             &kind,
-            CallKind::MenuAction(MenuItem::Action {
+            CallKind::MenuAction(ExtensionMenuItem::Action {
                 destructive: true,
                 ..
             })
@@ -480,7 +482,11 @@ pub(crate) fn signal_name(signal: i32) -> &'static str {
 /// and cancellable.
 ///
 /// [`PendingCall`]: crate::host::PendingCall
-fn start_job(handle: &Extension, kind: CallKind, options: CallOptions) -> Box<dyn PendingJob> {
+fn start_job(
+    handle: &ExtensionHandle,
+    kind: CallKind,
+    options: CallOptions,
+) -> Box<dyn PendingJob> {
     let pending = |job: Box<dyn PendingJob>| job;
     match kind {
         CallKind::Tool { tool, arguments } => pending(Box::new(TypedPending {

@@ -66,7 +66,7 @@ pub struct Notification {
 
 /// A validated `command/execute` result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CommandOutput {
+pub struct CommandResult {
     /// Text to show the person, if any.
     pub text: Option<String>,
     /// Notifications to raise, in order.
@@ -76,10 +76,10 @@ pub struct CommandOutput {
 }
 
 /// Validates the `result` of one `command/execute`.
-pub fn command_output(result: &Value) -> Result<CommandOutput, ResultError> {
+pub fn command_output(result: &Value) -> Result<CommandResult, ResultError> {
     let root = Path::Root;
     let object = as_object(result, &root)?;
-    Ok(CommandOutput {
+    Ok(CommandResult {
         text: optional_string(object, "text", &root)?,
         notifications: notifications_member(object, &root)?,
         context: context_member(object, &root)?,
@@ -131,7 +131,7 @@ mod tests {
         });
         assert_eq!(
             command_output(&result).unwrap(),
-            CommandOutput {
+            CommandResult {
                 text: Some("Checkpoint preview · release-v2\nmain · clean\n\n...".into()),
                 notifications: vec![Notification {
                     level: NotificationLevel::Info,
@@ -164,11 +164,11 @@ mod tests {
     fn every_member_of_a_command_result_is_optional() {
         assert_eq!(
             command_output(&json!({})).unwrap(),
-            CommandOutput::default()
+            CommandResult::default()
         );
         assert_eq!(
             command_output(&json!({"text": null, "notifications": null, "context": null})).unwrap(),
-            CommandOutput::default()
+            CommandResult::default()
         );
         let error = command_output(&Value::Null).unwrap_err();
         assert_eq!(

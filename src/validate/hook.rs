@@ -8,7 +8,7 @@
 //! Which answers count:
 //! - deny is honoured only for `before_prompt` and `before_tool_call`. Every other hook,
 //!   legacy or API 0.2, may answer deny, but the operation continues regardless
-//!   ([`HookOutput::effective_disposition`], [`HookOutput::denial_ignored`]).
+//!   ([`HookResult::effective_disposition`], [`HookResult::denial_ignored`]).
 //! - `model_turn_start` and `model_turn_end` (API 0.4) are observations: deny, a non-empty
 //!   `context`, and the session operations `cancel` and `replace_compaction` are invalid.
 //! - No hook a manifest can declare performs the session operations `cancel` or
@@ -152,7 +152,7 @@ impl Keyword for SessionAction {
 
 /// A validated `hook/run` result.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookOutput {
+pub struct HookResult {
     /// The hook this answers.
     pub hook: HookName,
     /// The disposition as the extension returned it.
@@ -168,7 +168,7 @@ pub struct HookOutput {
 /// The disposition of every hook that does not honour deny.
 static CONTINUE: Disposition = Disposition::Continue;
 
-impl HookOutput {
+impl HookResult {
     /// The disposition the host acts on: the returned one for hooks that honour deny,
     /// [`Disposition::Continue`] for every other hook.
     pub fn effective_disposition(&self) -> &Disposition {
@@ -187,7 +187,7 @@ impl HookOutput {
 }
 
 /// Validates the `result` of one `hook/run` for `hook`.
-pub fn hook_output(result: &Value, hook: HookName) -> Result<HookOutput, ResultError> {
+pub fn hook_output(result: &Value, hook: HookName) -> Result<HookResult, ResultError> {
     let root = Path::Root;
     let object = as_object(result, &root)?;
     let disposition = disposition(
@@ -210,7 +210,7 @@ pub fn hook_output(result: &Value, hook: HookName) -> Result<HookOutput, ResultE
         )?),
         None => None,
     };
-    Ok(HookOutput {
+    Ok(HookResult {
         hook,
         disposition,
         context,
@@ -413,7 +413,7 @@ mod tests {
         let output = hook_output(&result, HookName::BeforePrompt).unwrap();
         assert_eq!(
             output,
-            HookOutput {
+            HookResult {
                 hook: HookName::BeforePrompt,
                 disposition: Disposition::Continue,
                 context: vec![ContextContribution {

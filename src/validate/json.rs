@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    CommandOutput, ContentPart, ContextContribution, Disposition, HookOutput, Notification,
-    RenderOutput, SessionOperation, StatusContribution, ToolOutput,
+    CommandResult, ContentPart, ContextContribution, Disposition, HookResult, Notification,
+    RenderOutput, SessionOperation, StatusContribution, ToolResult,
 };
 
 impl ContentPart {
@@ -33,7 +33,7 @@ impl ContentPart {
     }
 }
 
-impl ToolOutput {
+impl ToolResult {
     /// `content` parts, `is_error`, `structured_content` and `metadata` (section 1.2).
     pub fn to_value(&self) -> Value {
         json!({
@@ -69,7 +69,7 @@ impl StatusContribution {
     }
 }
 
-impl CommandOutput {
+impl CommandResult {
     /// The result as in section 1.3.
     pub fn to_value(&self) -> Value {
         json!({
@@ -90,7 +90,7 @@ impl Disposition {
     }
 }
 
-impl HookOutput {
+impl HookResult {
     /// The result as in sections 1.4 and 1.4b, plus the disposition the host acts on.
     pub fn to_value(&self) -> Value {
         json!({

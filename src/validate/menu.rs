@@ -37,20 +37,20 @@ pub use fallback::{fallback_menu, menu_or_fallback, FallbackCommand};
 
 /// A validated extension menu.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Menu {
+pub struct ExtensionMenu {
     /// The menu's title.
     pub title: String,
     /// The extension's overall state, if given.
-    pub status: Option<MenuStatus>,
+    pub status: Option<ExtensionMenuStatus>,
     /// A longer explanation, if given.
     pub detail: Option<String>,
     /// The top-level items.
-    pub items: Vec<MenuItem>,
+    pub items: Vec<ExtensionMenuItem>,
 }
 
 /// The `status` line of a menu.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MenuStatus {
+pub struct ExtensionMenuStatus {
     /// A generic state.
     pub state: GenericState,
     /// Its human label, such as "Not set up".
@@ -59,7 +59,7 @@ pub struct MenuStatus {
 
 /// One menu entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MenuItem {
+pub enum ExtensionMenuItem {
     /// Runs `command/execute` with a declared command and literal arguments.
     Action {
         /// Unique within its level.
@@ -84,7 +84,7 @@ pub enum MenuItem {
         /// What the person sees.
         label: String,
         /// The nested items.
-        items: Vec<MenuItem>,
+        items: Vec<ExtensionMenuItem>,
         /// Highlighted as the suggested choice (at most one per level).
         recommended: bool,
         /// An optional explanation.
@@ -92,20 +92,19 @@ pub enum MenuItem {
     },
 }
 
-impl MenuItem {
+impl ExtensionMenuItem {
     /// The item's id.
     pub fn id(&self) -> &str {
         match self {
-            MenuItem::Action { id, .. } | MenuItem::Submenu { id, .. } => id,
+            ExtensionMenuItem::Action { id, .. } | ExtensionMenuItem::Submenu { id, .. } => id,
         }
     }
 
     /// True when the item is the recommended one of its level.
     pub fn recommended(&self) -> bool {
         match self {
-            MenuItem::Action { recommended, .. } | MenuItem::Submenu { recommended, .. } => {
-                *recommended
-            }
+            ExtensionMenuItem::Action { recommended, .. }
+            | ExtensionMenuItem::Submenu { recommended, .. } => *recommended,
         }
     }
 
@@ -115,7 +114,7 @@ impl MenuItem {
         let mut object = Map::new();
         object.insert("id".into(), Value::from(self.id()));
         match self {
-            MenuItem::Action {
+            ExtensionMenuItem::Action {
                 label,
                 command,
                 arguments,
@@ -133,7 +132,7 @@ impl MenuItem {
                 insert_flag(&mut object, "destructive", *destructive);
                 insert_option(&mut object, "description", description);
             }
-            MenuItem::Submenu {
+            ExtensionMenuItem::Submenu {
                 label,
                 items,
                 recommended,
@@ -143,7 +142,7 @@ impl MenuItem {
                 object.insert("label".into(), Value::from(label.as_str()));
                 object.insert(
                     "items".into(),
-                    Value::Array(items.iter().map(MenuItem::to_value).collect()),
+                    Value::Array(items.iter().map(ExtensionMenuItem::to_value).collect()),
                 );
                 insert_flag(&mut object, "recommended", *recommended);
                 insert_option(&mut object, "description", description);
@@ -153,7 +152,7 @@ impl MenuItem {
     }
 }
 
-impl Menu {
+impl ExtensionMenu {
     /// The menu in wire shape (section 1.6b).
     pub fn to_value(&self) -> Value {
         let mut object = Map::new();
@@ -167,7 +166,7 @@ impl Menu {
         insert_option(&mut object, "detail", &self.detail);
         object.insert(
             "items".into(),
-            Value::Array(self.items.iter().map(MenuItem::to_value).collect()),
+            Value::Array(self.items.iter().map(ExtensionMenuItem::to_value).collect()),
         );
         Value::Object(object)
     }
@@ -187,7 +186,10 @@ fn insert_option(object: &mut Map<String, Value>, key: &str, value: &Option<Stri
 
 /// Validates the `result` of `menu/collect` for an extension that declared
 /// `declared_commands`.
-pub fn menu<S: AsRef<str>>(result: &Value, declared_commands: &[S]) -> Result<Menu, ResultError> {
+pub fn menu<S: AsRef<str>>(
+    result: &Value,
+    declared_commands: &[S],
+) -> Result<ExtensionMenu, ResultError> {
     let root = Path::Root;
     check_bounds(result, Bounds::bytes_only(MAX_MENU_BYTES))
         .map_err(|error| root.error(ResultErrorKind::Bounds(error)))?;
@@ -196,7 +198,7 @@ pub fn menu<S: AsRef<str>>(result: &Value, declared_commands: &[S]) -> Result<Me
         Some(value) => {
             let path = root.key("status");
             let status = as_object(value, &path)?;
-            Some(MenuStatus {
+            Some(ExtensionMenuStatus {
                 state: keyword(required(status, "state", &path)?, &path.key("state"))?,
                 label: required_string(status, "label", &path)?,
             })
@@ -207,7 +209,7 @@ pub fn menu<S: AsRef<str>>(result: &Value, declared_commands: &[S]) -> Result<Me
         declared: declared_commands.iter().map(AsRef::as_ref).collect(),
         total: 0,
     };
-    Ok(Menu {
+    Ok(ExtensionMenu {
         title: required_string(object, "title", &root)?,
         status,
         detail: optional_string(object, "detail", &root)?,
@@ -228,7 +230,7 @@ impl MenuWalk<'_> {
         parent: &Object,
         path: &Path,
         depth: usize,
-    ) -> Result<Vec<MenuItem>, ResultError> {
+    ) -> Result<Vec<ExtensionMenuItem>, ResultError> {
         let items_path = path.key("items");
         let values = as_array(required(parent, "items", path)?, &items_path)?;
         if depth > MAX_MENU_DEPTH {
@@ -238,7 +240,7 @@ impl MenuWalk<'_> {
         }
         let mut ids = HashSet::new();
         let mut recommended: Option<usize> = None;
-        let mut items: Vec<MenuItem> = Vec::with_capacity(values.len());
+        let mut items: Vec<ExtensionMenuItem> = Vec::with_capacity(values.len());
         for (index, value) in values.iter().enumerate() {
             let item_path = items_path.index(index);
             self.total += 1;
@@ -269,7 +271,12 @@ impl MenuWalk<'_> {
     }
 
     /// One item at `path` on level `depth`.
-    fn item(&mut self, value: &Value, path: &Path, depth: usize) -> Result<MenuItem, ResultError> {
+    fn item(
+        &mut self,
+        value: &Value,
+        path: &Path,
+        depth: usize,
+    ) -> Result<ExtensionMenuItem, ResultError> {
         let object = as_object(value, path)?;
         let id = required_string(object, "id", path)?;
         if id.is_empty() {
@@ -289,7 +296,7 @@ impl MenuWalk<'_> {
                         command: excerpt(command),
                     }));
                 }
-                Ok(MenuItem::Action {
+                Ok(ExtensionMenuItem::Action {
                     id,
                     label,
                     command: command.to_owned(),
@@ -307,7 +314,7 @@ impl MenuWalk<'_> {
                             .error(ResultErrorKind::SubmenuMember { member: forbidden }));
                     }
                 }
-                Ok(MenuItem::Submenu {
+                Ok(ExtensionMenuItem::Submenu {
                     id,
                     label,
                     items: self.level(object, path, depth + 1)?,
@@ -347,9 +354,9 @@ mod tests {
         let parsed = menu(&reference_menu(), COMMANDS).unwrap();
         assert_eq!(
             parsed,
-            Menu {
+            ExtensionMenu {
                 title: "Computer use".into(),
-                status: Some(MenuStatus {
+                status: Some(ExtensionMenuStatus {
                     state: GenericState::Pending,
                     label: "Not set up".into()
                 }),
@@ -357,7 +364,7 @@ mod tests {
                     "Set up installs Cua Driver and checks what your desktop needs.".into()
                 ),
                 items: vec![
-                    MenuItem::Action {
+                    ExtensionMenuItem::Action {
                         id: "setup".into(),
                         label: "Set up computer use".into(),
                         command: "computer-use".into(),
@@ -366,10 +373,10 @@ mod tests {
                         destructive: false,
                         description: Some("Install the driver, then check permissions".into()),
                     },
-                    MenuItem::Submenu {
+                    ExtensionMenuItem::Submenu {
                         id: "jev".into(),
                         label: "Jev (optional)".into(),
-                        items: vec![MenuItem::Action {
+                        items: vec![ExtensionMenuItem::Action {
                             id: "forget".into(),
                             label: "Forget stored API key".into(),
                             command: "computer-use".into(),

@@ -26,21 +26,22 @@ pub mod status;
 pub mod tool_result;
 pub mod v0_3;
 
-pub use command::{command_output, notification, CommandOutput, Notification, NotificationLevel};
+pub use command::{command_output, notification, CommandResult, Notification, NotificationLevel};
 pub use content::{ArtifactResolver, ContentPart, MediaKind, MediaPolicy, VerifiedArtifact};
 pub use context::{context_collect, context_contribution, ContextContribution, Placement};
 pub use error::{Expected, ResultError, ResultErrorKind};
 pub use hook::{
-    hook_output, hook_run_params, Disposition, HookName, HookOutput, HookPayload, SessionOperation,
+    hook_output, hook_run_params, Disposition, HookName, HookPayload, HookResult, SessionOperation,
 };
 pub use json_bounds::{check_bounds, encoded_len, measure, Bounds, BoundsError, JsonMeasure};
 pub use menu::{
-    fallback_menu, menu, menu_or_fallback, FallbackCommand, Menu, MenuItem, MenuStatus,
+    fallback_menu, menu, menu_or_fallback, ExtensionMenu, ExtensionMenuItem, ExtensionMenuStatus,
+    FallbackCommand,
 };
 pub use render::{render_output, RenderOutput, RenderSegment};
 pub use state::GenericState;
 pub use status::{status_collect, status_contribution, StatusContribution};
 pub use tool_result::{
-    tool_output, OutputSchema, StructuredValidator, StructuredViolation, ToolOutput,
+    tool_output, OutputSchema, StructuredValidator, StructuredViolation, ToolResult,
     ToolResultContext,
 };

@@ -26,7 +26,7 @@ use super::path::Path;
 
 /// A validated tool result.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolOutput {
+pub struct ToolResult {
     /// The ordered content; API 0.1 text becomes one text part.
     pub content: Vec<ContentPart>,
     /// True when the tool reported an error.
@@ -37,7 +37,7 @@ pub struct ToolOutput {
     pub metadata: Option<Value>,
 }
 
-impl ToolOutput {
+impl ToolResult {
     /// The text parts joined with `\n`, in order; media parts are skipped.
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self
@@ -137,7 +137,7 @@ impl ToolResultContext<'_> {
 }
 
 /// Validates the `result` of one `tool/call`.
-pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolOutput, ResultError> {
+pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult, ResultError> {
     let root = Path::Root;
     let object = as_object(result, &root)?;
     if ctx.api_version == ApiVersion::V0_1 {
@@ -158,7 +158,7 @@ pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolOutput
         }
         None => None,
     };
-    Ok(ToolOutput {
+    Ok(ToolResult {
         content,
         is_error,
         structured_content,
@@ -167,9 +167,9 @@ pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolOutput
 }
 
 /// The frozen API 0.1 result.
-fn legacy_tool_output(object: &Object, root: &Path) -> Result<ToolOutput, ResultError> {
+fn legacy_tool_output(object: &Object, root: &Path) -> Result<ToolResult, ResultError> {
     let text = as_str(required(object, "content", root)?, &root.key("content"))?;
-    Ok(ToolOutput {
+    Ok(ToolResult {
         content: vec![ContentPart::Text {
             text: text.to_owned(),
         }],
@@ -235,7 +235,7 @@ mod tests {
         let output = tool_output(&result, &ToolResultContext::new(ApiVersion::V0_1)).unwrap();
         assert_eq!(
             output,
-            ToolOutput {
+            ToolResult {
                 content: vec![ContentPart::Text {
                     text: "branch=main\nstate=clean\ncounts=staged:0,modified:0,untracked:0,ignored:0,conflicted:0".into()
                 }],
@@ -274,7 +274,7 @@ mod tests {
         let output = tool_output(&result, &ctx).unwrap();
         assert_eq!(
             output,
-            ToolOutput {
+            ToolResult {
                 content: vec![
                     ContentPart::Text {
                         text: "Found 3 sources.".into()

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use octet_host::host::events::EVENT_CHANNEL_CAPACITY;
-use octet_host::host::{CallOptions, Diagnostic, Extension, HostEvent};
+use octet_host::host::{CallOptions, Diagnostic, ExtensionHandle, HostEvent};
 use octet_host::limits::{MAX_STDERR_LINE_BYTES, STDERR_EVENTS_PER_SECOND, STDERR_TAIL_LINES};
 use serde_json::{json, Value};
 
@@ -14,7 +14,7 @@ use super::harness::*;
 const FLOOD_LIVENESS: Duration = Duration::from_secs(180);
 
 /// One `echo` call that must be answered with its arguments.
-fn echo(ext: &Extension, n: u64) {
+fn echo(ext: &ExtensionHandle, n: u64) {
     let out = ext
         .call_tool("echo", json!({"n": n}), CallOptions::default())
         .unwrap_or_else(|e| panic!("echo {n} during the flood: {e:?}"));
@@ -22,7 +22,7 @@ fn echo(ext: &Extension, n: u64) {
 }
 
 /// The fault peer's flood progress: `(done, written)`.
-fn flood_status(ext: &Extension) -> (bool, u64) {
+fn flood_status(ext: &ExtensionHandle) -> (bool, u64) {
     let out = ext
         .call_tool("flood_status", json!({}), CallOptions::default())
         .unwrap();

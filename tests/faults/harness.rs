@@ -8,11 +8,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use octet_host::host::{
-    CallError, CallOptions, Diagnostic, Extension, ExtensionStatus, HostEvent, LifecycleState,
-    PendingCall, ShutdownReport,
+    CallError, CallOptions, Diagnostic, ExtensionHandle, ExtensionStatus, HostEvent,
+    LifecycleState, PendingCall, ShutdownReport,
 };
 use octet_host::supervisor::SupervisorPolicy;
-use octet_host::validate::ToolOutput;
+use octet_host::validate::ToolResult;
 use octet_host::ExtensionHost;
 use serde_json::json;
 
@@ -196,14 +196,14 @@ pub fn bounded_shutdown(host: &HostGuard) -> ShutdownReport {
 /// A well-behaved extension beside the faulty one, called from a thread of its own for
 /// the whole scenario, and on demand from the test thread.
 pub struct Bystander {
-    ext: Extension,
+    ext: ExtensionHandle,
     stop: Arc<AtomicBool>,
     answered: Arc<AtomicU64>,
     thread: Option<JoinHandle<Result<(), String>>>,
 }
 
 impl Bystander {
-    fn start(ext: Extension) -> Bystander {
+    fn start(ext: ExtensionHandle) -> Bystander {
         let stop = Arc::new(AtomicBool::new(false));
         let answered = Arc::new(AtomicU64::new(0));
         let (caller, stopping, count) = (ext.clone(), stop.clone(), answered.clone());
@@ -339,12 +339,12 @@ impl EventLog {
 }
 
 /// True for a call that failed because the transport was lost.
-pub fn transport_lost(result: &Result<ToolOutput, CallError>) -> bool {
+pub fn transport_lost(result: &Result<ToolResult, CallError>) -> bool {
     matches!(result, Err(CallError::TransportLost { .. }))
 }
 
 /// Waits for a pending call to settle within [`LIVENESS`].
-pub fn settle(mut call: PendingCall<ToolOutput>, what: &str) -> Result<ToolOutput, CallError> {
+pub fn settle(mut call: PendingCall<ToolResult>, what: &str) -> Result<ToolResult, CallError> {
     call.wait_timeout(LIVENESS)
         .unwrap_or_else(|| panic!("{what} did not settle within {LIVENESS:?}"))
 }
@@ -373,7 +373,7 @@ pub fn wait_parked(host: &ExtensionHost, extension: &str) -> ExtensionStatus {
 }
 
 /// A call to a parked extension fails at once, naming the reason.
-pub fn assert_parked_call(ext: &Extension, tool: &str) {
+pub fn assert_parked_call(ext: &ExtensionHandle, tool: &str) {
     let result = ext.call_tool(tool, json!({}), CallOptions::default());
     assert!(
         matches!(result, Err(CallError::Parked { .. })),

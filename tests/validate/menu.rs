@@ -18,7 +18,7 @@ pub(super) fn top(items: Vec<Value>) -> Value {
     json!({"title": "T", "items": items})
 }
 
-pub(super) fn check_menu(result: &Value) -> Result<Menu, ResultError> {
+pub(super) fn check_menu(result: &Value) -> Result<ExtensionMenu, ResultError> {
     menu(result, &["cmd"])
 }
 

@@ -21,7 +21,7 @@ use serde_json::json;
 use super::error::CliError;
 use super::output::Report;
 use super::session::Session;
-use crate::host::{Extension, ExtensionHost, HostEvent};
+use crate::host::{ExtensionHandle, ExtensionHost, HostEvent};
 use setup::{DemoWorld, WorkspaceKind};
 use transcript::Transcript;
 
@@ -79,7 +79,7 @@ struct Demo<'a> {
     /// Every host event received so far, in order.
     events: Vec<HostEvent>,
     /// Every extension that started, for the process check after shutdown.
-    started: Vec<Extension>,
+    started: Vec<ExtensionHandle>,
     /// Processes of later generations (restarts, reloads), for the same check.
     later_pids: Vec<u32>,
 }

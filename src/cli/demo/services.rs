@@ -9,10 +9,10 @@ use serde_json::{json, Value};
 use super::setup::{MORE_EXAMPLES, SHOWCASE};
 use super::Demo;
 use crate::cli::encode;
-use crate::host::{CallOptions, Extension, GenerationRef, HostEvent};
+use crate::host::{CallOptions, ExtensionHandle, GenerationRef, HostEvent};
 use crate::sdk::examples::showcase::{POLICY_OPERATION, SNAPSHOT_MIME_TYPE, STAMP_TOOL};
 use crate::services::presentation::{PresentationOwner, PresentationSnapshot};
-use crate::validate::{ContentPart, ToolOutput};
+use crate::validate::{ContentPart, ToolResult};
 
 /// The label the demo passes to `snapshot`.
 const SNAPSHOT_LABEL: &str = "demo";
@@ -57,7 +57,7 @@ impl Demo<'_> {
     }
 
     /// Prints the content parts and structured content of `snapshot`'s result.
-    fn snapshot_result(&mut self, output: &ToolOutput, structured: &Value, arguments: Value) {
+    fn snapshot_result(&mut self, output: &ToolResult, structured: &Value, arguments: Value) {
         self.t.answer(content_text(output));
         let pretty = serde_json::to_string_pretty(structured).unwrap_or_default();
         self.t
@@ -89,7 +89,7 @@ impl Demo<'_> {
     }
 
     /// Calls the tool `snapshot` registered with `tools/register`.
-    fn dynamic_tool(&mut self, showcase: &Extension, structured: &Value) {
+    fn dynamic_tool(&mut self, showcase: &ExtensionHandle, structured: &Value) {
         let catalog = &structured["catalog"];
         let tools: Vec<&str> = catalog["tools"]
             .as_array()
@@ -118,7 +118,7 @@ impl Demo<'_> {
     }
 
     /// Waits for the `presentation/update` the handler sent, delivered as a host event.
-    fn presentation(&mut self, showcase: &Extension, from: usize, structured: &Value) {
+    fn presentation(&mut self, showcase: &ExtensionHandle, from: usize, structured: &Value) {
         let source = GenerationRef {
             extension: SHOWCASE.to_owned(),
             generation: showcase.info().generation,
@@ -187,7 +187,7 @@ impl Demo<'_> {
 }
 
 /// Every content part, one block each: text as it is, media as `[image] id · mime`.
-fn content_text(output: &ToolOutput) -> String {
+fn content_text(output: &ToolResult) -> String {
     let parts: Vec<String> = output
         .content
         .iter()

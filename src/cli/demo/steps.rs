@@ -12,7 +12,9 @@ use crate::cli::encode;
 use crate::cli::error::CliError;
 use crate::cli::hook::hook_text;
 use crate::cli::output::{context_line, diagnostic_line, event_line, notification_line};
-use crate::host::{CallError, CallOptions, Extension, HostEvent, LifecycleState, StartedExtension};
+use crate::host::{
+    CallError, CallOptions, ExtensionHandle, HostEvent, LifecycleState, StartedExtension,
+};
 use crate::manifest::UiSurface;
 use crate::validate::{Disposition, HookPayload, RenderOutput};
 
@@ -73,13 +75,17 @@ impl Demo<'_> {
         );
     }
 
-    pub(super) fn start_all(&mut self) -> [Option<Extension>; 3] {
+    pub(super) fn start_all(&mut self) -> [Option<ExtensionHandle>; 3] {
         self.t.section("Start and initialize");
         EXAMPLES.map(|example| self.start_example(&example, "start"))
     }
 
     /// Starts `example`, prints what `initialize` settled, and records it as `step`.
-    pub(super) fn start_example(&mut self, example: &Example, step: &str) -> Option<Extension> {
+    pub(super) fn start_example(
+        &mut self,
+        example: &Example,
+        step: &str,
+    ) -> Option<ExtensionHandle> {
         self.t.request(format!(
             "spawn {} and initialize (api {})",
             example.name, example.api
@@ -113,8 +119,8 @@ impl Demo<'_> {
     /// Calls hello_world and git_status; returns git_status's text and is_error.
     pub(super) fn tool_calls(
         &mut self,
-        hello: Option<&Extension>,
-        git: Option<&Extension>,
+        hello: Option<&ExtensionHandle>,
+        git: Option<&ExtensionHandle>,
     ) -> Option<(String, bool)> {
         self.t.section("Tool calls (tool/call)");
         if let Some(hello) = hello {
@@ -146,7 +152,7 @@ impl Demo<'_> {
         tool: &str,
         extension: &str,
         arguments: Value,
-        result: Result<crate::validate::ToolOutput, CallError>,
+        result: Result<crate::validate::ToolResult, CallError>,
         ok: bool,
     ) {
         let mut data = json!({"extension": extension, "tool": tool, "arguments": arguments});
@@ -177,7 +183,7 @@ impl Demo<'_> {
         error.to_json()
     }
 
-    pub(super) fn render(&mut self, git: &Extension, output: &str, is_error: bool) {
+    pub(super) fn render(&mut self, git: &ExtensionHandle, output: &str, is_error: bool) {
         self.t.section("Rendering (tool/render)");
         self.t
             .request("tool/render git-status git_status (the output above)");
@@ -203,7 +209,7 @@ impl Demo<'_> {
         self.t.record("tool_render", ok, data);
     }
 
-    pub(super) fn command(&mut self, checkpoint: &Extension) {
+    pub(super) fn command(&mut self, checkpoint: &ExtensionHandle) {
         self.t.section("Command (command/execute)");
         self.t.request(format!(
             "command/execute checkpoint /checkpoint {CHECKPOINT_LABEL}"
@@ -229,7 +235,7 @@ impl Demo<'_> {
         self.t.record("command", ok, data);
     }
 
-    pub(super) fn hook(&mut self, checkpoint: &Extension) {
+    pub(super) fn hook(&mut self, checkpoint: &ExtensionHandle) {
         self.t.section("Hook (hook/run)");
         let payload = HookPayload::BeforePrompt {
             prompt: PROMPT.to_owned(),
@@ -256,9 +262,9 @@ impl Demo<'_> {
 
     pub(super) fn context_and_status(
         &mut self,
-        hello: Option<&Extension>,
-        git: Option<&Extension>,
-        checkpoint: Option<&Extension>,
+        hello: Option<&ExtensionHandle>,
+        git: Option<&ExtensionHandle>,
+        checkpoint: Option<&ExtensionHandle>,
     ) {
         self.t
             .section("Context and status (context/collect, status/collect)");

@@ -10,7 +10,8 @@ use super::steps::{state_chains, wait_gone, POLL_INTERVAL};
 use super::Demo;
 use crate::cli::encode;
 use crate::host::{
-    CallError, CallOptions, Extension, ExtensionStatus, GenerationRef, HostEvent, LifecycleState,
+    CallError, CallOptions, ExtensionHandle, ExtensionStatus, GenerationRef, HostEvent,
+    LifecycleState,
 };
 use crate::limits::{MAX_RESTART_ATTEMPTS, RESTART_BACKOFF_BASE, RESTART_BUDGET_RESET};
 
@@ -149,7 +150,7 @@ impl Demo<'_> {
 
     /// Reloads hello-world: the candidate negotiates first, then takes the calls, and the
     /// old generation drains and exits.
-    pub(super) fn reload(&mut self, hello: &Extension) {
+    pub(super) fn reload(&mut self, hello: &ExtensionHandle) {
         self.t.section("Reload (section 5, candidate-first)");
         let name = hello.name().to_owned();
         let (old_generation, old_pid) = self

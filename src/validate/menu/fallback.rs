@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::limits::{MAX_MENU_BYTES, MAX_MENU_ITEMS};
 use crate::validate::{encoded_len, ResultError};
 
-use super::{menu, Menu, MenuItem};
+use super::{menu, ExtensionMenu, ExtensionMenuItem};
 
 /// A declared command, as the fallback menu needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub fn menu_or_fallback(
     result: &Value,
     extension_name: &str,
     commands: &[FallbackCommand],
-) -> (Menu, Option<ResultError>) {
+) -> (ExtensionMenu, Option<ResultError>) {
     let names: Vec<&str> = commands.iter().map(|command| command.name).collect();
     match menu(result, &names) {
         Ok(menu) => (menu, None),
@@ -41,13 +41,13 @@ pub fn menu_or_fallback(
 /// [`MAX_MENU_BYTES`]. To fit, whole descriptions are dropped first, from the last item
 /// backwards, so every command stays listed while the names alone fit; then whole items
 /// from the end; last, a title too large on its own is clipped at a character boundary.
-pub fn fallback_menu(extension_name: &str, commands: &[FallbackCommand]) -> Menu {
+pub fn fallback_menu(extension_name: &str, commands: &[FallbackCommand]) -> ExtensionMenu {
     let mut seen = HashSet::new();
     let items = commands
         .iter()
         .filter(|command| !command.name.is_empty() && seen.insert(command.name))
         .take(MAX_MENU_ITEMS)
-        .map(|command| MenuItem::Action {
+        .map(|command| ExtensionMenuItem::Action {
             id: command.name.to_owned(),
             label: command.name.to_owned(),
             command: command.name.to_owned(),
@@ -57,7 +57,7 @@ pub fn fallback_menu(extension_name: &str, commands: &[FallbackCommand]) -> Menu
             description: command.description.map(str::to_owned),
         })
         .collect();
-    let mut menu = Menu {
+    let mut menu = ExtensionMenu {
         title: extension_name.to_owned(),
         status: None,
         detail: None,
@@ -75,7 +75,7 @@ pub fn fallback_menu(extension_name: &str, commands: &[FallbackCommand]) -> Menu
 /// optional while each action is a command the person can run. Real manifests never get
 /// past the descriptions (command names are short identifiers, the extension name too),
 /// but the function takes any text, so items and then the title follow.
-fn fit_fallback(menu: &mut Menu) {
+fn fit_fallback(menu: &mut ExtensionMenu) {
     let mut sizes: Vec<usize> = menu
         .items
         .iter()
@@ -90,7 +90,7 @@ fn fit_fallback(menu: &mut Menu) {
         if total <= MAX_MENU_BYTES {
             return;
         }
-        if let MenuItem::Action { description, .. } = item {
+        if let ExtensionMenuItem::Action { description, .. } = item {
             if description.take().is_some() {
                 let bare = encoded_len(&item.to_value());
                 total -= *size - bare;
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(
             fallback.items,
             vec![
-                MenuItem::Action {
+                ExtensionMenuItem::Action {
                     id: "hello".into(),
                     label: "hello".into(),
                     command: "hello".into(),
@@ -168,7 +168,7 @@ mod tests {
                     destructive: false,
                     description: Some("Show a greeting notification".into()),
                 },
-                MenuItem::Action {
+                ExtensionMenuItem::Action {
                     id: "bye".into(),
                     label: "bye".into(),
                     command: "bye".into(),
@@ -202,11 +202,10 @@ mod tests {
             .collect()
     }
 
-    fn description_of(item: &MenuItem) -> Option<&str> {
+    fn description_of(item: &ExtensionMenuItem) -> Option<&str> {
         match item {
-            MenuItem::Action { description, .. } | MenuItem::Submenu { description, .. } => {
-                description.as_deref()
-            }
+            ExtensionMenuItem::Action { description, .. }
+            | ExtensionMenuItem::Submenu { description, .. } => description.as_deref(),
         }
     }
 
@@ -242,7 +241,7 @@ mod tests {
         }
         // No more was dropped than needed: one description back and it is too large.
         let mut one_more = fallback.clone();
-        if let MenuItem::Action {
+        if let ExtensionMenuItem::Action {
             description: slot, ..
         } = &mut one_more.items[kept]
         {
@@ -268,7 +267,7 @@ mod tests {
         }
         // No more was dropped than needed: the next command back and it is too large.
         let mut one_more = fallback.clone();
-        one_more.items.push(MenuItem::Action {
+        one_more.items.push(ExtensionMenuItem::Action {
             id: names[kept].clone(),
             label: names[kept].clone(),
             command: names[kept].clone(),
