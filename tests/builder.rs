@@ -7,27 +7,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use octet_host::host::{CallError, CallOptions, HostEvent};
-use octet_host::ExtensionHost;
 use serde_json::{json, Value};
 use support::*;
-
-fn builder(
-    workspace: &std::path::Path,
-    dirs: &[std::path::PathBuf],
-) -> octet_host::ExtensionHostBuilder {
-    let mut builder = ExtensionHost::builder(workspace).no_global_extensions();
-    for dir in dirs {
-        builder = builder.extension_dir(dir);
-    }
-    builder
-}
 
 #[test]
 fn the_default_request_deadline_is_the_builders() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let dir = peer_extension(root.path(), "slow", "0.2", &["good"], &["echo"]);
-    let host = builder(workspace.path(), &[dir])
+    let host = host_builder(workspace.path(), &[dir])
         .request_deadline(Duration::from_millis(300))
         .build()
         .unwrap();
@@ -51,7 +39,7 @@ fn shutdown_stages_follow_the_builder() {
         &["ignore-shutdown"],
         &["echo"],
     );
-    let host = builder(workspace.path(), &[dir])
+    let host = host_builder(workspace.path(), &[dir])
         .shutdown_timeouts(
             Duration::from_millis(100),
             Duration::from_millis(100),
@@ -71,7 +59,7 @@ fn a_small_event_queue_drops_and_counts() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let dir = peer_extension(root.path(), "chatty", "0.2", &["good"], &["echo"]);
-    let host = builder(workspace.path(), &[dir])
+    let host = host_builder(workspace.path(), &[dir])
         .event_queue(1)
         .build()
         .unwrap();
@@ -98,7 +86,7 @@ fn extension_environment_and_a_command_wrapper_reach_only_their_children() {
     let workspace = tempfile::tempdir().unwrap();
     let one = peer_extension(root.path(), "one", "0.2", &["good"], &["echo"]);
     let two = peer_extension(root.path(), "two", "0.2", &["good"], &["echo"]);
-    let host = builder(workspace.path(), &[one, two])
+    let host = host_builder(workspace.path(), &[one, two])
         .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
         .extension_env("one", "ONLY_ONE", "yes")
         .command_wrapper(["env", "WRAPPED=by-env"])
@@ -130,7 +118,7 @@ fn the_stderr_sink_sees_the_lines() {
     );
     let lines = Arc::new(Mutex::new(Vec::new()));
     let seen = lines.clone();
-    let host = builder(workspace.path(), &[dir])
+    let host = host_builder(workspace.path(), &[dir])
         .stderr_sink(move |source, line| {
             seen.lock()
                 .unwrap()

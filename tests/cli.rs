@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use support::{octet_binary, peer_extension_with, process_alive, sdk_extension, write_manifest};
+use support::{menu_actions_extension, octet_binary, process_alive, sdk_extension, write_manifest};
 
 /// Generous: the binary spawns real children on a loaded machine.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
@@ -828,15 +828,7 @@ fn serve_speaks_the_control_protocol_over_the_binarys_stdio() {
 #[test]
 fn menu_shows_the_menu_and_runs_an_action_attended() {
     let world = World::new();
-    let dir = peer_extension_with(
-        &world.extensions(),
-        "actions",
-        "0.2",
-        &["menu-actions"],
-        &[],
-        "commands = [\"act\"]\nmenu = true\nconfirmations = true",
-        "OCTET_PEER_COMMANDS = \"act\"",
-    );
+    let dir = menu_actions_extension(&world.extensions());
     let dirs = [dir];
     let shown = run(&world.args(&dirs, &["menu", "actions"]), &world.workspace());
     assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));

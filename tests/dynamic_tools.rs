@@ -6,7 +6,6 @@ mod support;
 
 use octet_host::host::{CallError, CallOptions, StartError};
 use octet_host::negotiation::{NameProblem, NegotiationError};
-use octet_host::ExtensionHost;
 use serde_json::{json, Value};
 use support::*;
 
@@ -82,11 +81,7 @@ fn tool_names_are_reserved_across_the_host_from_initialize_on() {
     let first = peer_extension(root.path(), "first", "0.2", &["good"], &["t1"]);
     let second = peer_extension(root.path(), "second", "0.2", &["dynamic"], &["t1"]);
     let own = peer_extension(root.path(), "own", "0.2", &["good"], &["read_file"]);
-    let host = ExtensionHost::builder(workspace.path())
-        .no_global_extensions()
-        .extension_dir(first)
-        .extension_dir(second)
-        .extension_dir(own)
+    let host = host_builder(workspace.path(), &[first, second, own])
         .host_tools(["read_file"])
         .build()
         .unwrap();

@@ -5,7 +5,6 @@ mod support;
 use std::sync::Mutex;
 
 use octet_host::host::CallOptions;
-use octet_host::ExtensionHost;
 use serde_json::json;
 use support::*;
 
@@ -37,9 +36,7 @@ fn diagnostics_and_the_wire_trace_reach_the_log_facade() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let dir = peer_extension(root.path(), "noisy", "0.2", &["noisy"], &["echo"]);
-    let host = ExtensionHost::builder(workspace.path())
-        .no_global_extensions()
-        .extension_dir(dir)
+    let host = host_builder(workspace.path(), &[dir])
         .wire_trace(true)
         .build()
         .unwrap();

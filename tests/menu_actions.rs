@@ -38,18 +38,8 @@ impl Frontend for Person {
 fn actions(person: Person) -> (tempfile::TempDir, tempfile::TempDir, ExtensionHost) {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = peer_extension_with(
-        root.path(),
-        "actions",
-        "0.2",
-        &["menu-actions"],
-        &[],
-        "commands = [\"act\"]\nmenu = true\nconfirmations = true",
-        "OCTET_PEER_COMMANDS = \"act\"",
-    );
-    let host = ExtensionHost::builder(workspace.path())
-        .no_global_extensions()
-        .extension_dir(dir)
+    let dir = menu_actions_extension(root.path());
+    let host = host_builder(workspace.path(), &[dir])
         .frontend(person)
         .build()
         .unwrap();

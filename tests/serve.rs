@@ -934,15 +934,7 @@ fn a_rejected_initialize_ends_once_and_leaves_nothing_running() {
 fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
     let workspace = tempfile::tempdir().unwrap();
     let root = tempfile::tempdir().unwrap();
-    let dir = peer_extension_with(
-        root.path(),
-        "actions",
-        "0.2",
-        &["menu-actions"],
-        &[],
-        "commands = [\"act\"]\nmenu = true\nconfirmations = true",
-        "OCTET_PEER_COMMANDS = \"act\"",
-    );
+    let dir = menu_actions_extension(root.path());
     let mut serve = Serve::over(workspace, root, vec![dir]);
     serve.start_extension("actions");
     serve.send(json!({"op": "menu", "extension": "actions", "call_id": "m"}));

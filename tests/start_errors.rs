@@ -86,9 +86,7 @@ fn the_builder_sets_the_startup_timeout_of_every_start() {
         &["never-answer-initialize"],
         &["echo"],
     );
-    let host = octet_host::ExtensionHost::builder(workspace.path())
-        .no_global_extensions()
-        .extension_dir(dir)
+    let host = host_builder(workspace.path(), &[dir])
         .startup_timeout(Duration::from_millis(300))
         .build()
         .unwrap();

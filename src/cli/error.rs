@@ -169,7 +169,7 @@ impl CliError {
             error["rpc_code"] = json!(code);
         }
         if let CliError::Interrupted { signal, report } = self {
-            error["signal"] = json!(signal_name(*signal));
+            error["signal"] = json!(crate::transport::process::signal_name(*signal));
             error["shutdown"] = super::encode::shutdown_report(report);
         }
         error
@@ -214,16 +214,6 @@ fn call_code(error: &CallError) -> &'static str {
         CallError::Parked { .. } => "call.parked",
         CallError::Declined { .. } => "call.declined",
         CallError::HostShutDown => "call.host_shut_down",
-    }
-}
-
-/// The conventional name of the signals the CLI handles.
-pub(crate) fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGHUP => "SIGHUP",
-        _ => "signal",
     }
 }
 
@@ -272,7 +262,7 @@ impl fmt::Display for CliError {
             CliError::Interrupted { signal, report } => write!(
                 f,
                 "interrupted by {}; {} extension process(es) shut down",
-                signal_name(*signal),
+                crate::transport::process::signal_name(*signal),
                 report.extensions.len()
             ),
         }

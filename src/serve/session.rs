@@ -432,7 +432,7 @@ impl Session {
             End::Signal(signal) => (
                 Some(json!({
                     "type": "shutdown", "reason": "signal",
-                    "signal": signal_name(signal), "report": report,
+                    "signal": crate::transport::process::signal_name(signal), "report": report,
                 })),
                 Ok(()),
             ),
@@ -465,16 +465,6 @@ impl Session {
             let _ = watcher.join();
         }
         report
-    }
-}
-
-/// The conventional name of a signal `serve` handles.
-pub(crate) fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGHUP => "SIGHUP",
-        _ => "signal",
     }
 }
 

@@ -44,6 +44,17 @@ use std::time::{Duration, Instant};
 /// A signal number, such as `libc::SIGTERM` or `libc::SIGKILL`.
 pub type Signal = libc::c_int;
 
+/// The conventional name of the signals that end a host in order (`SIGINT`, `SIGTERM`,
+/// `SIGHUP`), and `"signal"` for any other.
+pub fn signal_name(signal: Signal) -> &'static str {
+    match signal {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "signal",
+    }
+}
+
 /// Sends `signal` to every process in the process group `pgid`.
 ///
 /// A group with no process left (`ESRCH`) is not an error. `pgid` must name a real

@@ -68,6 +68,21 @@ pub fn peer_extension_with(
     write_manifest(root, name, &manifest)
 }
 
+/// The raw peer in its `menu-actions` scenario, named `actions`: a menu with a safe
+/// and a destructive action, both running the command `act`, which asks its own
+/// confirmation and reports it.
+pub fn menu_actions_extension(root: &Path) -> PathBuf {
+    peer_extension_with(
+        root,
+        "actions",
+        "0.2",
+        &["menu-actions"],
+        &[],
+        "commands = [\"act\"]\nmenu = true\nconfirmations = true",
+        "OCTET_PEER_COMMANDS = \"act\"",
+    )
+}
+
 /// Writes `<root>/<name>/extension.toml` running the SDK example `example` from the
 /// crate's binary, with `contributes` given as TOML lines.
 pub fn sdk_extension(
@@ -98,13 +113,20 @@ pub fn write_manifest(root: &Path, name: &str, text: &str) -> PathBuf {
 /// global extensions. Tool names are per extension, so fixtures may all offer `echo`;
 /// tests of the host-wide reservation build their host themselves.
 pub fn host(workspace: &Path, dirs: &[PathBuf]) -> ExtensionHost {
-    let mut builder = ExtensionHost::builder(workspace)
-        .no_global_extensions()
-        .tool_namespace(octet_host::host::ToolNamespace::PerExtension);
+    host_builder(workspace, dirs)
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .build()
+        .unwrap()
+}
+
+/// A builder over `workspace` with the given explicit extension directories and no
+/// global extensions, every other setting at its default.
+pub fn host_builder(workspace: &Path, dirs: &[PathBuf]) -> octet_host::ExtensionHostBuilder {
+    let mut builder = ExtensionHost::builder(workspace).no_global_extensions();
     for dir in dirs {
         builder = builder.extension_dir(dir);
     }
-    builder.build().unwrap()
+    builder
 }
 
 /// True while `pid` names a live (not zombie) process.
