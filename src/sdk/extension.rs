@@ -14,7 +14,7 @@ use super::output::{
     CommandOutput, ContextContribution, HookOutput, RenderOutput, StatusContribution, Surface,
     ToolOutput,
 };
-use super::request::{LifecycleEvent, RenderRequest};
+use super::request::{LifecycleNotice, RenderRequest};
 use super::runtime;
 use super::DEFAULT_MAX_CONCURRENT_REQUESTS;
 use crate::manifest::ApiVersion;
@@ -43,7 +43,7 @@ pub(crate) type StatusFn =
 pub(crate) type RenderFn =
     dyn Fn(RenderRequest, &Context) -> Result<RenderOutput, HandlerError> + Send + Sync;
 pub(crate) type MenuFn = dyn Fn(&Context) -> Result<Menu, HandlerError> + Send + Sync;
-pub(crate) type LifecycleFn = dyn Fn(LifecycleEvent, &Context) + Send + Sync;
+pub(crate) type LifecycleFn = dyn Fn(LifecycleNotice, &Context) + Send + Sync;
 
 /// A tool definition (section 1.1 tools; section 4 ToolDefinition).
 ///
@@ -434,7 +434,7 @@ impl Extension {
     /// in arrival order, on a thread of their own; their context has no request.
     pub fn lifecycle<F>(mut self, events: &[&str], handler: F) -> Extension
     where
-        F: Fn(LifecycleEvent, &Context) + Send + Sync + 'static,
+        F: Fn(LifecycleNotice, &Context) + Send + Sync + 'static,
     {
         self.lifecycle = Some(LifecycleEntry {
             events: events.iter().map(|e| (*e).to_owned()).collect(),

@@ -71,7 +71,7 @@ pub use output::{
     HookOutput, NotificationLevel, Placement, RenderOutput, RenderSegment, StatusContribution,
     Surface, ToolOutput,
 };
-pub use request::{LifecycleEvent, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
+pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
 
 /// Host requests an extension handles at once on API 0.2/0.4 unless
 /// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it

@@ -48,7 +48,7 @@ impl RenderRequest {
 
 /// One lifecycle notification the extension subscribed to (section 1.10).
 #[derive(Clone, Debug, PartialEq)]
-pub struct LifecycleEvent {
+pub struct LifecycleNotice {
     /// The method, such as `turn/settled`.
     pub method: String,
     /// Its params: identifiers, and for settled events `outcome`, `duration_ms` and

@@ -3,12 +3,17 @@
 //! Everything here is pure data and codecs; no I/O.
 
 pub mod canonical;
+// The codecs and the frame splitter are the transport's; public for the crate's
+// tests, benches and fuzz targets, not for embedders.
+#[doc(hidden)]
 pub mod codec;
 pub mod codes;
 mod envelope;
+#[doc(hidden)]
 pub mod frame;
 pub mod id;
 pub mod message;
+#[doc(hidden)]
 pub mod salvage;
 
 pub use frame::{FrameSplitter, Split};

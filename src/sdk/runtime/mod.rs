@@ -52,7 +52,7 @@ use super::context::Context;
 use super::error::ChildRequestError;
 use super::error::RunError;
 use super::extension::Extension;
-use super::request::LifecycleEvent;
+use super::request::LifecycleNotice;
 use super::{FINAL_FLUSH_TIMEOUT, LIFECYCLE_QUEUE, READ_CHUNK_BYTES, SETTLE_TIMEOUT};
 use crate::manifest::ApiVersion;
 use crate::wire::canonical::decode_canonical;
@@ -102,7 +102,7 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
 struct Ready {
     session: Arc<Session>,
     pool: Pool,
-    lifecycle: Option<Sender<LifecycleEvent>>,
+    lifecycle: Option<Sender<LifecycleNotice>>,
 }
 
 /// Whether the reader goes on.
@@ -419,7 +419,7 @@ impl Connection {
     }
 
     /// Starts the thread that runs the lifecycle handler in arrival order.
-    fn start_lifecycle(&self, session: &Arc<Session>) -> Option<Sender<LifecycleEvent>> {
+    fn start_lifecycle(&self, session: &Arc<Session>) -> Option<Sender<LifecycleNotice>> {
         if session.lifecycle_events.is_empty() {
             return None;
         }
@@ -430,7 +430,7 @@ impl Connection {
             None,
             Value::Null,
         );
-        let (tx, rx) = bounded::<LifecycleEvent>(LIFECYCLE_QUEUE);
+        let (tx, rx) = bounded::<LifecycleNotice>(LIFECYCLE_QUEUE);
         thread::Builder::new()
             .name("octet-sdk-lifecycle".into())
             .spawn(move || {
@@ -476,7 +476,7 @@ impl Connection {
                 .lifecycle_events
                 .contains(&notification.method)
             {
-                let event = LifecycleEvent {
+                let event = LifecycleNotice {
                     method: notification.method,
                     params: notification.params.unwrap_or(Value::Null),
                 };
