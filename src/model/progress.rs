@@ -8,8 +8,10 @@ use crate::limits::{
 };
 use crate::validate::ToolResult;
 
-/// Which stream an output progress event carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which stream an output progress event carries (`"stdout"` or `"stderr"` on the
+/// wire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OutputStream {
     /// Standard output.
     Stdout,

@@ -1,7 +1,9 @@
 //! What handlers receive besides their typed arguments: the `tool/render` request,
 //! lifecycle observations and the resource owner of a request context.
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::progress::OutputStream;
+pub use crate::services::ResourceOwner;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// The params of `tool/render` (section 1.7), without `context`.
@@ -65,27 +67,6 @@ pub const LIFECYCLE_EVENTS: [&str; 6] = [
     "tool/started",
     "tool/settled",
 ];
-
-/// The host-derived owner of a request's session state (section 1.2, API 0.2+).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ResourceOwner {
-    /// The durable session namespace.
-    pub session_id: String,
-    /// Changes across a complete process-host rebuild.
-    pub extension_instance_id: String,
-    /// Changes on every reload or restart within a host instance.
-    pub process_generation: u64,
-}
-
-/// The stream of a `$/progress` output event (section 2.6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutputStream {
-    /// `"stdout"`.
-    Stdout,
-    /// `"stderr"`.
-    Stderr,
-}
 
 #[cfg(test)]
 mod tests {

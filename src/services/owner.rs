@@ -12,7 +12,7 @@ use crate::limits::MAX_ID_STRING_BYTES;
 /// The host-issued owner of session-scoped extension state. Key state by all three
 /// fields: `extension_instance_id` changes with every host build, `process_generation`
 /// with every restart or reload within one build.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct ResourceOwner {
     /// The durable session namespace.
     pub session_id: String,
