@@ -10,6 +10,24 @@ use support::*;
 
 const LIVENESS: Duration = Duration::from_secs(60);
 
+/// A sidecar with `stubborn` started: it ignores `shutdown` and stdin EOF, so only the
+/// process-group kill ends it. Returns the temporary directories (keep them), the
+/// sidecar and the extension's pid.
+fn stubborn_sidecar() -> ([tempfile::TempDir; 2], Sidecar, u32) {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(
+        root.path(),
+        "stubborn",
+        "0.2",
+        &["ignore-shutdown"],
+        &["echo"],
+    );
+    let mut sidecar = Sidecar::start(workspace.path(), &[dir]);
+    let pid = start(&mut sidecar, 1, "stubborn");
+    ([root, workspace], sidecar, pid)
+}
+
 #[test]
 fn sigterm_ends_serve_in_order_with_every_result_and_no_process_left() {
     for (signal, name, code) in [
@@ -17,18 +35,7 @@ fn sigterm_ends_serve_in_order_with_every_result_and_no_process_left() {
         (libc::SIGINT, "SIGINT", 130),
         (libc::SIGHUP, "SIGHUP", 129),
     ] {
-        let root = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        // It ignores `shutdown` and stdin EOF: only the process-group kill ends it.
-        let dir = peer_extension(
-            root.path(),
-            "stubborn",
-            "0.2",
-            &["ignore-shutdown"],
-            &["echo"],
-        );
-        let mut sidecar = Sidecar::start(workspace.path(), &[dir]);
-        let pid = start(&mut sidecar, 1, "stubborn");
+        let (_dirs, mut sidecar, pid) = stubborn_sidecar();
         sidecar.send(
             r#"{"id":2,"op":"call","extension":"stubborn","tool":"echo","arguments":{"sleep_ms":20000},"call_id":"c1"}"#,
         );
@@ -54,17 +61,7 @@ fn sigterm_ends_serve_in_order_with_every_result_and_no_process_left() {
 
 #[test]
 fn a_second_signal_kills_at_once_and_still_ends_in_order() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let dir = peer_extension(
-        root.path(),
-        "stubborn",
-        "0.2",
-        &["ignore-shutdown"],
-        &["echo"],
-    );
-    let mut sidecar = Sidecar::start(workspace.path(), &[dir]);
-    let pid = start(&mut sidecar, 1, "stubborn");
+    let (_dirs, mut sidecar, pid) = stubborn_sidecar();
     sidecar.signal(libc::SIGTERM);
     sidecar.signal(libc::SIGTERM);
     let rest = sidecar.rest();

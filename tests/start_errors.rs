@@ -50,6 +50,18 @@ fn an_extension_that_exits_during_initialize_is_reported_with_its_status_and_out
     }
 }
 
+/// The deadline a start that timed out names, and its message.
+fn timed_out_after(
+    result: Result<octet_host::host::ExtensionHandle, StartError>,
+) -> (Duration, String) {
+    let error = result.err().unwrap();
+    let text = error.to_string();
+    match error {
+        StartError::InitializeTimeout { after, .. } => (after, text),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
+
 #[test]
 fn no_answer_to_initialize_says_how_long_it_waited_and_what_to_check() {
     let root = tempfile::tempdir().unwrap();
@@ -61,41 +73,18 @@ fn no_answer_to_initialize_says_how_long_it_waited_and_what_to_check() {
         &["never-answer-initialize"],
         &["echo"],
     );
-    let host = host(workspace.path(), &[dir]);
-    let options = StartOptions::default().startup_timeout(Duration::from_millis(700));
-    let error = host.start_with("mute", options).err().unwrap();
-    match &error {
-        StartError::InitializeTimeout { after, .. } => {
-            assert_eq!(*after, Duration::from_millis(700))
-        }
-        other => panic!("expected a timeout, got {other:?}"),
-    }
-    let text = error.to_string();
-    assert!(text.contains("within 700 ms"), "{text}");
-    assert!(text.contains("flush stdout"), "{text}");
-}
-
-#[test]
-fn the_builder_sets_the_startup_timeout_of_every_start() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let dir = peer_extension(
-        root.path(),
-        "mute",
-        "0.2",
-        &["never-answer-initialize"],
-        &["echo"],
-    );
+    // The builder sets every start's deadline; one start may set its own.
     let host = host_builder(workspace.path(), &[dir])
         .startup_timeout(Duration::from_millis(300))
         .build()
         .unwrap();
-    match host.start("mute").err().unwrap() {
-        StartError::InitializeTimeout { after, .. } => {
-            assert_eq!(after, Duration::from_millis(300))
-        }
-        other => panic!("expected a timeout, got {other:?}"),
-    }
+    let (after, _) = timed_out_after(host.start("mute"));
+    assert_eq!(after, Duration::from_millis(300));
+    let options = StartOptions::default().startup_timeout(Duration::from_millis(700));
+    let (after, text) = timed_out_after(host.start_with("mute", options));
+    assert_eq!(after, Duration::from_millis(700));
+    assert!(text.contains("within 700 ms"), "{text}");
+    assert!(text.contains("flush stdout"), "{text}");
 }
 
 #[test]

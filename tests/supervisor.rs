@@ -28,6 +28,30 @@ fn fast_host(workspace: &std::path::Path, dirs: &[std::path::PathBuf]) -> Extens
     builder.build().unwrap()
 }
 
+/// Waits until an extension is parked with no process left, checks that its budget
+/// ran out after eight restarts split as `(failed_starts, early_exits)` with `last`
+/// in the last failure, and returns the parked reason's text.
+fn exhausted_budget(host: &ExtensionHost, split: (u32, u32), last: &str) -> String {
+    let status = wait_for(host, |s| {
+        s.iter().any(|e| e.parked.is_some()) && s.iter().all(|e| e.pid.is_none())
+    });
+    let entry = status.iter().find(|e| e.parked.is_some()).expect("parked");
+    assert_eq!(entry.pid, None);
+    match &entry.parked {
+        Some(ParkReason::RetryBudgetExhausted {
+            attempts: 8,
+            failed_starts,
+            early_exits,
+            last: found,
+        }) => {
+            assert_eq!((*failed_starts, *early_exits), split, "{entry:?}");
+            assert!(found.contains(last), "{found}");
+        }
+        other => panic!("expected an exhausted budget, got {other:?}"),
+    }
+    entry.parked.as_ref().unwrap().to_string()
+}
+
 fn wait_for(
     host: &ExtensionHost,
     what: impl Fn(&[ExtensionStatus]) -> bool,
@@ -89,22 +113,8 @@ fn restarts_that_keep_failing_park_the_extension_until_a_manual_reload() {
     let ext = host.start("fragile").unwrap();
     let _ = ext.call_tool("echo", json!({}), CallOptions::default());
     // Parked, and the last failed generation's process reaped.
-    let status = wait_for(&host, |s| {
-        s.iter().any(|e| e.parked.is_some()) && s.iter().all(|e| e.pid.is_none())
-    });
-    let entry = status.iter().find(|e| e.parked.is_some()).expect("parked");
-    match &entry.parked {
-        Some(ParkReason::RetryBudgetExhausted {
-            attempts: 8,
-            failed_starts: 8,
-            early_exits: 0,
-            last,
-        }) => assert!(last.contains("exit status: 9"), "{last}"),
-        other => panic!("expected an exhausted budget, got {other:?}"),
-    }
-    let reason = entry.parked.as_ref().unwrap().to_string();
+    let reason = exhausted_budget(&host, (8, 0), "exit status: 9");
     assert!(reason.contains("each failed to start"), "{reason}");
-    assert_eq!(entry.pid, None);
     match ext.call_tool("echo", json!({}), CallOptions::default()) {
         Err(CallError::Parked { .. }) => {}
         other => panic!("expected parked, got {other:?}"),
@@ -276,20 +286,7 @@ fn a_crash_loop_of_successful_starts_parks_with_a_reason_that_says_so() {
     );
     let host = fast_host(workspace.path(), &[dir]);
     host.start("flaky").unwrap();
-    let status = wait_for(&host, |s| {
-        s.iter().any(|e| e.parked.is_some()) && s.iter().all(|e| e.pid.is_none())
-    });
-    let entry = status.iter().find(|e| e.parked.is_some()).expect("parked");
-    match &entry.parked {
-        Some(ParkReason::RetryBudgetExhausted {
-            attempts: 8,
-            failed_starts: 0,
-            early_exits: 8,
-            last,
-        }) => assert!(last.contains("exit status: 5"), "{last}"),
-        other => panic!("expected an exhausted budget, got {other:?}"),
-    }
-    let reason = entry.parked.as_ref().unwrap().to_string();
+    let reason = exhausted_budget(&host, (0, 8), "exit status: 5");
     assert!(reason.contains("each initialized, then exited"), "{reason}");
     assert!(!reason.contains("failed to start"), "{reason}");
 }
