@@ -49,6 +49,18 @@ pub const PROGRESS_DECORATION_LABEL_BYTES: usize = 256;
 /// bound, as for menu item descriptions).
 pub const PROGRESS_DECORATION_DETAIL_BYTES: usize = 4096;
 
+/// Longest `source_root` of an API 0.3 `migration/detect` or `migration/import`, in
+/// bytes (SUPPLEMENT "Methods in brief").
+pub const MAX_SOURCE_ROOT_BYTES: usize = 4096;
+
+/// Longest `content` of a skill an API 0.3 `migration/import` returns, in bytes
+/// (SUPPLEMENT "Methods in brief").
+pub const MAX_SKILL_CONTENT_BYTES: usize = 131_072;
+
+/// Events an API 0.3 provider stream buffers for its reader; further ones are dropped
+/// with a diagnostic until the reader catches up (a host bound).
+pub const PROVIDER_STREAM_QUEUE: usize = 256;
+
 /// Most stderr lines a start error carries ([`crate::host::StartupEvidence`]); a host
 /// bound, not the reference's.
 pub const STARTUP_STDERR_LINES: usize = 8;

@@ -63,9 +63,7 @@ pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, 
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
 pub use start::{StartError, StartOptions, StartedExtension, StartupEvidence};
-pub use v0_3::{
-    ProviderStream, ProviderStreamRequest, MAX_SOURCE_ROOT_BYTES, PROVIDER_STREAM_QUEUE,
-};
+pub use v0_3::{ProviderStream, ProviderStreamRequest};
 
 use crate::dispatcher::{Command, Shared};
 use crate::limits::SIGNAL_SHUTDOWN_CAP;

@@ -12,12 +12,7 @@ use crate::dispatcher::{Command, HostRequest};
 use crate::validate::v0_3::StreamAcceptance;
 use crate::validate::v0_3::{self, MigrationDetection, MigrationImport, ProviderEvent};
 
-/// Longest `source_root` of a migration request, in bytes.
-pub const MAX_SOURCE_ROOT_BYTES: usize = 4096;
-
-/// Events a provider stream buffers for its reader; further ones are dropped with a
-/// diagnostic until the reader catches up.
-pub const PROVIDER_STREAM_QUEUE: usize = 256;
+use crate::limits::{MAX_SOURCE_ROOT_BYTES, PROVIDER_STREAM_QUEUE};
 
 /// What `provider/stream` asks the extension to stream.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,8 +16,7 @@ use super::field::{
 use super::json_bounds::BoundsError;
 use super::path::Path;
 
-/// Longest `content` of an imported skill, in bytes.
-pub const MAX_SKILL_CONTENT_BYTES: usize = 131_072;
+use crate::limits::MAX_SKILL_CONTENT_BYTES;
 
 /// Refuses the first member of `object` that `allowed` does not list.
 fn closed(object: &Object, allowed: &[&str], path: &Path) -> Result<(), ResultError> {
