@@ -15,6 +15,11 @@
 //! - [`manifest`], [`negotiation`], [`validate`], [`services`], [`supervisor`]: the
 //!   typed values the host hands out and the services an embedder binds;
 //! - [`wire`] and [`limits`]: the protocol's frames, codes and bounds.
+//!
+//! How these docs cite the protocol: "section 1.8" (or "1.8") names a section of the
+//! octet wire protocol reference, and "SUPPLEMENT" names a heading of its supplement
+//! (environment, manifest schema, default bounds, API 0.3). Both ship beside this
+//! crate in `shared/spec/`; every bound they set is a named constant in [`limits`].
 
 #![warn(missing_docs)]
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 use serde_json::Value;
 
+use super::launch::Launched;
 use crate::manifest::{LocatedManifest, UiSurface};
 use crate::model::call::{CallId, CallReply, CancelReason};
 use crate::model::catalog::ToolCatalog;
@@ -14,7 +15,6 @@ use crate::model::start::StartError;
 use crate::model::start::StartedExtension;
 use crate::model::status::ExtensionStatus;
 use crate::model::status::ShutdownReport;
-use crate::supervisor::launch::Launched;
 use crate::validate::v0_3::ProviderEvent;
 
 /// A request to the dispatcher.

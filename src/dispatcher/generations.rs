@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::command::{InitRole, StartRequest};
 use super::connection::{Connection, PendingKind, ShutdownStage};
+use super::launch;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{MAX_MANIFEST_BYTES_DISCOVERY, RELOAD_DRAIN_TIMEOUT};
@@ -20,7 +21,7 @@ use crate::model::start::StartedExtension;
 use crate::model::status::LifecycleState;
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
 use crate::services::ResourceOwner;
-use crate::supervisor::{backoff, launch, ParkReason, Supervision};
+use crate::supervisor::{backoff, ParkReason, Supervision};
 use crate::transport::ConnId;
 use crate::wire::codec::Codec;
 use crate::wire::{self, RequestId};

@@ -12,6 +12,7 @@ mod command;
 mod connection;
 mod generations;
 mod inbound;
+mod launch;
 mod lifecycle;
 mod pending;
 mod requests;

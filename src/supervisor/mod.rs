@@ -1,9 +1,8 @@
-//! Supervision (section 5): launching generations, restart backoff, and the bookkeeping
+//! Supervision (section 5): restart backoff, the retry budget, and the bookkeeping
 //! behind "parked". The decisions themselves are taken on the dispatcher thread, which
 //! owns this state, so a manual reload and a scheduled restart can never race.
 
 pub mod backoff;
-pub(crate) mod launch;
 
 use std::fmt;
 use std::time::{Duration, Instant};
