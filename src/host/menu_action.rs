@@ -1,7 +1,7 @@
 //! Running a menu action the way section 1.6b says: attended, confirmed when
 //! destructive, with its own first confirmation pre-approved.
 
-use super::call::{CallError, CallOptions, PendingCall};
+use super::call::{CallError, CallOptions, CancelReason, PendingCall};
 use super::extension::{ExtensionHandle, Extras};
 use super::frontend::{CancelFlag, ConfirmationRequest};
 use super::GenerationRef;
@@ -39,6 +39,19 @@ impl ExtensionHandle {
         item: &ExtensionMenuItem,
         options: CallOptions,
     ) -> Result<PendingCall<CommandResult>, CallError> {
+        self.run_menu_action_withdrawable(item, options, &CancelFlag::default())
+    }
+
+    /// [`ExtensionHandle::run_menu_action_async`] whose confirmation can be withdrawn:
+    /// when `withdrawn` is set while the person is still being asked, the frontend may
+    /// close its question, nothing is sent, and the call fails with
+    /// [`CallError::Cancelled`] (reason `user`).
+    pub(crate) fn run_menu_action_withdrawable(
+        &self,
+        item: &ExtensionMenuItem,
+        options: CallOptions,
+        withdrawn: &CancelFlag,
+    ) -> Result<PendingCall<CommandResult>, CallError> {
         let ExtensionMenuItem::Action {
             label,
             command,
@@ -59,10 +72,18 @@ impl ExtensionHandle {
                 name: command.clone(),
             });
         }
-        if *destructive && !self.confirm_destructive(label, description.as_deref()) {
-            return Err(CallError::Declined {
-                action: label.clone(),
-            });
+        if *destructive {
+            let confirmed = self.confirm_destructive(label, description.as_deref(), withdrawn);
+            if withdrawn.is_cancelled() {
+                return Err(CallError::Cancelled {
+                    reason: CancelReason::User,
+                });
+            }
+            if !confirmed {
+                return Err(CallError::Declined {
+                    action: label.clone(),
+                });
+            }
         }
         let request = HostRequest::CommandExecute {
             name: command.clone(),
@@ -86,7 +107,12 @@ impl ExtensionHandle {
 
     /// Asks the frontend to confirm a destructive action; false when it declines or
     /// cannot ask.
-    fn confirm_destructive(&self, label: &str, description: Option<&str>) -> bool {
+    fn confirm_destructive(
+        &self,
+        label: &str,
+        description: Option<&str>,
+        withdrawn: &CancelFlag,
+    ) -> bool {
         let frontend = self.frontend();
         if !frontend.is_interactive() {
             return false;
@@ -101,7 +127,7 @@ impl ExtensionHandle {
             detail: description.map(str::to_string),
             destructive: true,
             default: false,
-            cancelled: CancelFlag::default(),
+            cancelled: withdrawn.clone(),
         })
     }
 }

@@ -7,7 +7,7 @@
 //! its `call_id`, relays `cancel`, and writes the final `result` line after every
 //! progress line of the call. The control loop never waits for a call.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -19,7 +19,7 @@ use super::control::ClientId;
 use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
-use crate::host::{CallError, CallReply, PendingCall, Progress};
+use crate::host::{CallError, CallReply, CancelFlag, PendingCall, Progress};
 
 /// Progress events buffered per call. The host never blocks on this channel: when the
 /// client reads too slowly, further events of the call are dropped (their `sequence`
@@ -116,9 +116,17 @@ pub(crate) struct Calls {
     /// The caller ids of every active call: active from admission until the `result`
     /// line is queued, reusable after that.
     active: Arc<Mutex<HashSet<ClientId>>>,
+    /// The calls still waiting for a person's confirmation before anything is sent
+    /// (destructive menu actions), with the flag that withdraws the question.
+    confirming: Confirming,
     mail: Option<Sender<Mail>>,
     thread: Option<JoinHandle<()>>,
 }
+
+/// See [`Calls::confirming`]. A call leaves this table and reaches the calls thread
+/// under its lock, so a `cancel` either finds it here or reaches the calls thread
+/// after the call does.
+type Confirming = Arc<Mutex<HashMap<ClientId, CancelFlag>>>;
 
 impl Calls {
     /// Starts the calls thread, which writes to `out`.
@@ -133,6 +141,7 @@ impl Calls {
         };
         Ok(Calls {
             active,
+            confirming: Confirming::default(),
             mail: Some(mail),
             thread: Some(thread),
         })
@@ -150,17 +159,29 @@ impl Calls {
         Ok(())
     }
 
-    /// Hands a call whose id was reserved to the calls thread.
+    /// Hands a call whose id was reserved to the calls thread (and ends its wait for a
+    /// confirmation, if it had one).
     pub fn admit(&self, waiting: Waiting) {
+        let mut confirming = self.confirming.lock();
+        confirming.remove(&waiting.call_id);
         if let Some(mail) = &self.mail {
             let _ = mail.send(Mail::Admit(waiting));
         }
     }
 
-    /// A handle that admits calls from another thread (a menu action, admitted once
-    /// its confirmation was answered).
-    pub fn admitter(&self) -> Admitter {
-        Admitter(self.mail.clone())
+    /// Marks the reserved `call_id` as waiting for a confirmation before it can be
+    /// admitted, and returns the flag a `cancel` sets meanwhile and the handle that
+    /// admits the call from the thread that asks.
+    pub fn confirming(&self, call_id: &ClientId) -> (CancelFlag, Admitter) {
+        let withdrawn = CancelFlag::default();
+        self.confirming
+            .lock()
+            .insert(call_id.clone(), withdrawn.clone());
+        let admitter = Admitter {
+            mail: self.mail.clone(),
+            confirming: self.confirming.clone(),
+        };
+        (withdrawn, admitter)
     }
 
     /// Relays a cancellation to the call's waiter.
@@ -172,7 +193,10 @@ impl Calls {
             )
             .with("call_id", call_id.to_value()));
         }
-        if let Some(mail) = &self.mail {
+        let confirming = self.confirming.lock();
+        if let Some(withdrawn) = confirming.get(call_id) {
+            withdrawn.cancel();
+        } else if let Some(mail) = &self.mail {
             let _ = mail.send(Mail::Cancel(call_id.clone()));
         }
         Ok(())
@@ -195,13 +219,24 @@ impl Drop for Calls {
     }
 }
 
-/// Admits calls whose ids were reserved, from any thread ([`Calls::admitter`]).
-pub(crate) struct Admitter(Option<Sender<Mail>>);
+/// Admits one call that waited for its confirmation, from the thread that asked
+/// ([`Calls::confirming`]).
+pub(crate) struct Admitter {
+    mail: Option<Sender<Mail>>,
+    confirming: Confirming,
+}
 
 impl Admitter {
-    /// Hands a call whose id was reserved to the calls thread.
-    pub fn admit(&self, waiting: Waiting) {
-        if let Some(mail) = &self.0 {
+    /// Hands the call to the calls thread. A `cancel` that came after the question
+    /// was answered but before this cancels the call now.
+    pub fn admit(self, waiting: Waiting) {
+        let mut confirming = self.confirming.lock();
+        if let Some(withdrawn) = confirming.remove(&waiting.call_id) {
+            if withdrawn.is_cancelled() {
+                waiting.job.cancel();
+            }
+        }
+        if let Some(mail) = &self.mail {
             let _ = mail.send(Mail::Admit(waiting));
         }
     }

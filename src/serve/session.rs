@@ -17,7 +17,7 @@ use super::error::{ErrorCode, ServeError};
 use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
 use crate::host::{
-    CallError, CallOptions, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
+    CallError, CallOptions, CancelFlag, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
 };
 use crate::validate::ExtensionMenuItem;
 
@@ -300,7 +300,7 @@ impl Session {
         );
         self.reply_ok(id, json!({"call_id": call_id.to_value()}));
         if !confirms_first {
-            let job = start_job(&handle, kind, options);
+            let job = start_job(&handle, kind, options, &CancelFlag::default());
             self.calls.admit(Waiting {
                 call_id,
                 op,
@@ -314,12 +314,13 @@ impl Session {
         // client: on a thread of its own, never on the control loop.
         self.threads.retain(|thread| !thread.is_finished());
         let started = {
-            let admitter = self.calls.admitter();
+            // A `cancel` meanwhile withdraws the question, and nothing is sent.
+            let (withdrawn, admitter) = self.calls.confirming(&call_id);
             let (call_id, extension) = (call_id.clone(), extension.clone());
             std::thread::Builder::new()
                 .name("octet-serve-menu-action".into())
                 .spawn(move || {
-                    let job = start_job(&handle, kind, options);
+                    let job = start_job(&handle, kind, options, &withdrawn);
                     admitter.admit(Waiting {
                         call_id,
                         op,
@@ -469,13 +470,15 @@ impl Session {
 }
 
 /// Starts the host request of `kind`; every kind is a [`PendingCall`], so selectable
-/// and cancellable.
+/// and cancellable. `withdrawn` withdraws a destructive menu action's confirmation
+/// while it is being asked.
 ///
 /// [`PendingCall`]: crate::host::PendingCall
 fn start_job(
     handle: &ExtensionHandle,
     kind: CallKind,
     options: CallOptions,
+    withdrawn: &CancelFlag,
 ) -> Box<dyn PendingJob> {
     let pending = |job: Box<dyn PendingJob>| job;
     match kind {
@@ -514,13 +517,15 @@ fn start_job(
         })),
         // A destructive action blocks here for its confirmation: `call` runs those
         // on a thread of their own.
-        CallKind::MenuAction(item) => match handle.run_menu_action_async(&item, options) {
-            Ok(call) => pending(Box::new(TypedPending {
-                pending: call,
-                encode: encode::command_output,
-            })),
-            Err(error) => Box::new(FailedJob::new(error)),
-        },
+        CallKind::MenuAction(item) => {
+            match handle.run_menu_action_withdrawable(&item, options, withdrawn) {
+                Ok(call) => pending(Box::new(TypedPending {
+                    pending: call,
+                    encode: encode::command_output,
+                })),
+                Err(error) => Box::new(FailedJob::new(error)),
+            }
+        }
     }
 }
 
