@@ -930,8 +930,9 @@ fn a_rejected_initialize_ends_once_and_leaves_nothing_running() {
     assert_eq!(terminal.len(), 1, "one terminal state event: {terminal:?}");
 }
 
-#[test]
-fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
+/// A session with the menu-actions extension started, and its destructive `wipe`
+/// item as `menu` shows it.
+fn serve_with_wipe_action() -> (Serve, Value) {
     let workspace = tempfile::tempdir().unwrap();
     let root = tempfile::tempdir().unwrap();
     let dir = menu_actions_extension(root.path());
@@ -941,6 +942,12 @@ fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
     let menu = serve.result(json!("m"));
     let wipe = menu["output"]["menu"]["items"][1].clone();
     assert_eq!(wipe["id"], "wipe", "{menu}");
+    (serve, wipe)
+}
+
+#[test]
+fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
+    let (mut serve, wipe) = serve_with_wipe_action();
     let admitted = serve.request(json!({"id": 1, "op": "menu_action", "extension": "actions",
                                         "call_id": "w", "item": wipe}));
     assert_eq!(admitted["ok"], true, "{admitted}");
@@ -980,15 +987,7 @@ fn a_destructive_menu_action_is_confirmed_through_the_client_once() {
 
 #[test]
 fn a_cancel_while_a_destructive_menu_action_is_being_confirmed_withdraws_the_question() {
-    let workspace = tempfile::tempdir().unwrap();
-    let root = tempfile::tempdir().unwrap();
-    let dir = menu_actions_extension(root.path());
-    let mut serve = Serve::over(workspace, root, vec![dir]);
-    serve.start_extension("actions");
-    serve.send(json!({"op": "menu", "extension": "actions", "call_id": "m"}));
-    let menu = serve.result(json!("m"));
-    let wipe = menu["output"]["menu"]["items"][1].clone();
-    assert_eq!(wipe["id"], "wipe", "{menu}");
+    let (mut serve, wipe) = serve_with_wipe_action();
     serve.send(
         json!({"op": "menu_action", "extension": "actions", "call_id": "w",
                       "item": wipe}),
