@@ -16,6 +16,7 @@ pub mod message;
 #[doc(hidden)]
 pub mod salvage;
 
+#[doc(hidden)]
 pub use frame::{FrameSplitter, Split};
 pub use id::{IdError, RequestId};
 pub use message::{
