@@ -159,11 +159,8 @@ impl Calls {
         Ok(())
     }
 
-    /// Hands a call whose id was reserved to the calls thread (and ends its wait for a
-    /// confirmation, if it had one).
+    /// Hands a call whose id was reserved to the calls thread.
     pub fn admit(&self, waiting: Waiting) {
-        let mut confirming = self.confirming.lock();
-        confirming.remove(&waiting.call_id);
         if let Some(mail) = &self.mail {
             let _ = mail.send(Mail::Admit(waiting));
         }
@@ -221,6 +218,7 @@ impl Drop for Calls {
 
 /// Admits one call that waited for its confirmation, from the thread that asked
 /// ([`Calls::confirming`]).
+#[derive(Clone)]
 pub(crate) struct Admitter {
     mail: Option<Sender<Mail>>,
     confirming: Confirming,
@@ -229,7 +227,7 @@ pub(crate) struct Admitter {
 impl Admitter {
     /// Hands the call to the calls thread. A `cancel` that came after the question
     /// was answered but before this cancels the call now.
-    pub fn admit(self, waiting: Waiting) {
+    pub fn admit(&self, waiting: Waiting) {
         let mut confirming = self.confirming.lock();
         if let Some(withdrawn) = confirming.remove(&waiting.call_id) {
             if withdrawn.is_cancelled() {

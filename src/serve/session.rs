@@ -313,15 +313,16 @@ impl Session {
         // A destructive menu action asks its confirmation first, which waits for the
         // client: on a thread of its own, never on the control loop.
         self.threads.retain(|thread| !thread.is_finished());
+        // A `cancel` meanwhile withdraws the question, and nothing is sent.
+        let (withdrawn, admitter) = self.calls.confirming(&call_id);
         let started = {
-            // A `cancel` meanwhile withdraws the question, and nothing is sent.
-            let (withdrawn, admitter) = self.calls.confirming(&call_id);
+            let asker = admitter.clone();
             let (call_id, extension) = (call_id.clone(), extension.clone());
             std::thread::Builder::new()
                 .name("octet-serve-menu-action".into())
                 .spawn(move || {
                     let job = start_job(&handle, kind, options, &withdrawn);
-                    admitter.admit(Waiting {
+                    asker.admit(Waiting {
                         call_id,
                         op,
                         extension,
@@ -334,7 +335,7 @@ impl Session {
             Ok(thread) => self.threads.push(thread),
             Err(error) => {
                 let (_, answer) = crossbeam_channel::bounded(1);
-                self.calls.admit(Waiting {
+                admitter.admit(Waiting {
                     call_id,
                     op,
                     extension,
