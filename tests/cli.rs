@@ -116,6 +116,13 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Asserts that `output` exited with `code` and that its stderr says `says`.
+fn assert_exit(output: &Output, code: i32, says: &str) {
+    let stderr = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{stderr}");
+    assert!(stderr.contains(says), "{stderr}");
+}
+
 fn json_stdout(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", stdout(output)))
@@ -468,22 +475,12 @@ fn call_failures_exit_1_and_usage_errors_exit_2() {
         &world.args(&dirs, &["command", "test-extension", "/fixtrue"]),
         &world.workspace(),
     );
-    assert_eq!(command.status.code(), Some(2));
-    assert!(
-        stderr(&command).contains("did you mean `fixture`?"),
-        "{}",
-        stderr(&command)
-    );
+    assert_exit(&command, 2, "did you mean `fixture`?");
     let unknown = run(
         &world.args(&dirs, &["call", "test-extenson", "echo"]),
         &world.workspace(),
     );
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(
-        stderr(&unknown).contains("did you mean `test-extension`?"),
-        "{}",
-        stderr(&unknown)
-    );
+    assert_exit(&unknown, 2, "did you mean `test-extension`?");
 
     let bad_json = run(
         &world.args(&dirs, &["call", "test-extension", "echo", "{", "--json"]),
@@ -502,12 +499,7 @@ fn call_failures_exit_1_and_usage_errors_exit_2() {
     assert_eq!(not_object.status.code(), Some(2));
 
     let unknown_flag = run(&strings(&["call", "--bogus"]), &world.workspace());
-    assert_eq!(unknown_flag.status.code(), Some(2));
-    assert!(
-        stderr(&unknown_flag).contains("error:"),
-        "{}",
-        stderr(&unknown_flag)
-    );
+    assert_exit(&unknown_flag, 2, "error:");
 }
 
 #[test]
@@ -550,13 +542,8 @@ fn an_error_result_prints_the_output_and_exits_1() {
         &world.args(&[dir], &["call", "git-status", "git_status"]),
         &world.workspace(),
     );
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_exit(&output, 1, "reported an error result");
     assert!(!stdout(&output).trim().is_empty());
-    assert!(
-        stderr(&output).contains("reported an error result"),
-        "{}",
-        stderr(&output)
-    );
 }
 
 #[test]
@@ -761,12 +748,7 @@ fn sigint_shuts_the_extensions_down_and_exits_130() {
     std::thread::sleep(Duration::from_millis(300));
     unsafe { libc::kill(cli as i32, libc::SIGINT) };
     let output = wait(child);
-    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("interrupted by SIGINT"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exit(&output, 130, "interrupted by SIGINT");
     assert!(!process_alive(extension), "extension {extension} survived");
 }
 
@@ -851,12 +833,7 @@ fn menu_shows_the_menu_and_runs_an_action_attended() {
         &world.args(&dirs, &["menu", "actions", "wipe"]),
         &world.workspace(),
     );
-    assert_eq!(wipe.status.code(), Some(1));
-    assert!(
-        stderr(&wipe).contains("was not confirmed"),
-        "{}",
-        stderr(&wipe)
-    );
+    assert_exit(&wipe, 1, "was not confirmed");
     // --yes answers the host's question, and the action's own one is pre-approved.
     let yes = run(
         &world.args(&dirs, &["menu", "actions", "wipe", "--yes", "--json"]),
@@ -883,24 +860,14 @@ fn menu_shows_the_menu_and_runs_an_action_attended() {
         &world.args(&dirs, &["menu", "actions", "nope"]),
         &world.workspace(),
     );
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(
-        stderr(&missing).contains("ids: safe, wipe"),
-        "{}",
-        stderr(&missing)
-    );
+    assert_exit(&missing, 2, "ids: safe, wipe");
 }
 
 #[test]
 fn serve_refuses_the_json_flag_it_would_ignore() {
     let world = World::new();
     let output = run(&world.args(&[], &["serve", "--json"]), &world.workspace());
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("--json does not apply"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exit(&output, 2, "--json does not apply");
 }
 
 #[test]
@@ -935,8 +902,7 @@ fn durations_take_units() {
         ),
         &world.workspace(),
     );
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(stderr(&bad).contains("ms, s, m or h"), "{}", stderr(&bad));
+    assert_exit(&bad, 2, "ms, s, m or h");
 }
 
 #[test]
