@@ -49,6 +49,11 @@ impl World {
         )
     }
 
+    /// Runs the binary with [`World::args`] in the workspace and waits for it.
+    fn run(&self, dirs: &[PathBuf], args: &[&str]) -> Output {
+        run(&self.args(dirs, args), &self.workspace())
+    }
+
     /// `--workspace W --no-global --extension-dir D..` followed by `args`.
     fn args(&self, dirs: &[PathBuf], args: &[&str]) -> Vec<String> {
         let mut all = vec![
@@ -294,10 +299,7 @@ fn discover_lists_one_entry_and_one_typed_diagnostic() {
         "bad",
         "name = \"bad\"\nversion = \"0.1.0\"\napi_version = \"0.9\"\n\n[entrypoint]\ncommand = \"x\"\n",
     );
-    let output = run(
-        &world.args(&[good.clone(), bad.clone()], &["discover", "--json"]),
-        &world.workspace(),
-    );
+    let output = world.run(&[good.clone(), bad.clone()], &["discover", "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let document = json_stdout(&output);
     let entries = document["entries"].as_array().unwrap();
@@ -314,7 +316,7 @@ fn discover_lists_one_entry_and_one_typed_diagnostic() {
     assert!(path.ends_with("bad/extension.toml"), "{path:?}");
 
     // The text form names both, and nothing was executed for either.
-    let text = run(&world.args(&[good, bad], &["discover"]), &world.workspace());
+    let text = world.run(&[good, bad], &["discover"]);
     assert_eq!(text.status.code(), Some(0));
     let text = stdout(&text);
     assert!(
@@ -328,12 +330,9 @@ fn discover_lists_one_entry_and_one_typed_diagnostic() {
 fn call_prints_the_echoed_arguments() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(
-            &dirs,
-            &["call", "test-extension", "echo", r#"{"a":[1,2],"b":"x"}"#],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &["call", "test-extension", "echo", r#"{"a":[1,2],"b":"x"}"#],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let echoed: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
@@ -356,18 +355,15 @@ fn call_prints_the_echoed_arguments() {
 fn call_reports_progress_events_in_json() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(
-            &dirs,
-            &[
-                "call",
-                "test-extension",
-                "progress",
-                r#"{"steps":3}"#,
-                "--json",
-            ],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &[
+            "call",
+            "test-extension",
+            "progress",
+            r#"{"steps":3}"#,
+            "--json",
+        ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let document = json_stdout(&output);
@@ -389,10 +385,7 @@ fn call_reports_progress_events_in_json() {
 fn call_of_an_unknown_extension_exits_2_with_one_error_line() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(&dirs, &["call", "nope", "echo"]),
-        &world.workspace(),
-    );
+    let output = world.run(&dirs, &["call", "nope", "echo"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stdout(&output).is_empty(), "{}", stdout(&output));
     let err = stderr(&output);
@@ -403,10 +396,7 @@ fn call_of_an_unknown_extension_exits_2_with_one_error_line() {
     );
     assert!(err.contains("discovered: test-extension"), "{err}");
 
-    let output = run(
-        &world.args(&dirs, &["call", "nope", "echo", "--json"]),
-        &world.workspace(),
-    );
+    let output = world.run(&dirs, &["call", "nope", "echo", "--json"]);
     assert_eq!(output.status.code(), Some(2));
     let document = json_stdout(&output);
     assert_eq!(document["error"]["code"], "start.unknown_extension");
@@ -422,10 +412,7 @@ fn call_of_an_extension_with_a_broken_manifest_shows_the_diagnostic() {
         "name = \"broken\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n",
     );
     for verb in [&["call", "broken", "echo"][..], &["inspect", "broken"][..]] {
-        let output = run(
-            &world.args(std::slice::from_ref(&broken), verb),
-            &world.workspace(),
-        );
+        let output = world.run(std::slice::from_ref(&broken), verb);
         assert_eq!(output.status.code(), Some(2), "{verb:?}");
         let err = stderr(&output);
         assert!(
@@ -441,18 +428,15 @@ fn call_of_an_extension_with_a_broken_manifest_shows_the_diagnostic() {
 fn call_failures_exit_1_and_usage_errors_exit_2() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let failing = run(
-        &world.args(
-            &dirs,
-            &[
-                "call",
-                "test-extension",
-                "fail",
-                r#"{"code":-32001,"message":"boom"}"#,
-                "--json",
-            ],
-        ),
-        &world.workspace(),
+    let failing = world.run(
+        &dirs,
+        &[
+            "call",
+            "test-extension",
+            "fail",
+            r#"{"code":-32001,"message":"boom"}"#,
+            "--json",
+        ],
     );
     assert_eq!(failing.status.code(), Some(1), "{}", stderr(&failing));
     let document = json_stdout(&failing);
@@ -461,41 +445,26 @@ fn call_failures_exit_1_and_usage_errors_exit_2() {
 
     // A name the manifest does not declare is a usage error, found before anything
     // starts, with the closest declared name.
-    let undeclared = run(
-        &world.args(&dirs, &["call", "test-extension", "ecoh"]),
-        &world.workspace(),
-    );
+    let undeclared = world.run(&dirs, &["call", "test-extension", "ecoh"]);
     assert_eq!(undeclared.status.code(), Some(2));
     let err = stderr(&undeclared);
     assert!(
         err.starts_with("error: ") && err.contains("declares no tool `ecoh`; did you mean `echo`?"),
         "{err}"
     );
-    let command = run(
-        &world.args(&dirs, &["command", "test-extension", "/fixtrue"]),
-        &world.workspace(),
-    );
+    let command = world.run(&dirs, &["command", "test-extension", "/fixtrue"]);
     assert_exit(&command, 2, "did you mean `fixture`?");
-    let unknown = run(
-        &world.args(&dirs, &["call", "test-extenson", "echo"]),
-        &world.workspace(),
-    );
+    let unknown = world.run(&dirs, &["call", "test-extenson", "echo"]);
     assert_exit(&unknown, 2, "did you mean `test-extension`?");
 
-    let bad_json = run(
-        &world.args(&dirs, &["call", "test-extension", "echo", "{", "--json"]),
-        &world.workspace(),
-    );
+    let bad_json = world.run(&dirs, &["call", "test-extension", "echo", "{", "--json"]);
     assert_eq!(bad_json.status.code(), Some(2));
     assert_eq!(
         json_stdout(&bad_json)["error"]["code"],
         "usage.invalid_json"
     );
 
-    let not_object = run(
-        &world.args(&dirs, &["call", "test-extension", "echo", "[1]"]),
-        &world.workspace(),
-    );
+    let not_object = world.run(&dirs, &["call", "test-extension", "echo", "[1]"]);
     assert_eq!(not_object.status.code(), Some(2));
 
     let unknown_flag = run(&strings(&["call", "--bogus"]), &world.workspace());
@@ -506,20 +475,17 @@ fn call_failures_exit_1_and_usage_errors_exit_2() {
 fn a_deadline_cancels_the_call_and_exits_1() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(
-            &dirs,
-            &[
-                "call",
-                "test-extension",
-                "sleep",
-                r#"{"ms":600000}"#,
-                "--timeout",
-                "200",
-                "--json",
-            ],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &[
+            "call",
+            "test-extension",
+            "sleep",
+            r#"{"ms":600000}"#,
+            "--timeout",
+            "200",
+            "--json",
+        ],
     );
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let document = json_stdout(&output);
@@ -538,10 +504,7 @@ fn an_error_result_prints_the_output_and_exits_1() {
         "git-status",
         "tools = [\"git_status\"]",
     );
-    let output = run(
-        &world.args(&[dir], &["call", "git-status", "git_status"]),
-        &world.workspace(),
-    );
+    let output = world.run(&[dir], &["call", "git-status", "git_status"]);
     assert_exit(&output, 1, "reported an error result");
     assert!(!stdout(&output).trim().is_empty());
 }
@@ -550,20 +513,17 @@ fn an_error_result_prints_the_output_and_exits_1() {
 fn command_runs_with_its_arguments() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(
-            &dirs,
-            &[
-                "command",
-                "test-extension",
-                "/fixture",
-                "a",
-                "b",
-                "--",
-                "-c",
-            ],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &[
+            "command",
+            "test-extension",
+            "/fixture",
+            "a",
+            "b",
+            "--",
+            "-c",
+        ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
@@ -573,12 +533,9 @@ fn command_runs_with_its_arguments() {
         "{text}"
     );
 
-    let output = run(
-        &world.args(
-            &dirs,
-            &["command", "test-extension", "fixture", "x", "--json"],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &["command", "test-extension", "fixture", "x", "--json"],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let document = json_stdout(&output);
@@ -590,35 +547,29 @@ fn command_runs_with_its_arguments() {
 fn hook_builds_the_legacy_payload_and_shows_the_disposition() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(
-            &dirs,
-            &[
-                "hook",
-                "test-extension",
-                "before_prompt",
-                r#"{"prompt":"hello"}"#,
-            ],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &[
+            "hook",
+            "test-extension",
+            "before_prompt",
+            r#"{"prompt":"hello"}"#,
+        ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.contains("disposition: continue"), "{text}");
     assert!(text.contains("prompt length 5"), "{text}");
 
-    let output = run(
-        &world.args(
-            &dirs,
-            &[
-                "hook",
-                "test-extension",
-                "before_prompt",
-                r#"{"prompt":"deny it"}"#,
-                "--json",
-            ],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &[
+            "hook",
+            "test-extension",
+            "before_prompt",
+            r#"{"prompt":"deny it"}"#,
+            "--json",
+        ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let document = json_stdout(&output);
@@ -627,12 +578,9 @@ fn hook_builds_the_legacy_payload_and_shows_the_disposition() {
         "deny"
     );
 
-    let missing = run(
-        &world.args(
-            &dirs,
-            &["hook", "test-extension", "before_prompt", "--json"],
-        ),
-        &world.workspace(),
+    let missing = world.run(
+        &dirs,
+        &["hook", "test-extension", "before_prompt", "--json"],
     );
     assert_eq!(missing.status.code(), Some(2));
     assert_eq!(json_stdout(&missing)["error"]["code"], "usage.hook_payload");
@@ -642,10 +590,7 @@ fn hook_builds_the_legacy_payload_and_shows_the_disposition() {
 fn status_json_shows_a_ready_generation() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(&dirs, &["status", "--json"]),
-        &world.workspace(),
-    );
+    let output = world.run(&dirs, &["status", "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let document = json_stdout(&output);
     let extensions = document["extensions"].as_array().unwrap();
@@ -668,10 +613,7 @@ fn status_json_shows_a_ready_generation() {
 fn inspect_prints_the_negotiated_catalog() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(&dirs, &["inspect", "test-extension"]),
-        &world.workspace(),
-    );
+    let output = world.run(&dirs, &["inspect", "test-extension"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.contains("api_version: 0.4"), "{text}");
@@ -682,10 +624,7 @@ fn inspect_prints_the_negotiated_catalog() {
     );
     assert!(text.contains("/fixture"), "{text}");
 
-    let output = run(
-        &world.args(&dirs, &["inspect", "test-extension", "--json"]),
-        &world.workspace(),
-    );
+    let output = world.run(&dirs, &["inspect", "test-extension", "--json"]);
     let document = json_stdout(&output);
     assert_eq!(document["tools"].as_array().unwrap().len(), 12);
     assert_eq!(document["max_concurrent_requests"], 16);
@@ -812,7 +751,7 @@ fn menu_shows_the_menu_and_runs_an_action_attended() {
     let world = World::new();
     let dir = menu_actions_extension(&world.extensions());
     let dirs = [dir];
-    let shown = run(&world.args(&dirs, &["menu", "actions"]), &world.workspace());
+    let shown = world.run(&dirs, &["menu", "actions"]);
     assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
     let text = stdout(&shown);
     assert!(
@@ -820,53 +759,35 @@ fn menu_shows_the_menu_and_runs_an_action_attended() {
         "{text}"
     );
     // Without a terminal nobody can confirm: the action's own question is denied...
-    let safe = run(
-        &world.args(&dirs, &["menu", "actions", "safe", "--json"]),
-        &world.workspace(),
-    );
+    let safe = world.run(&dirs, &["menu", "actions", "safe", "--json"]);
     assert_eq!(safe.status.code(), Some(0), "{}", stderr(&safe));
     let report: Value =
         serde_json::from_str(json_stdout(&safe)["output"]["text"].as_str().unwrap()).unwrap();
     assert_eq!(report["confirmation"], json!({"confirmed": false}));
     // ...and a destructive action is not run at all.
-    let wipe = run(
-        &world.args(&dirs, &["menu", "actions", "wipe"]),
-        &world.workspace(),
-    );
+    let wipe = world.run(&dirs, &["menu", "actions", "wipe"]);
     assert_exit(&wipe, 1, "was not confirmed");
     // --yes answers the host's question, and the action's own one is pre-approved.
-    let yes = run(
-        &world.args(&dirs, &["menu", "actions", "wipe", "--yes", "--json"]),
-        &world.workspace(),
-    );
+    let yes = world.run(&dirs, &["menu", "actions", "wipe", "--yes", "--json"]);
     assert_eq!(yes.status.code(), Some(0), "{}", stderr(&yes));
     let report: Value =
         serde_json::from_str(json_stdout(&yes)["output"]["text"].as_str().unwrap()).unwrap();
     assert_eq!(report["confirmation"], json!({"confirmed": true}));
     // --yes also answers an extension's own confirmation.
-    let safe_yes = run(
-        &world.args(&dirs, &["menu", "actions", "safe", "--yes", "--json"]),
-        &world.workspace(),
-    );
+    let safe_yes = world.run(&dirs, &["menu", "actions", "safe", "--yes", "--json"]);
     let report: Value =
         serde_json::from_str(json_stdout(&safe_yes)["output"]["text"].as_str().unwrap()).unwrap();
     assert_eq!(report["confirmation"], json!({"confirmed": true}));
-    let no_input = run(
-        &world.args(&dirs, &["menu", "actions", "wipe", "--no-input"]),
-        &world.workspace(),
-    );
+    let no_input = world.run(&dirs, &["menu", "actions", "wipe", "--no-input"]);
     assert_eq!(no_input.status.code(), Some(1));
-    let missing = run(
-        &world.args(&dirs, &["menu", "actions", "nope"]),
-        &world.workspace(),
-    );
+    let missing = world.run(&dirs, &["menu", "actions", "nope"]);
     assert_exit(&missing, 2, "ids: safe, wipe");
 }
 
 #[test]
 fn serve_refuses_the_json_flag_it_would_ignore() {
     let world = World::new();
-    let output = run(&world.args(&[], &["serve", "--json"]), &world.workspace());
+    let output = world.run(&[], &["serve", "--json"]);
     assert_exit(&output, 2, "--json does not apply");
 }
 
@@ -874,20 +795,17 @@ fn serve_refuses_the_json_flag_it_would_ignore() {
 fn durations_take_units() {
     let world = World::new();
     let dirs = [world.test_extension()];
-    let output = run(
-        &world.args(
-            &dirs,
-            &[
-                "call",
-                "test-extension",
-                "sleep",
-                r#"{"ms": 60000}"#,
-                "--timeout",
-                "300ms",
-                "--json",
-            ],
-        ),
-        &world.workspace(),
+    let output = world.run(
+        &dirs,
+        &[
+            "call",
+            "test-extension",
+            "sleep",
+            r#"{"ms": 60000}"#,
+            "--timeout",
+            "300ms",
+            "--json",
+        ],
     );
     assert_eq!(output.status.code(), Some(1));
     let document = json_stdout(&output);
@@ -895,12 +813,9 @@ fn durations_take_units() {
         document["error"]["code"], "call.deadline_exceeded",
         "{document}"
     );
-    let bad = run(
-        &world.args(
-            &dirs,
-            &["call", "test-extension", "echo", "--timeout", "5d"],
-        ),
-        &world.workspace(),
+    let bad = world.run(
+        &dirs,
+        &["call", "test-extension", "echo", "--timeout", "5d"],
     );
     assert_exit(&bad, 2, "ms, s, m or h");
 }
@@ -913,10 +828,7 @@ fn extension_dir_takes_a_manifest_path_or_a_directory_of_extensions() {
         dir.join("extension.toml"),
         world.extensions(), // holds test-extension/
     ] {
-        let output = run(
-            &world.args(std::slice::from_ref(&path), &["discover", "--json"]),
-            &world.workspace(),
-        );
+        let output = world.run(std::slice::from_ref(&path), &["discover", "--json"]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let document = json_stdout(&output);
         assert_eq!(
@@ -947,10 +859,7 @@ fn new_scaffolds_an_extension_that_call_runs_at_once() {
         assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
         let dir = into.join(&name);
         let tool = name.replace('-', "_");
-        let called = run(
-            &world.args(&[dir], &["call", &name, &tool, r#"{"name": "you"}"#]),
-            &world.workspace(),
-        );
+        let called = world.run(&[dir], &["call", &name, &tool, r#"{"name": "you"}"#]);
         assert_eq!(called.status.code(), Some(0), "{api}: {}", stderr(&called));
         assert_eq!(stdout(&called), "Hello, you!\n", "{api}");
     }
