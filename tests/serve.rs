@@ -5,7 +5,7 @@ mod support;
 
 use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -84,6 +84,17 @@ struct Serve {
     _dirs: Vec<tempfile::TempDir>,
 }
 
+/// The test-extension fixture on API 0.4, named `fixture`, under `root`.
+fn fixture_extension(root: &Path) -> PathBuf {
+    sdk_extension(
+        root,
+        "fixture",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    )
+}
+
 impl Serve {
     fn start(options: ServeOptions, dirs: Vec<tempfile::TempDir>) -> Serve {
         let (input, chunks) = crossbeam_channel::unbounded();
@@ -116,13 +127,7 @@ impl Serve {
     fn fixture() -> Serve {
         let root = tempfile::tempdir().unwrap();
         let workspace = tempfile::tempdir().unwrap();
-        let dir = sdk_extension(
-            root.path(),
-            "fixture",
-            "0.4",
-            "test-extension",
-            TEST_EXTENSION_CONTRIBUTES,
-        );
+        let dir = fixture_extension(root.path());
         Serve::over(workspace, root, vec![dir])
     }
 
@@ -609,13 +614,7 @@ fn bad_control_lines_each_get_one_error_reply_and_the_session_continues() {
 fn stdin_eof_shuts_down_cleanly_and_settles_everything() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let fixture = sdk_extension(
-        root.path(),
-        "fixture",
-        "0.4",
-        "test-extension",
-        TEST_EXTENSION_CONTRIBUTES,
-    );
+    let fixture = fixture_extension(root.path());
     // Tool names are unique across the host: the peer's tool is not the fixture's `echo`.
     let peer = peer_extension(root.path(), "peer", "0.2", &["good"], &["peer_echo"]);
     let mut serve = Serve::over(workspace, root, vec![fixture, peer]);
@@ -700,13 +699,7 @@ fn reload_replaces_the_generation_and_calls_follow() {
 fn host_events_and_the_remaining_operations_are_lines() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let fixture = sdk_extension(
-        root.path(),
-        "fixture",
-        "0.4",
-        "test-extension",
-        TEST_EXTENSION_CONTRIBUTES,
-    );
+    let fixture = fixture_extension(root.path());
     let noisy = peer_extension(root.path(), "noisy", "0.2", &["noisy"], &["noisy_echo"]);
     let bad = peer_extension(root.path(), "bad", "0.2", &["bad-result"], &["bad_echo"]);
     let mut serve = Serve::over(workspace, root, vec![fixture, noisy, bad]);
@@ -1053,13 +1046,7 @@ fn the_ready_line_names_the_version_and_pipelined_starts_share_one_outcome() {
 fn a_headless_client_is_never_asked() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = sdk_extension(
-        root.path(),
-        "fixture",
-        "0.4",
-        "test-extension",
-        TEST_EXTENSION_CONTRIBUTES,
-    );
+    let dir = fixture_extension(root.path());
     let options = ServeOptions::new(workspace.path())
         .no_global_extensions()
         .extension_dir(dir)
