@@ -27,7 +27,6 @@ use crate::wire::codec::Codec;
 use crate::wire::{self, RequestId};
 
 impl Dispatcher {
-    /// Registers a spawned generation and sends `initialize` (section 1.1).
     /// A first start: launch the generation here, on the dispatcher thread, and
     /// negotiate with it. A launch failure is a parked generation-0 entry, never
     /// retried.
@@ -55,6 +54,7 @@ impl Dispatcher {
         }
     }
 
+    /// Registers a spawned generation and sends `initialize` (section 1.1).
     pub(super) fn on_start(&mut self, request: StartRequest) {
         let StartRequest {
             launched,
@@ -291,19 +291,8 @@ impl Dispatcher {
                 let _ = reply.send(Err(error));
             }
             InitRole::Restart => {
-                let Some(name) = name else { return };
-                if is_permanent(&error) {
-                    self.park(
-                        &name,
-                        ParkReason::Permanent {
-                            error: error.to_string(),
-                        },
-                    );
-                } else {
-                    if let Some(supervision) = self.supervision.get_mut(&name) {
-                        supervision.failed_start(error.to_string());
-                    }
-                    self.schedule_restart(&name);
+                if let Some(name) = name {
+                    self.on_restart_failed(&name, &error);
                 }
             }
         }
@@ -425,19 +414,27 @@ impl Dispatcher {
                 role: InitRole::Restart,
                 startup_timeout: self.shared.startup_timeout,
             }),
-            Err(error) if is_permanent(&error) => self.park(
-                &name,
+            Err(error) => self.on_restart_failed(&name, &error),
+        }
+    }
+
+    /// A restart of `name` failed, at launch or in `initialize`: a permanent error
+    /// parks it, anything else counts against the retry budget and is retried with
+    /// backoff.
+    fn on_restart_failed(&mut self, name: &str, error: &StartError) {
+        if is_permanent(error) {
+            self.park(
+                name,
                 ParkReason::Permanent {
                     error: error.to_string(),
                 },
-            ),
-            Err(error) => {
-                if let Some(supervision) = self.supervision.get_mut(&name) {
-                    supervision.failed_start(error.to_string());
-                }
-                self.schedule_restart(&name)
-            }
+            );
+            return;
         }
+        if let Some(supervision) = self.supervision.get_mut(name) {
+            supervision.failed_start(error.to_string());
+        }
+        self.schedule_restart(name);
     }
 
     /// A manual reload (section 5): re-read the manifest, start and negotiate a
