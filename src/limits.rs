@@ -384,3 +384,76 @@ pub const MAX_PROVIDER_IDENTITY_BYTES: usize = 256;
 /// Largest credential `provider/credentials` returns, in UTF-8 bytes (host policy:
 /// the same bound as a secret value, section 2.10).
 pub const MAX_PROVIDER_CREDENTIAL_BYTES: usize = MAX_SECRET_VALUE_BYTES;
+
+// ---------------------------------------------------------------------------
+// Wave-1 services and notifications (sections 1.11, 2, 2.19-2.23, 3).
+// ---------------------------------------------------------------------------
+
+/// Longest detail after a Wave-1 refusal's contract name in `error.message`, in bytes
+/// (section 3; SUPPLEMENT "Wave-1 refusal vocabulary").
+pub const MAX_REFUSAL_DETAIL_BYTES: usize = 512;
+
+/// Largest composer text `composer/get` returns or `composer/set` and
+/// `composer/insert` write, in UTF-8 bytes: the editor handoff's 256 KiB (section 2.19).
+pub const MAX_COMPOSER_TEXT_BYTES: usize = 256 * 1024;
+
+/// Most runtime shortcuts admitted per process generation (section 2.20).
+pub const MAX_SHORTCUTS: usize = 64;
+
+/// Longest shortcut id, in UTF-8 bytes (section 2.20).
+pub const MAX_SHORTCUT_ID_BYTES: usize = 128;
+
+/// Longest shortcut key, in bytes (section 2.20).
+pub const MAX_SHORTCUT_KEY_BYTES: usize = 128;
+
+/// Longest shortcut description, in UTF-8 bytes (section 2.20).
+pub const MAX_SHORTCUT_DESCRIPTION_BYTES: usize = 4 * 1024;
+
+/// Longest `session/append_entry` `entry_type`, in UTF-8 bytes (section 2.21).
+pub const MAX_ENTRY_TYPE_BYTES: usize = 128;
+
+/// Largest `session/append_entry` `data`, as compact JSON, in bytes (section 2.21);
+/// its nesting is bounded by [`MAX_JSON_DEPTH`].
+pub const MAX_ENTRY_DATA_BYTES: usize = 64 * 1024;
+
+/// Longest session entry id, in UTF-8 bytes (section 2.21), both the one
+/// `session/append_entry` returns and the one `session/set_label` names.
+pub const MAX_ENTRY_ID_BYTES: usize = 256;
+
+/// Longest session name or entry label, in UTF-8 bytes (section 2.21).
+pub const MAX_SESSION_LABEL_BYTES: usize = 4 * 1024;
+
+/// Largest injected message text, in UTF-8 bytes (section 2.22).
+pub const MAX_INJECTED_TEXT_BYTES: usize = 256 * 1024;
+
+/// Most names in one `tools/set_active` replacement set (section 2.23, bounded like
+/// `tools/register`).
+pub const MAX_ACTIVE_TOOLS: usize = MAX_TOOLS;
+
+/// Longest name in a `tools/set_active` set, in UTF-8 bytes (section 2.23).
+pub const MAX_ACTIVE_TOOL_NAME_BYTES: usize = MAX_CONTRIBUTION_NAME_BYTES;
+
+/// Accumulated delta bytes at which a `message/updated` batch is emitted (section 1.11).
+pub const MESSAGE_BATCH_BYTES: usize = 4096;
+
+/// Accumulated deltas at which a `message/updated` batch is emitted (section 1.11).
+pub const MESSAGE_BATCH_DELTAS: u64 = 64;
+
+/// Age of the oldest delta at which a `message/updated` batch is emitted (section 1.11).
+pub const MESSAGE_BATCH_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Most deltas in the array form of a `message/updated` batch (`deltas` or `updates`);
+/// a longer array is refused as `bounds_exceeded` (section 1.11).
+pub const MAX_MESSAGE_BATCH_DELTAS: usize = 1024;
+
+/// Longest `message/updated` `message_id`, in UTF-8 bytes (section 1.11, "bounded id";
+/// the request id bound of section 2).
+pub const MAX_MESSAGE_ID_BYTES: usize = MAX_ID_STRING_BYTES;
+
+/// Largest single assistant-message delta the embedder may supply, in UTF-8 bytes (host
+/// policy bounding section 1.11's payloads: the injected-text bound of section 2.22).
+pub const MAX_MESSAGE_DELTA_BYTES: usize = MAX_INJECTED_TEXT_BYTES;
+
+/// Largest payload of a Wave-1 notification the host emits, as compact JSON, in bytes
+/// (section 1.11, "an oversized payload is refused"; host policy, below the frame bound).
+pub const MAX_WAVE1_NOTIFICATION_BYTES: usize = 512 * 1024;

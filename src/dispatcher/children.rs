@@ -20,6 +20,9 @@ pub(crate) enum Answer {
     Confirmed(bool),
     /// `{"value": string|null}`.
     Input(Option<String>),
+    /// The -32800 cancellation error: the request's parent settled or its generation
+    /// is going away.
+    Cancelled,
 }
 
 /// Why an extension-originated request is refused, with its JSON-RPC error.
@@ -77,6 +80,9 @@ impl Dispatcher {
             ));
         }
         c.child_ids_used.insert(id.clone());
+        if let Some(bound) = crate::services::bound::ServiceMethod::from_name(method) {
+            return self.on_bound_request(conn, id, bound, params);
+        }
         if super::services::SERVICE_METHODS.contains(&method) {
             let params = params.cloned().unwrap_or(Value::Null);
             let result = self.on_service_request(conn, method, &params)?;
@@ -191,6 +197,7 @@ impl Dispatcher {
                     Answer::Confirmed(frontend.confirm(question))
                 });
             }
+            ChildKind::Service { .. } => unreachable!("bound services are admitted above"),
             ChildKind::Input => {
                 if prompt.trim().is_empty() {
                     return Err(invalid("`prompt` must contain non-whitespace text"));
@@ -268,6 +275,14 @@ impl Dispatcher {
         // Input answers may be secret (section 2.7): their frame is wiped after writing.
         let is_input = matches!(answer, Answer::Input(_));
         let result = match answer {
+            Answer::Cancelled => {
+                let error = ResponseError::new(
+                    codes::REQUEST_CANCELLED,
+                    "request cancelled: its parent request settled",
+                );
+                self.send_error(conn, id, &error);
+                return;
+            }
             Answer::Confirmed(confirmed) => json!({ "confirmed": confirmed }),
             Answer::Input(Some(value)) if value.len() > MAX_INPUT_ANSWER_BYTES => {
                 if let Some(c) = self.conns.get(&conn) {

@@ -25,6 +25,9 @@ pub(crate) enum Command {
     Start {
         located: Box<LocatedManifest>,
         startup_timeout: Duration,
+        /// Services bound for this extension by this start; they replace the host's
+        /// per feature, for this and later generations.
+        services: Option<crate::services::bound::ServiceBindings>,
         reply: Sender<Result<StartedExtension, StartError>>,
     },
     /// Send a host request to an extension's active generation.
@@ -43,6 +46,13 @@ pub(crate) enum Command {
     },
     /// Kill every generation's process group now.
     KillAll,
+    /// Send a Wave-1 notification (section 1.11) to an extension's routed generation.
+    Notify {
+        extension: String,
+        generation: Option<u64>,
+        notification: crate::model::notify::Wave1Notification,
+        reply: Sender<Result<(), crate::model::notify::NotifyError>>,
+    },
     /// Report the current catalog of an extension's routed generation.
     Tools {
         extension: String,

@@ -19,6 +19,7 @@ use crate::model::start::StartupEvidence;
 use crate::model::status::LifecycleState;
 use crate::negotiation::ToolDefinition;
 use crate::negotiation::{InitializeOffer, Negotiated};
+use crate::services::bound::{ServiceBindings, ServiceMethod};
 use crate::services::presentation::{PresentationOwner, PresentationSnapshot};
 use crate::services::{ApprovalTokens, ArtifactStore, PresentationThrottle, ResourceOwner};
 use crate::transport::{
@@ -65,21 +66,29 @@ pub(crate) enum FailedStart {
 }
 
 /// What an extension-originated request asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ChildKind {
     /// `confirmation/request` (section 2.2).
     Confirmation,
     /// `input/request` (section 2.7).
     Input,
+    /// A request for a bound service (sections 2.19-2.23); `shortcut` is the id a
+    /// pending `shortcut/register` would admit.
+    Service {
+        method: ServiceMethod,
+        shortcut: Option<String>,
+    },
 }
 
 impl ChildKind {
     /// The answer when nobody can or will answer: a dropped confirmation is denied
-    /// (section 2.2), unavailable input is `null` (section 2.7).
-    pub fn dropped_answer(self) -> super::children::Answer {
+    /// (section 2.2), unavailable input is `null` (section 2.7), and a service request
+    /// gets the usual cancellation (-32800).
+    pub fn dropped_answer(&self) -> super::children::Answer {
         match self {
             ChildKind::Confirmation => super::children::Answer::Confirmed(false),
             ChildKind::Input => super::children::Answer::Input(None),
+            ChildKind::Service { .. } => super::children::Answer::Cancelled,
         }
     }
 }
@@ -181,6 +190,14 @@ pub(crate) struct Connection {
     pub wire_trace: bool,
     /// Open API 0.3 provider streams.
     pub streams: super::streams::ProviderStreams,
+    /// The services bound for this generation when it launched (its offer followed
+    /// them).
+    pub services: ServiceBindings,
+    /// Shortcuts registered inside `initialize` (section 2.20).
+    pub shortcuts: super::bound::ShortcutBook,
+    /// Assistant-message deltas waiting to be batched into `message/updated`
+    /// (section 1.11).
+    pub messages: super::messages::MessageBatches,
     /// An `initialize` that failed: reported once the child is reaped, so whoever
     /// started it sees the generation gone, and a lost child's start error carries
     /// its exit status ([`Connection::startup_evidence`]).
@@ -244,8 +261,16 @@ impl Connection {
             startup_noise: (0, None),
             failed_start: None,
             streams: Default::default(),
+            services: ServiceBindings::new(),
+            shortcuts: Default::default(),
+            messages: Default::default(),
             wire_trace: false,
         }
+    }
+
+    /// The id the next host request will get: every id below it was issued.
+    pub fn peek_next_request_id(&self) -> u64 {
+        self.next_id
     }
 
     /// Allocates the next host request id of this generation (ids start at 1 and are

@@ -10,6 +10,7 @@ use crate::manifest::{self, LocatedManifest};
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::start::StartError;
 use crate::negotiation::{Feature, InitializeOffer};
+use crate::services::bound::ServiceBindings;
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };
@@ -25,6 +26,8 @@ pub(crate) struct Launched {
     pub io: GenerationIo,
     pub scratch: ScratchDir,
     pub frame_limit: Arc<AtomicUsize>,
+    /// The services bound for this generation; its offer follows them.
+    pub services: ServiceBindings,
 }
 
 /// Checks the manifest and spawns a new generation of it. Nothing runs when
@@ -41,6 +44,16 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         }
         if shared.services.secrets.is_some() && !manifest.capabilities.secrets.is_empty() {
             offer = offer.with_feature(Feature::Secrets);
+        }
+    }
+    let services = match shared.extension_services.lock().get(&manifest.name) {
+        Some(own) => own.over(&shared.services.bound),
+        None => shared.services.bound.clone(),
+    };
+    // Wave-1 features ride API 0.2 and 0.4 only (section 1.11: API 0.3 negotiates none).
+    if manifest.api_version.is_feature_negotiated() {
+        for feature in services.features() {
+            offer = offer.with_feature(feature);
         }
     }
     let path_var = transport::process_environment("PATH");
@@ -152,5 +165,6 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         io,
         scratch,
         frame_limit,
+        services,
     })
 }

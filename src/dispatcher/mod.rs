@@ -7,6 +7,7 @@
 //! answer, frames go to writers whose queues it keeps within bounds itself, and events
 //! are dropped and counted when the embedder does not keep up.
 
+mod bound;
 mod children;
 mod command;
 mod connection;
@@ -14,6 +15,7 @@ mod generations;
 mod inbound;
 mod launch;
 mod lifecycle;
+mod messages;
 mod pending;
 mod requests;
 mod services;
@@ -83,8 +85,11 @@ pub(crate) struct Shared {
     pub generations: Mutex<HashMap<String, u64>>,
     /// How restarts are paced and bounded.
     pub supervisor: crate::supervisor::SupervisorPolicy,
-    /// What the embedder bound for policy, approvals, secrets and credentials.
+    /// What the embedder bound for policy, approvals, secrets and credentials, and
+    /// the host-wide service bindings.
     pub services: crate::model::services::HostServices,
+    /// Service bindings per extension (builder or start), over the host-wide ones.
+    pub extension_services: Mutex<HashMap<String, crate::services::bound::ServiceBindings>>,
     /// The host's own tool names, which no extension may register (section 2.11).
     pub host_tools: Vec<String>,
     /// Whether tool names are reserved across extensions.
@@ -156,6 +161,9 @@ pub(crate) struct Dispatcher {
     /// Frontend answers, from the threads that ask the frontend.
     answers: Receiver<FrontendAnswer>,
     answer_sender: Sender<FrontendAnswer>,
+    /// Bound services' answers, from their replies.
+    service_answers: Receiver<crate::services::bound::ServiceAnswer>,
+    service_answer_sender: Sender<crate::services::bound::ServiceAnswer>,
     /// The origin of the health-poll grid (see `schedule_health_poll`).
     health_epoch: Instant,
     /// Joins the I/O threads of finished generations, off the dispatcher thread: a
@@ -179,9 +187,12 @@ pub(crate) fn spawn(
             }
         })?;
     let (answer_sender, answers) = crossbeam_channel::unbounded();
+    let (service_answer_sender, service_answers) = crossbeam_channel::unbounded();
     let dispatcher = Dispatcher {
         answers,
         answer_sender,
+        service_answers,
+        service_answer_sender,
         shared,
         commands,
         transport,
@@ -221,6 +232,7 @@ impl Dispatcher {
                     !self.commands.is_empty()
                         || !self.transport.is_empty()
                         || !self.answers.is_empty()
+                        || !self.service_answers.is_empty()
                         || due.is_some_and(|at| at <= Instant::now())
                 });
             }
@@ -249,6 +261,12 @@ impl Dispatcher {
                         self.on_frontend_answer(answer);
                     }
                 }
+                recv(self.service_answers) -> answer => {
+                    if let Ok(answer) = answer {
+                        active = true;
+                        self.on_service_answer(answer);
+                    }
+                }
                 default(wait) => {}
             }
             // Handle everything already waiting before sleeping again: one wake-up
@@ -265,6 +283,10 @@ impl Dispatcher {
                 }
                 while let Ok(answer) = self.answers.try_recv() {
                     self.on_frontend_answer(answer);
+                    progressed = true;
+                }
+                while let Ok(answer) = self.service_answers.try_recv() {
+                    self.on_service_answer(answer);
                     progressed = true;
                 }
                 if !progressed {
@@ -296,8 +318,18 @@ impl Dispatcher {
             Command::Start {
                 located,
                 startup_timeout,
+                services,
                 reply,
-            } => self.on_start_command(*located, startup_timeout, reply),
+            } => {
+                // A running extension keeps its bindings; its start is refused anyway.
+                if let Some(services) = services {
+                    if !self.routes.contains_key(&located.manifest.name) {
+                        let name = located.manifest.name.clone();
+                        self.shared.extension_services.lock().insert(name, services);
+                    }
+                }
+                self.on_start_command(*located, startup_timeout, reply)
+            }
             Command::Call(request) => self.on_call(request),
             Command::Cancel { call, reason } => self.cancel_call(call, reason),
             Command::Stop { extension, reply } => self.on_stop(&extension, reply),
@@ -307,6 +339,15 @@ impl Dispatcher {
             }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
             Command::KillAll => self.on_shutdown_aggregate(),
+            Command::Notify {
+                extension,
+                generation,
+                notification,
+                reply,
+            } => {
+                let outcome = self.on_notify(&extension, generation, notification);
+                let _ = reply.send(outcome);
+            }
             Command::Tools { extension, reply } => {
                 let catalog = self.routes.get(&extension).and_then(|conn| {
                     let c = self.conns.get(conn)?;
@@ -343,6 +384,7 @@ impl Dispatcher {
                 Timer::Restart { seq } => self.on_restart_timer(seq),
                 Timer::DrainDeadline { conn } => self.on_drain_deadline(conn),
                 Timer::PresentationPoll { conn } => self.on_presentation_poll(conn),
+                Timer::MessageBatch { conn, seq } => self.on_message_batch_timer(conn, seq),
             }
         }
     }

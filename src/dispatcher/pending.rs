@@ -56,6 +56,22 @@ impl PendingTable {
         self.entries.get(id).is_some_and(is_call)
     }
 
+    /// The id of the pending `initialize` request, if any.
+    pub fn initialize_id(&self) -> Option<u64> {
+        self.entries
+            .iter()
+            .find(|(_, p)| matches!(p.kind, PendingKind::Initialize { .. }))
+            .map(|(id, _)| *id)
+    }
+
+    /// True when `id` is the pending `initialize` and its offer holds `feature`.
+    pub fn offers(&self, id: u64, feature: crate::negotiation::Feature) -> bool {
+        match self.entries.get(&id).map(|p| &p.kind) {
+            Some(PendingKind::Initialize { offer, .. }) => offer.offers(feature),
+            _ => false,
+        }
+    }
+
     /// Pending requests of every kind.
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -290,7 +290,10 @@ impl Dispatcher {
         if let Some(pending) = c.pending.remove(&id) {
             match pending.kind {
                 PendingKind::Initialize { role, offer } => {
-                    self.on_initialize_answer(conn, role, offer, response.outcome)
+                    // Registrations still waiting end with `initialize` (section 2.20).
+                    self.settle_children(conn, id);
+                    self.on_initialize_answer(conn, role, offer, response.outcome);
+                    self.seal_shortcuts(conn);
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::LifecycleHook => self.on_lifecycle_hook_answer(conn, response.outcome),

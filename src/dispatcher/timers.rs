@@ -38,6 +38,8 @@ pub(crate) enum Timer {
     DrainDeadline { conn: ConnId },
     /// The presentation throttle's window opens again (section 2.5).
     PresentationPoll { conn: ConnId },
+    /// A `message/updated` batch is 50 ms old (section 1.11); `seq` names the batch.
+    MessageBatch { conn: ConnId, seq: u64 },
 }
 
 #[derive(Debug)]

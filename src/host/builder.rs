@@ -31,6 +31,8 @@ pub struct ExtensionHostBuilder {
     host_tools: Vec<String>,
     tool_namespace: ToolNamespace,
     services: HostServices,
+    bound: crate::services::bound::ServiceBindings,
+    bound_per_extension: std::collections::HashMap<String, crate::services::bound::ServiceBindings>,
     supervisor: SupervisorPolicy,
     frontend: Arc<dyn Frontend>,
     workspace: PathBuf,
@@ -55,6 +57,8 @@ impl ExtensionHostBuilder {
             host_tools: Vec::new(),
             tool_namespace: ToolNamespace::Host,
             services: HostServices::default(),
+            bound: Default::default(),
+            bound_per_extension: Default::default(),
             supervisor: SupervisorPolicy::default(),
             frontend: Arc::new(HeadlessFrontend),
             workspace: workspace.to_path_buf(),
@@ -216,6 +220,31 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// Binds services for every extension (the Wave-1 services of sections 2.19-2.23):
+    /// each bound feature is offered to API 0.2 and 0.4 extensions, and requests for it
+    /// reach the service after the runtime checked them. Bindings add up; a later one
+    /// of the same feature replaces the earlier.
+    pub fn bind(mut self, services: crate::services::bound::ServiceBindings) -> Self {
+        self.bound = services.over(&self.bound);
+        self
+    }
+
+    /// Binds services for one extension, over the host-wide ones per feature (see
+    /// [`ExtensionHostBuilder::bind`]; a start can also bind them with
+    /// [`StartOptions::services`](super::StartOptions::services)).
+    pub fn bind_for(
+        mut self,
+        extension: impl Into<String>,
+        services: crate::services::bound::ServiceBindings,
+    ) -> Self {
+        let entry = self
+            .bound_per_extension
+            .entry(extension.into())
+            .or_default();
+        *entry = services.over(entry);
+        self
+    }
+
     /// Binds the host services: policy engine, approver, secret broker, credential
     /// resolver. Unbound services deny or answer "unavailable".
     pub fn services(mut self, services: HostServices) -> Self {
@@ -297,6 +326,8 @@ impl ExtensionHostBuilder {
                 return Err(std::io::Error::last_os_error());
             }
         }
+        let mut services = self.services;
+        services.bound = self.bound.over(&services.bound);
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
             host_context: self.host_context,
@@ -309,7 +340,8 @@ impl ExtensionHostBuilder {
             next_conn: AtomicU64::new(1),
             generations: Mutex::new(std::collections::HashMap::new()),
             supervisor: self.supervisor,
-            services: self.services,
+            services,
+            extension_services: Mutex::new(self.bound_per_extension),
             host_tools: self.host_tools,
             tool_namespace: self.tool_namespace,
             spin_before_sleep: self.spin_before_sleep,

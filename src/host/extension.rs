@@ -11,6 +11,7 @@ use super::{HostInner, ShutdownReport, StartedExtension};
 use crate::dispatcher::{CallRequest, Command, HostRequest};
 use crate::limits::MENU_COLLECT_DEADLINE;
 use crate::manifest::UiSurface;
+use crate::model::notify::{NotifyError, Wave1Notification};
 use crate::negotiation::Feature;
 use crate::validate::{
     self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookPayload,
@@ -107,6 +108,71 @@ impl ExtensionHandle {
         };
         self.inner.commands.send(command).ok()?;
         answer.recv().ok().flatten()
+    }
+
+    /// Sends a Wave-1 notification (section 1.11) to the extension's current
+    /// generation. Refused, with nothing sent, when its feature was not negotiated,
+    /// when a payload breaks a bound, or when a shortcut was not admitted by this
+    /// generation; the host also reports the refusal as a diagnostic.
+    pub fn notify(&self, notification: Wave1Notification) -> Result<(), NotifyError> {
+        self.send_notify(None, notification)
+    }
+
+    /// Like [`ExtensionHandle::notify`], refused unless `generation` is the current
+    /// one: for a caller that learned a shortcut or message from one generation.
+    pub fn notify_generation(
+        &self,
+        generation: u64,
+        notification: Wave1Notification,
+    ) -> Result<(), NotifyError> {
+        self.send_notify(Some(generation), notification)
+    }
+
+    /// Sends `shortcut/trigger {"id"}` (sections 1.11 and 2.20): only a shortcut the
+    /// current generation registered inside `initialize` and the bound
+    /// [`ShortcutService`](crate::services::bound::ShortcutService) admitted is
+    /// triggered; any other id fails closed.
+    pub fn trigger_shortcut(&self, id: &str) -> Result<(), NotifyError> {
+        self.notify(Wave1Notification::ShortcutTrigger { id: id.into() })
+    }
+
+    /// Adds an assistant-message delta. The host coalesces deltas into
+    /// `message/updated` batches (at 4,096 bytes, 64 deltas or 50 ms, section 1.11);
+    /// needs the negotiated `message_injection`.
+    pub fn message_delta(&self, message_id: &str, delta: &str) -> Result<(), NotifyError> {
+        self.notify(Wave1Notification::MessageDeltas {
+            message_id: message_id.into(),
+            deltas: vec![delta.into()],
+        })
+    }
+
+    /// The message settled: its last `message/updated` batch is sent now.
+    pub fn message_settled(&self, message_id: &str) -> Result<(), NotifyError> {
+        self.notify(Wave1Notification::MessageSettled {
+            message_id: message_id.into(),
+        })
+    }
+
+    fn send_notify(
+        &self,
+        generation: Option<u64>,
+        notification: Wave1Notification,
+    ) -> Result<(), NotifyError> {
+        let not_running = || NotifyError::NotRunning {
+            extension: self.info.name.clone(),
+        };
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Notify {
+            extension: self.info.name.clone(),
+            generation,
+            notification,
+            reply,
+        };
+        self.inner
+            .commands
+            .send(command)
+            .map_err(|_| not_running())?;
+        answer.recv().map_err(|_| not_running())?
     }
 
     /// The deadline of a call that sets none (the builder's `request_deadline`).

@@ -48,10 +48,12 @@ pub use extension::{ExtensionHandle, MenuFallbackReason, MenuOutcome};
 pub use crate::model::catalog::ToolCatalog;
 pub use crate::supervisor::{ParkReason, SupervisorPolicy};
 // What calls take and return, so an embedder needs only `host`.
+pub use crate::model::notify::{NotifyError, Wave1Notification};
 pub use crate::model::services::HostServices;
 pub use crate::model::status::{
     ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport,
 };
+pub use crate::services::bound::ServiceBindings;
 pub use crate::validate::v0_3::{
     MigrationDetection, MigrationImport, ProviderEvent, ProviderEventKind, StreamAcceptance,
 };

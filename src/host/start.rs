@@ -55,6 +55,7 @@ impl ExtensionHost {
             startup_timeout: options
                 .startup_timeout
                 .unwrap_or(self.inner.shared.startup_timeout),
+            services: options.services,
             reply,
         };
         if self.inner.commands.send(command).is_err() {

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod events;
 pub mod frontend;
 pub mod lifecycle;
+pub mod notify;
 pub mod progress;
 pub mod services;
 pub mod settings;

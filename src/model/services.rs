@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::services::bound::ServiceBindings;
 use crate::services::{
     Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
 };
@@ -24,6 +25,9 @@ pub struct HostServices {
     /// Which tools extensions may register at run time (section 2.11); every valid
     /// registration is accepted when none is bound.
     pub tool_policy: Option<Arc<dyn ToolPolicy>>,
+    /// Host-wide bindings of the Wave-1 services (sections 2.19-2.23): each bound
+    /// feature is offered to every API 0.2 and 0.4 extension.
+    pub bound: ServiceBindings,
 }
 
 impl Default for HostServices {
@@ -34,6 +38,7 @@ impl Default for HostServices {
             secrets: None,
             credentials: None,
             tool_policy: None,
+            bound: ServiceBindings::new(),
         }
     }
 }
@@ -45,6 +50,7 @@ impl std::fmt::Debug for HostServices {
             .field("secrets", &self.secrets.is_some())
             .field("credentials", &self.credentials.is_some())
             .field("tool_policy", &self.tool_policy.is_some())
+            .field("bound", &self.bound)
             .finish_non_exhaustive()
     }
 }

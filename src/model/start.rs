@@ -265,15 +265,24 @@ impl std::error::Error for StartError {
 }
 
 /// Options for one start ([`ExtensionHost::start_with`](crate::host::ExtensionHost::start_with)).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct StartOptions {
     /// How long the extension has to answer `initialize`; `None` uses the host's
     /// [`crate::host::ExtensionHostBuilder::startup_timeout`].
     pub startup_timeout: Option<Duration>,
+    /// Services bound for this extension, over the host's per feature; they stay bound
+    /// for its restarts and reloads until a later start binds others.
+    pub services: Option<crate::services::bound::ServiceBindings>,
 }
 
 impl StartOptions {
+    /// Binds services for this extension (see [`StartOptions::services`]).
+    pub fn services(mut self, services: crate::services::bound::ServiceBindings) -> StartOptions {
+        self.services = Some(services);
+        self
+    }
+
     /// Sets the `initialize` deadline of this start.
     pub fn startup_timeout(mut self, timeout: Duration) -> StartOptions {
         self.startup_timeout = Some(timeout);

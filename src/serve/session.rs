@@ -197,7 +197,10 @@ impl Session {
         let starting = self.starting.clone();
         let out = self.out.clone();
         let reply_to = id.cloned();
-        let options = StartOptions { startup_timeout };
+        let options = StartOptions {
+            startup_timeout,
+            services: None,
+        };
         let spawned = self.spawn(id, "octet-serve-start", move || {
             let line = |id: Option<&ClientId>, outcome: &Result<Value, ServeError>| match outcome {
                 Ok(info) => reply_ok_line(id, info.clone()),

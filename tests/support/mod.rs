@@ -185,3 +185,18 @@ pub fn diagnostics(events: &[HostEvent]) -> Vec<&Diagnostic> {
         })
         .collect()
 }
+
+/// Writes `<root>/<name>/extension.toml` running the Wave-1 peer
+/// (`tests/fixtures/wave1_peer.py`): it takes every offered feature and offers the
+/// tools `ask`, `answers` and `seen`. `env` holds extra `[entrypoint].env` entries
+/// (`KEY = "value", ...`), such as `OCTET_PEER_SHORTCUTS`.
+pub fn wave1_extension(root: &Path, name: &str, api: &str, env: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let manifest = format!(
+        "name = {name:?}\nversion = \"0.1.0\"\napi_version = {api:?}\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ {env} }}\n\n\
+         [contributes]\ntools = [\"ask\", \"answers\", \"seen\"]\n",
+        script.to_string_lossy(),
+    );
+    write_manifest(root, name, &manifest)
+}

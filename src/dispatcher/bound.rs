@@ -1,0 +1,307 @@
+//! Requests for services the embedder bound (section 2; the Wave-1 requests of
+//! sections 2.19-2.23): admission, owner precedence, hand-off to the service on a
+//! thread of its own, and its answer on the way back.
+//!
+//! Admission runs on the dispatcher in this order, and the first failure answers the
+//! extension with a [`Refusal`]: the feature was negotiated (`shortcut/register`, sent
+//! inside `initialize`, needs it offered); the params are an object with an unsigned
+//! `parent_request_id`; the owner (a live parent's own, else an explicit
+//! `resource_owner` that matches this generation's issued triple); the closed params
+//! and their bounds; the method's own host state (shortcut scope, count, duplicates).
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::connection::{ChildKind, ChildRequest};
+use super::Dispatcher;
+use crate::limits::MAX_SHORTCUTS;
+use crate::model::events::Diagnostic;
+use crate::model::frontend::CancelFlag;
+use crate::services::bound::{
+    Outcome, RawReply, Refusal, ServiceAnswer, ServiceCall, ServiceMethod, ServiceRefusal,
+    ServiceRequest,
+};
+use crate::services::ResourceOwner;
+use crate::transport::ConnId;
+use crate::wire::{codes, RequestId, ResponseError};
+
+/// The shortcuts of one generation (section 2.20).
+#[derive(Default)]
+pub(crate) struct ShortcutBook {
+    /// Registrations the service admitted inside `initialize`.
+    admitted: HashSet<String>,
+    /// Ids registered twice: unavailable for the rest of the generation.
+    poisoned: HashSet<String>,
+}
+
+impl ShortcutBook {
+    /// True when a `shortcut/trigger` for `id` may be sent.
+    pub fn is_admitted(&self, id: &str) -> bool {
+        self.admitted.contains(id)
+    }
+}
+
+/// Where a request's owner came from.
+struct Admitted {
+    parent: u64,
+    owner: ResourceOwner,
+    /// The parent had settled; the explicit owner was admitted.
+    independent: bool,
+}
+
+impl Dispatcher {
+    /// Admits a request for a bound service, or refuses it.
+    pub(super) fn on_bound_request(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        method: ServiceMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        let (request, admitted) = self
+            .admit_bound(conn, method, params)
+            .map_err(|refusal| refusal.to_response())?;
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let Some(service) = c.services.get(method.feature()).cloned() else {
+            return Err(Refusal::UnsupportedFeature
+                .because(format!("no {} service is bound", method.feature()))
+                .to_response());
+        };
+        let cancelled = CancelFlag::default();
+        let shortcut = match &request {
+            ServiceRequest::ShortcutRegister(s) => Some(s.id.clone()),
+            _ => None,
+        };
+        c.children.insert(
+            id.clone(),
+            ChildRequest {
+                kind: ChildKind::Service { method, shortcut },
+                // An independently answered request outlives its settled parent.
+                parent: (!admitted.independent).then_some(admitted.parent),
+                cancelled: cancelled.clone(),
+            },
+        );
+        let call = ServiceCall {
+            source: c.source.clone(),
+            method,
+            parent_request_id: admitted.parent,
+            owner: admitted.owner,
+            independent: admitted.independent,
+            cancelled: cancelled.clone(),
+        };
+        let reply = RawReply::new(
+            conn,
+            id.clone(),
+            method,
+            cancelled,
+            self.service_answer_sender.clone(),
+        );
+        // The service may block: it never runs on the dispatcher. Without a thread the
+        // reply is dropped, which answers the extension with an internal error.
+        let spawned = std::thread::Builder::new()
+            .name("octet-service".into())
+            .spawn(move || service.serve(call, request, reply));
+        if let Err(error) = spawned {
+            let source = c.source.clone();
+            self.shared.events.diagnostic(
+                &source,
+                Diagnostic::Refused {
+                    method: method.name().into(),
+                    reason: format!("no thread for the service: {error}"),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn admit_bound(
+        &mut self,
+        conn: ConnId,
+        method: ServiceMethod,
+        params: Option<&Value>,
+    ) -> Result<(ServiceRequest, Admitted), ServiceRefusal> {
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let feature = method.feature();
+        let initialize = c.pending.initialize_id();
+        let negotiated = match (&c.negotiated, initialize) {
+            (Some(n), _) => n.features.contains(feature),
+            // Registrations are written inside `initialize`, before the answer that
+            // selects the feature: offered is enough until then (section 2.20).
+            (None, Some(init)) => {
+                method == ServiceMethod::ShortcutRegister && c.pending.offers(init, feature)
+            }
+            (None, None) => false,
+        };
+        if !negotiated {
+            return Err(
+                Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated"))
+            );
+        }
+        let empty = Map::new();
+        let params = match params {
+            Some(Value::Object(map)) => map,
+            None => &empty,
+            Some(_) => return Err(Refusal::InvalidRequest.because("params must be an object")),
+        };
+        let parent = params
+            .get("parent_request_id")
+            .ok_or_else(|| Refusal::InvalidRequest.because("parent_request_id is required"))?
+            .as_u64()
+            .ok_or_else(|| {
+                Refusal::InvalidRequest.because("parent_request_id must be an unsigned integer")
+            })?;
+        // Owner precedence (section 2): a live parent's owner wins and an explicit
+        // field is ignored; with a settled parent only this generation's issued triple
+        // is admitted; anything else is refused, never coerced.
+        let live = match method {
+            ServiceMethod::ShortcutRegister => initialize == Some(parent),
+            _ => c.pending.is_call(&parent),
+        };
+        let admitted = if live {
+            Admitted {
+                parent,
+                owner: c.owner.clone(),
+                independent: false,
+            }
+        } else {
+            let issued = parent >= 1 && parent < c.peek_next_request_id();
+            let pending = c.pending.contains_key(&parent);
+            let explicit = params.get("resource_owner").map(ResourceOwner::parse);
+            match explicit {
+                Some(Ok(owner)) if issued && !pending && owner == c.owner => Admitted {
+                    parent,
+                    owner,
+                    independent: true,
+                },
+                Some(Ok(_)) if !issued || pending => {
+                    return Err(Refusal::NotForegroundOwner.because(format!(
+                        "request {parent} is not a host request this generation settled"
+                    )))
+                }
+                Some(Ok(_)) => {
+                    return Err(Refusal::NotForegroundOwner
+                        .because("resource_owner is not the owner issued to this process"))
+                }
+                Some(Err(e)) => return Err(Refusal::NotForegroundOwner.because(e.to_string())),
+                None => {
+                    return Err(Refusal::NotForegroundOwner.because(format!(
+                        "request {parent} is not an active host request, and no resource_owner was given"
+                    )))
+                }
+            }
+        };
+        let request = ServiceRequest::parse(method, params)?;
+        if let ServiceRequest::ShortcutRegister(shortcut) = &request {
+            if admitted.independent || !live {
+                return Err(Refusal::InvalidRequest
+                    .because("shortcut/register is admitted only inside the initialize request"));
+            }
+            let pending: Vec<&str> = c
+                .children
+                .values()
+                .filter_map(|child| match &child.kind {
+                    ChildKind::Service {
+                        shortcut: Some(id), ..
+                    } => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let book = &mut c.shortcuts;
+            if book.poisoned.contains(&shortcut.id)
+                || book.admitted.contains(&shortcut.id)
+                || pending.contains(&shortcut.id.as_str())
+            {
+                // A duplicate leaves the id unavailable (section 2.20).
+                book.admitted.remove(&shortcut.id);
+                book.poisoned.insert(shortcut.id.clone());
+                return Err(Refusal::InvalidRequest.because(format!(
+                    "shortcut `{}` was registered twice and is now unavailable",
+                    shortcut.id
+                )));
+            }
+            if book.admitted.len() + pending.len() >= MAX_SHORTCUTS {
+                return Err(Refusal::BoundsExceeded
+                    .because(format!("at most {MAX_SHORTCUTS} shortcuts per process")));
+            }
+        }
+        Ok((request, admitted))
+    }
+
+    /// A service answered. Answers for requests that were meanwhile dropped (parent
+    /// settled, cancelled, generation gone) are ignored.
+    pub(super) fn on_service_answer(&mut self, answer: ServiceAnswer) {
+        let ServiceAnswer { conn, id, outcome } = answer;
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let Some(child) = c.children.remove(&id) else {
+            return;
+        };
+        let ChildKind::Service { method, shortcut } = child.kind else {
+            return;
+        };
+        let source = c.source.clone();
+        match outcome {
+            Outcome::Answered(result) => {
+                if let Some(shortcut) = shortcut {
+                    if !c.shortcuts.poisoned.contains(&shortcut) {
+                        c.shortcuts.admitted.insert(shortcut);
+                    }
+                }
+                self.answer_with(conn, &id, &result, false);
+            }
+            Outcome::Refused(refusal) => self.send_error(conn, &id, &refusal.to_response()),
+            Outcome::Broken(why) => {
+                self.shared.events.diagnostic(
+                    &source,
+                    Diagnostic::Refused {
+                        method: method.name().into(),
+                        reason: format!(
+                            "the bound service's answer broke the method's rules: {why}"
+                        ),
+                    },
+                );
+                let error = ResponseError::new(
+                    codes::INTERNAL_ERROR,
+                    format!(
+                        "internal error: the host's {} service answered wrongly",
+                        method.feature()
+                    ),
+                );
+                self.send_error(conn, &id, &error);
+            }
+            Outcome::Dropped => {
+                self.shared.events.diagnostic(
+                    &source,
+                    Diagnostic::Refused {
+                        method: method.name().into(),
+                        reason: "the bound service dropped the request without answering".into(),
+                    },
+                );
+                let error = ResponseError::new(
+                    codes::INTERNAL_ERROR,
+                    format!(
+                        "internal error: the host's {} service did not answer",
+                        method.feature()
+                    ),
+                );
+                self.send_error(conn, &id, &error);
+            }
+        }
+    }
+
+    /// `initialize` settled: registrations still waiting were cancelled with it, and
+    /// without the negotiated `shortcuts` feature none stays admitted (section 2.20).
+    pub(super) fn seal_shortcuts(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            let negotiated = c
+                .negotiated
+                .as_ref()
+                .is_some_and(|n| n.features.contains(crate::negotiation::Feature::Shortcuts));
+            if !negotiated {
+                c.shortcuts.admitted.clear();
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Host-to-extension Wave-1 notifications (section 1.11): `shortcut/trigger` for
+//! admitted shortcuts, and assistant-message deltas coalesced into `message/updated`
+//! batches.
+//!
+//! A batch is emitted when it holds [`MESSAGE_BATCH_BYTES`] of text or
+//! [`MESSAGE_BATCH_DELTAS`] deltas, when its oldest delta is [`MESSAGE_BATCH_INTERVAL`]
+//! old, or when the message settles, whichever comes first. Each batch goes out once,
+//! in order, as one notification `{"message_id", "delta", "deltas"}`; a delta is never
+//! split between batches. `message/updated` is gated by `message_injection`, the
+//! feature of the assistant-message surface (the reference names no other).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::timers::Timer;
+use super::Dispatcher;
+use crate::limits::{
+    MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES, MAX_MESSAGE_ID_BYTES,
+    MAX_WAVE1_NOTIFICATION_BYTES, MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS,
+    MESSAGE_BATCH_INTERVAL,
+};
+use crate::model::events::Diagnostic;
+use crate::model::notify::{NotifyError, Wave1Notification};
+use crate::negotiation::Feature;
+use crate::services::bound::{Refusal, ServiceRefusal};
+use crate::transport::{ConnId, OutboundFrame};
+use crate::validate::encoded_len;
+
+/// One message's deltas not yet sent.
+struct Batch {
+    text: String,
+    deltas: u64,
+    /// Names the batch's interval timer; a new batch gets a new one.
+    seq: u64,
+}
+
+/// The open messages of one generation, by message id.
+#[derive(Default)]
+pub(crate) struct MessageBatches {
+    open: HashMap<String, Batch>,
+    next_seq: u64,
+}
+
+impl Dispatcher {
+    /// Sends (or batches) a Wave-1 notification to the routed generation of
+    /// `extension`; `generation`, when given, must be that generation.
+    pub(super) fn on_notify(
+        &mut self,
+        extension: &str,
+        generation: Option<u64>,
+        notification: Wave1Notification,
+    ) -> Result<(), NotifyError> {
+        let Some(&conn) = self.routes.get(extension) else {
+            return Err(NotifyError::NotRunning {
+                extension: extension.into(),
+            });
+        };
+        let outcome = self.notify_conn(conn, generation, notification);
+        if let (Err(NotifyError::Refused(refusal)), Some(c)) = (&outcome, self.conns.get(&conn)) {
+            self.shared.events.diagnostic(
+                &c.source,
+                Diagnostic::Refused {
+                    method: "notification".into(),
+                    reason: refusal.to_string(),
+                },
+            );
+        }
+        outcome
+    }
+
+    fn notify_conn(
+        &mut self,
+        conn: ConnId,
+        generation: Option<u64>,
+        notification: Wave1Notification,
+    ) -> Result<(), NotifyError> {
+        let refused = |refusal: ServiceRefusal| Err(NotifyError::Refused(refusal));
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .expect("routes name live connections");
+        if let Some(expected) = generation.filter(|g| *g != c.source.generation) {
+            return refused(Refusal::InvalidRequest.because(format!(
+                "generation {expected} is stale; generation {} is current",
+                c.source.generation
+            )));
+        }
+        let negotiated = |feature: Feature| {
+            c.negotiated
+                .as_ref()
+                .is_some_and(|n| n.features.contains(feature))
+        };
+        match notification {
+            Wave1Notification::ShortcutTrigger { id } => {
+                if !negotiated(Feature::Shortcuts) {
+                    return refused(
+                        Refusal::UnsupportedFeature.because("shortcuts was not negotiated"),
+                    );
+                }
+                // Unknown, refused or stale registrations fail closed (section 1.11).
+                if !c.shortcuts.is_admitted(&id) {
+                    return refused(Refusal::InvalidRequest.because(format!(
+                        "shortcut `{id}` is not admitted in generation {}",
+                        c.source.generation
+                    )));
+                }
+                self.send_notification(conn, "shortcut/trigger", json!({ "id": id }))
+            }
+            Wave1Notification::MessageDeltas { message_id, deltas } => {
+                if !negotiated(Feature::MessageInjection) {
+                    return refused(
+                        Refusal::UnsupportedFeature.because("message_injection was not negotiated"),
+                    );
+                }
+                check_message_id(&message_id).map_err(NotifyError::Refused)?;
+                if deltas.len() > MAX_MESSAGE_BATCH_DELTAS {
+                    return refused(Refusal::BoundsExceeded.because(format!(
+                        "{} deltas at once; at most {MAX_MESSAGE_BATCH_DELTAS}",
+                        deltas.len()
+                    )));
+                }
+                if let Some(big) = deltas.iter().find(|d| d.len() > MAX_MESSAGE_DELTA_BYTES) {
+                    return refused(Refusal::BoundsExceeded.because(format!(
+                        "a delta of {} bytes; at most {MAX_MESSAGE_DELTA_BYTES}",
+                        big.len()
+                    )));
+                }
+                for delta in deltas {
+                    self.push_delta(conn, &message_id, delta)?;
+                }
+                Ok(())
+            }
+            Wave1Notification::MessageSettled { message_id } => {
+                check_message_id(&message_id).map_err(NotifyError::Refused)?;
+                self.flush_message(conn, &message_id)
+            }
+        }
+    }
+
+    fn push_delta(
+        &mut self,
+        conn: ConnId,
+        message_id: &str,
+        delta: String,
+    ) -> Result<(), NotifyError> {
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let books = &mut c.messages;
+        let batch = match books.open.get_mut(message_id) {
+            Some(batch) => batch,
+            None => {
+                books.next_seq += 1;
+                let seq = books.next_seq;
+                self.timers.schedule(
+                    Instant::now() + MESSAGE_BATCH_INTERVAL,
+                    Timer::MessageBatch { conn, seq },
+                );
+                books.open.entry(message_id.to_string()).or_insert(Batch {
+                    text: String::new(),
+                    deltas: 0,
+                    seq,
+                })
+            }
+        };
+        batch.text.push_str(&delta);
+        batch.deltas += 1;
+        if batch.text.len() >= MESSAGE_BATCH_BYTES || batch.deltas >= MESSAGE_BATCH_DELTAS {
+            return self.flush_message(conn, message_id);
+        }
+        Ok(())
+    }
+
+    /// Sends the open batch of `message_id`, if any.
+    fn flush_message(&mut self, conn: ConnId, message_id: &str) -> Result<(), NotifyError> {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return Ok(());
+        };
+        let Some(batch) = c.messages.open.remove(message_id) else {
+            return Ok(());
+        };
+        let params = json!({"message_id": message_id, "delta": batch.text, "deltas": batch.deltas});
+        self.send_notification(conn, "message/updated", params)
+    }
+
+    /// A batch's interval elapsed: send it unless it went out already.
+    pub(super) fn on_message_batch_timer(&mut self, conn: ConnId, seq: u64) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let due = c
+            .messages
+            .open
+            .iter()
+            .find(|(_, batch)| batch.seq == seq)
+            .map(|(id, _)| id.clone());
+        if let Some(message_id) = due {
+            if let Err(error) = self.flush_message(conn, &message_id) {
+                let source = self.conns[&conn].source.clone();
+                self.shared.events.diagnostic(
+                    &source,
+                    Diagnostic::Refused {
+                        method: "message/updated".into(),
+                        reason: error.to_string(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Writes a Wave-1 notification: a bounded plain object (section 1.11).
+    fn send_notification(
+        &mut self,
+        conn: ConnId,
+        method: &str,
+        params: Value,
+    ) -> Result<(), NotifyError> {
+        let size = encoded_len(&params);
+        if size > MAX_WAVE1_NOTIFICATION_BYTES {
+            return Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
+                format!(
+                    "a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"
+                ),
+            )));
+        }
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        match c.encode_notification(method, &params) {
+            Ok(bytes) => {
+                c.push_frame(OutboundFrame {
+                    bytes,
+                    state: None,
+                    wipe: false,
+                });
+                Ok(())
+            }
+            Err(e) => Err(NotifyError::Refused(
+                Refusal::BoundsExceeded.because(format!("{method} cannot be sent: {e}")),
+            )),
+        }
+    }
+}
+
+fn check_message_id(id: &str) -> Result<(), ServiceRefusal> {
+    if id.is_empty() || id.len() > MAX_MESSAGE_ID_BYTES {
+        return Err(Refusal::InvalidRequest.because(format!(
+            "message_id must be 1 to {MAX_MESSAGE_ID_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Host-to-extension Wave-1 notifications (section 1.11): what the embedder sends, and
+//! why one is refused.
+
+use std::fmt;
+
+use crate::services::bound::ServiceRefusal;
+
+/// A Wave-1 notification the embedder asks the host to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Wave1Notification {
+    /// `shortcut/trigger {"id"}`: only for a shortcut admitted in the current
+    /// generation's `initialize`.
+    ShortcutTrigger {
+        /// The shortcut's id.
+        id: String,
+    },
+    /// Assistant-message deltas, coalesced by the host into `message/updated`
+    /// batches.
+    MessageDeltas {
+        /// The message, at most [`crate::limits::MAX_MESSAGE_ID_BYTES`].
+        message_id: String,
+        /// Deltas in order, at most [`crate::limits::MAX_MESSAGE_BATCH_DELTAS`] at
+        /// once, each at most [`crate::limits::MAX_MESSAGE_DELTA_BYTES`].
+        deltas: Vec<String>,
+    },
+    /// The message settled: its last batch is sent now.
+    MessageSettled {
+        /// The message.
+        message_id: String,
+    },
+}
+
+/// Why a Wave-1 notification was not sent. Nothing of a refused notification reaches
+/// the extension; the host also reports it as a diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotifyError {
+    /// No generation of the extension is running.
+    NotRunning {
+        /// The extension.
+        extension: String,
+    },
+    /// The notification breaks a rule: its feature was not negotiated
+    /// (`unsupported_feature`), a payload bound (`bounds_exceeded`), or it names a
+    /// shortcut or generation that is not current (`invalid_request`).
+    Refused(ServiceRefusal),
+}
+
+impl fmt::Display for NotifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotifyError::NotRunning { extension } => {
+                write!(f, "extension `{extension}` is not running")
+            }
+            NotifyError::Refused(refusal) => refusal.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for NotifyError {}

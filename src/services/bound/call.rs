@@ -1,0 +1,211 @@
+//! What a bound service is told about one request, and the reply it owes: typed for
+//! the embedder ([`Reply`]), checked against the method's result rules before it goes
+//! back to the dispatcher, and answered exactly once: a reply dropped unanswered
+//! answers the extension with an internal error.
+
+use std::marker::PhantomData;
+
+use crossbeam_channel::Sender;
+use serde_json::{json, Value};
+
+use super::method::ServiceMethod;
+use super::refusal::ServiceRefusal;
+use crate::model::events::GenerationRef;
+use crate::model::frontend::CancelFlag;
+use crate::services::ResourceOwner;
+use crate::transport::ConnId;
+use crate::wire::RequestId;
+
+/// What a bound service is told about one request.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ServiceCall {
+    /// The generation that asked.
+    pub source: GenerationRef,
+    /// The request's method.
+    pub method: ServiceMethod,
+    /// The host request the extension named as parent.
+    pub parent_request_id: u64,
+    /// The resource owner the runtime derived (section 2): the live parent's, or the
+    /// explicit `resource_owner` admitted with a settled parent.
+    pub owner: ResourceOwner,
+    /// True when the parent had settled and the explicit owner was admitted: the
+    /// request is answered independently of it (section 2).
+    pub independent: bool,
+    /// Set once the answer is no longer wanted: the parent settled, the extension
+    /// cancelled the request, or the generation ended. The extension has been
+    /// answered already; a reply sent after this is ignored.
+    pub cancelled: CancelFlag,
+}
+
+/// How a service request ended, as the dispatcher receives it.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// A result that keeps the method's rules.
+    Answered(Value),
+    /// A refusal from the vocabulary.
+    Refused(ServiceRefusal),
+    /// A result that breaks the method's rules (why, in words).
+    Broken(String),
+    /// The reply was dropped unanswered.
+    Dropped,
+}
+
+/// A service's answer on its way back to the dispatcher.
+pub(crate) struct ServiceAnswer {
+    pub conn: ConnId,
+    pub id: RequestId,
+    pub outcome: Outcome,
+}
+
+/// The untyped reply the runtime hands a binding: sends exactly one [`Outcome`].
+pub(crate) struct RawReply {
+    target: Option<(ConnId, RequestId, Sender<ServiceAnswer>)>,
+    method: ServiceMethod,
+    cancelled: CancelFlag,
+}
+
+impl RawReply {
+    pub(crate) fn new(
+        conn: ConnId,
+        id: RequestId,
+        method: ServiceMethod,
+        cancelled: CancelFlag,
+        answers: Sender<ServiceAnswer>,
+    ) -> RawReply {
+        RawReply {
+            target: Some((conn, id, answers)),
+            method,
+            cancelled,
+        }
+    }
+
+    /// True once the answer is no longer wanted.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.is_cancelled()
+    }
+
+    /// Sends a result, after checking it against the method's result rules.
+    pub(crate) fn answer(self, result: Value) {
+        let outcome = match self.method.check_result(&result) {
+            Ok(()) => Outcome::Answered(result),
+            Err(why) => Outcome::Broken(why),
+        };
+        self.send(outcome);
+    }
+
+    /// Sends a refusal.
+    pub(crate) fn refuse(self, refusal: ServiceRefusal) {
+        self.send(Outcome::Refused(refusal));
+    }
+
+    fn send(mut self, outcome: Outcome) {
+        if let Some((conn, id, answers)) = self.target.take() {
+            let _ = answers.send(ServiceAnswer { conn, id, outcome });
+        }
+    }
+}
+
+impl Drop for RawReply {
+    fn drop(&mut self) {
+        if let Some((conn, id, answers)) = self.target.take() {
+            let _ = answers.send(ServiceAnswer {
+                conn,
+                id,
+                outcome: Outcome::Dropped,
+            });
+        }
+    }
+}
+
+impl std::fmt::Debug for RawReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawReply")
+            .field("method", &self.method)
+            .field("answered", &self.target.is_none())
+            .finish()
+    }
+}
+
+/// A value a Wave-1 service answers with; the runtime turns it into the method's
+/// result and checks it before the extension sees it.
+pub trait ServiceResult: Send + 'static {
+    /// The JSON-RPC `result`.
+    fn into_result(self) -> Value;
+}
+
+impl ServiceResult for () {
+    /// `{}`.
+    fn into_result(self) -> Value {
+        json!({})
+    }
+}
+
+/// The composer's text (`composer/get`, section 2.19): checked like a written text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComposerText(pub String);
+
+impl ServiceResult for ComposerText {
+    fn into_result(self) -> Value {
+        json!({ "text": self.0 })
+    }
+}
+
+/// The host-assigned durable id of an appended entry (`session/append_entry`, section
+/// 2.21): 1 to [`crate::limits::MAX_ENTRY_ID_BYTES`] bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryId(pub String);
+
+impl ServiceResult for EntryId {
+    fn into_result(self) -> Value {
+        json!({ "entry_id": self.0 })
+    }
+}
+
+/// The answer a service owes one request. Answer it exactly once, from any thread, now
+/// or later; dropping it unanswered answers the extension with -32603. A result that
+/// breaks the method's rules never reaches the extension: it gets -32603 and the host
+/// a diagnostic naming the rule.
+#[must_use = "the extension waits until the reply is answered"]
+pub struct Reply<T: ServiceResult> {
+    raw: RawReply,
+    _result: PhantomData<fn(T)>,
+}
+
+impl<T: ServiceResult> Reply<T> {
+    pub(crate) fn new(raw: RawReply) -> Reply<T> {
+        Reply {
+            raw,
+            _result: PhantomData,
+        }
+    }
+
+    /// Answers with a result.
+    pub fn ok(self, result: T) {
+        self.raw.answer(result.into_result());
+    }
+
+    /// Refuses with a refusal of the vocabulary (section 3).
+    pub fn refuse(self, refusal: ServiceRefusal) {
+        self.raw.refuse(refusal);
+    }
+
+    /// Answers with `outcome`.
+    pub fn send(self, outcome: Result<T, ServiceRefusal>) {
+        match outcome {
+            Ok(result) => self.ok(result),
+            Err(refusal) => self.refuse(refusal),
+        }
+    }
+
+    /// True once the answer is no longer wanted (see [`ServiceCall::cancelled`]).
+    pub fn is_cancelled(&self) -> bool {
+        self.raw.is_cancelled()
+    }
+}
+
+impl<T: ServiceResult> std::fmt::Debug for Reply<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.raw.fmt(f)
+    }
+}

@@ -1,0 +1,29 @@
+//! Services the embedder binds, and the mechanism that serves them: the Wave-1
+//! requests of sections 2.19-2.23 first.
+//!
+//! A service is a trait ([`ComposerService`], [`ShortcutService`],
+//! [`SessionEntryService`], [`MessageInjectionService`], [`ActiveToolsService`]) bound
+//! in [`ServiceBindings`] on the builder or per start. The runtime enforces everything
+//! the reference says before a service sees a request (the feature was negotiated, the
+//! closed params shape, every bound, the parent and owner precedence of section 2, the
+//! child-request id rules) and checks the answer before the extension sees it. Services
+//! get typed values and the derived owner, never raw JSON, on a thread of their own.
+//! When a request's parent settles the service's [`ServiceCall::cancelled`] is set and
+//! the extension gets -32800 at once. Refusals use one vocabulary, [`Refusal`]
+//! (section 3).
+
+mod bindings;
+mod call;
+mod method;
+mod refusal;
+mod wave1;
+
+pub use bindings::ServiceBindings;
+pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
+pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
+pub use method::{check_composer_text, MessageRole, ServiceMethod, ServiceRequest, Shortcut};
+pub use refusal::{Refusal, ServiceRefusal};
+pub use wave1::{
+    ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
+    ShortcutService,
+};

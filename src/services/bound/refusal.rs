@@ -1,0 +1,138 @@
+//! The Wave-1 refusal vocabulary (section 3): one enum of the four contract names,
+//! each with its JSON-RPC code.
+
+use std::fmt;
+
+use crate::limits::MAX_REFUSAL_DETAIL_BYTES;
+use crate::wire::{codes, ResponseError};
+
+/// A Wave-1 refusal (section 3). The extension receives its code, and its contract
+/// name as the first token of `error.message`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// -32601 `unsupported_feature`: the feature was not negotiated, or the host
+    /// cannot serve the request at all.
+    UnsupportedFeature,
+    /// -32602 `invalid_request`: the params break the method's shape or rules.
+    InvalidRequest,
+    /// -32602 `bounds_exceeded`: a value is over its bound.
+    BoundsExceeded,
+    /// -32002 `not_foreground_owner`: the request's owner is not the foreground one.
+    NotForegroundOwner,
+}
+
+impl Refusal {
+    /// Every refusal, in the reference's order.
+    pub const ALL: [Refusal; 4] = [
+        Refusal::UnsupportedFeature,
+        Refusal::InvalidRequest,
+        Refusal::BoundsExceeded,
+        Refusal::NotForegroundOwner,
+    ];
+
+    /// The contract name, such as `bounds_exceeded`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Refusal::UnsupportedFeature => "unsupported_feature",
+            Refusal::InvalidRequest => "invalid_request",
+            Refusal::BoundsExceeded => "bounds_exceeded",
+            Refusal::NotForegroundOwner => "not_foreground_owner",
+        }
+    }
+
+    /// The refusal a contract name names.
+    pub fn from_name(name: &str) -> Option<Refusal> {
+        Refusal::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The JSON-RPC error code.
+    pub fn code(self) -> i64 {
+        match self {
+            Refusal::UnsupportedFeature => codes::METHOD_NOT_FOUND,
+            Refusal::InvalidRequest | Refusal::BoundsExceeded => codes::INVALID_PARAMS,
+            Refusal::NotForegroundOwner => codes::NO_OWNER,
+        }
+    }
+
+    /// This refusal with a detail in words.
+    pub fn because(self, detail: impl Into<String>) -> ServiceRefusal {
+        ServiceRefusal {
+            refusal: self,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A refusal with its detail, as a service returns it and the extension receives it:
+/// `error.message` is `"<name>: <detail>"` (or `"<name>"` without a detail), the detail
+/// cut at [`MAX_REFUSAL_DETAIL_BYTES`] on a character boundary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceRefusal {
+    /// Which refusal.
+    pub refusal: Refusal,
+    /// Why, in words the extension's author can act on.
+    pub detail: String,
+}
+
+impl ServiceRefusal {
+    /// The JSON-RPC error the extension receives.
+    pub fn to_response(&self) -> ResponseError {
+        ResponseError::new(self.refusal.code(), self.to_string())
+    }
+}
+
+impl fmt::Display for ServiceRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut end = self.detail.len().min(MAX_REFUSAL_DETAIL_BYTES);
+        while !self.detail.is_char_boundary(end) {
+            end -= 1;
+        }
+        match end {
+            0 => f.write_str(self.refusal.name()),
+            _ => write!(f, "{}: {}", self.refusal.name(), &self.detail[..end]),
+        }
+    }
+}
+
+impl std::error::Error for ServiceRefusal {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_carry_code_and_contract_name_first() {
+        let response = Refusal::BoundsExceeded.because("too long").to_response();
+        assert_eq!(response.code, -32602);
+        assert_eq!(response.message, "bounds_exceeded: too long");
+        let owner = Refusal::NotForegroundOwner.because("").to_response();
+        assert_eq!(
+            (owner.code, owner.message.as_str()),
+            (-32002, "not_foreground_owner")
+        );
+        assert_eq!(Refusal::UnsupportedFeature.code(), -32601);
+        assert_eq!(Refusal::InvalidRequest.code(), -32602);
+    }
+
+    #[test]
+    fn details_are_cut_on_a_character_boundary() {
+        let long = Refusal::InvalidRequest.because("é".repeat(600)).to_string();
+        assert!(long.len() <= "invalid_request: ".len() + MAX_REFUSAL_DETAIL_BYTES);
+        assert!(long.starts_with("invalid_request: é"));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for refusal in Refusal::ALL {
+            assert_eq!(Refusal::from_name(refusal.name()), Some(refusal));
+        }
+        assert_eq!(Refusal::from_name("denied"), None);
+    }
+}
