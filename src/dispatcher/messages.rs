@@ -57,12 +57,13 @@ impl Dispatcher {
                 extension: extension.into(),
             });
         };
+        let method = notification.method();
         let outcome = self.notify_conn(conn, generation, notification);
         if let (Err(NotifyError::Refused(refusal)), Some(c)) = (&outcome, self.conns.get(&conn)) {
             self.shared.events.diagnostic(
                 &c.source,
                 Diagnostic::Refused {
-                    method: "notification".into(),
+                    method: method.into(),
                     reason: refusal.to_string(),
                 },
             );

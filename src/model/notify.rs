@@ -31,6 +31,18 @@ pub enum Wave1Notification {
     },
 }
 
+impl Wave1Notification {
+    /// The wire method it is sent as.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Wave1Notification::ShortcutTrigger { .. } => "shortcut/trigger",
+            Wave1Notification::MessageDeltas { .. } | Wave1Notification::MessageSettled { .. } => {
+                "message/updated"
+            }
+        }
+    }
+}
+
 /// Why a Wave-1 notification was not sent. Nothing of a refused notification reaches
 /// the extension; the host also reports it as a diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]

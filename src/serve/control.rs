@@ -11,8 +11,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, ServeError};
+use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::manifest::UiSurface;
+use crate::negotiation::Feature;
+use crate::services::bound::{Refusal, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
@@ -86,6 +89,8 @@ pub(crate) enum Op {
     Start {
         extension: String,
         startup_timeout: Option<Duration>,
+        /// The services the client answers for this extension (feature names).
+        services: Vec<Feature>,
     },
     /// Stop an extension.
     Stop { extension: String },
@@ -102,6 +107,17 @@ pub(crate) enum Op {
         request_id: u64,
         value: Option<Secret>,
     },
+    /// Answer a pending `service_request`.
+    ServiceAnswer {
+        request_id: u64,
+        answer: ServiceAnswerSpec,
+    },
+    /// Send a Wave-1 notification (section 1.11), or message deltas to batch.
+    Notify {
+        extension: String,
+        generation: Option<u64>,
+        notification: Wave1Notification,
+    },
     /// Snapshot every live generation.
     Status,
     /// Report a lifecycle observation (section 1.10).
@@ -109,6 +125,24 @@ pub(crate) enum Op {
     /// Shut everything down and exit.
     Shutdown,
 }
+
+/// The client's answer to a `service_request`.
+#[derive(Debug, PartialEq)]
+pub(crate) enum ServiceAnswerSpec {
+    /// `"result": {..}`, checked against the method's result rules.
+    Result(Value),
+    /// `"refusal": "<contract name>", "message": ".."`.
+    Refusal(ServiceRefusal),
+}
+
+/// The features `serve` can bind to its client, by their feature names.
+pub(crate) const BINDABLE_SERVICES: [Feature; 5] = [
+    Feature::Composer,
+    Feature::Shortcuts,
+    Feature::SessionEntries,
+    Feature::MessageInjection,
+    Feature::ActiveTools,
+];
 
 /// A call: which extension, which request, under which caller id.
 #[derive(Debug, PartialEq)]
@@ -194,6 +228,10 @@ const OPS: &[&str] = &[
     "cancel",
     "answer_confirmation",
     "answer_input",
+    "service_answer",
+    "notify",
+    "message_delta",
+    "message_settled",
     "status",
     "lifecycle",
     "shutdown",
@@ -248,6 +286,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "start" => Ok(Op::Start {
             extension: f.string("extension")?,
             startup_timeout: f.opt_u64("startup_timeout_ms")?.map(Duration::from_millis),
+            services: services(f)?,
         }),
         "stop" => Ok(Op::Stop {
             extension: f.string("extension")?,
@@ -292,6 +331,46 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
                 Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(Secret(s.clone())),
                 Some(_) => return Err(ServeError::wrong_type("value", "a string or null")),
+            },
+        }),
+        "service_answer" => Ok(Op::ServiceAnswer {
+            request_id: f.u64("request_id")?,
+            answer: service_answer(f)?,
+        }),
+        "notify" => {
+            let method = f.string("method")?;
+            let params = f.object_or_empty("params")?;
+            let notification = match method.as_str() {
+                "shortcut/trigger" => Wave1Notification::ShortcutTrigger {
+                    id: Fields::new(params.as_object().expect("an object"), "params.")
+                        .string("id")?,
+                },
+                _ => {
+                    return Err(ServeError::invalid_value(
+                        "method",
+                        &["shortcut/trigger (message/updated is sent by message_delta and message_settled)"],
+                    ))
+                }
+            };
+            Ok(Op::Notify {
+                extension: f.string("extension")?,
+                generation: f.opt_u64("generation")?,
+                notification,
+            })
+        }
+        "message_delta" => Ok(Op::Notify {
+            extension: f.string("extension")?,
+            generation: f.opt_u64("generation")?,
+            notification: Wave1Notification::MessageDeltas {
+                message_id: f.string("message_id")?,
+                deltas: message_deltas(f)?,
+            },
+        }),
+        "message_settled" => Ok(Op::Notify {
+            extension: f.string("extension")?,
+            generation: f.opt_u64("generation")?,
+            notification: Wave1Notification::MessageSettled {
+                message_id: f.string("message_id")?,
             },
         }),
         "status" => Ok(Op::Status),
@@ -459,6 +538,72 @@ fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
         },
         _ => return Err(ServeError::invalid_value("event", LIFECYCLE_EVENTS)),
     })
+}
+
+/// `services`: feature names the client will answer, each one `serve` can bind.
+fn services(f: &Fields) -> Result<Vec<Feature>, ServeError> {
+    const NAMES: &[&str] = &[
+        "composer",
+        "shortcuts",
+        "session_entries",
+        "message_injection",
+        "active_tools",
+    ];
+    let mut features = Vec::new();
+    for name in f.opt_strings("services")? {
+        let feature = Feature::parse(&name)
+            .filter(|feature| BINDABLE_SERVICES.contains(feature))
+            .ok_or_else(|| ServeError::invalid_value("services", NAMES))?;
+        if !features.contains(&feature) {
+            features.push(feature);
+        }
+    }
+    Ok(features)
+}
+
+/// `result` or `refusal` (with an optional `message`), exactly one of them.
+fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
+    match (f.get("result"), f.opt_string("refusal")?) {
+        (Some(result), None) => Ok(ServiceAnswerSpec::Result(result.clone())),
+        (None, Some(name)) => {
+            let refusal = Refusal::from_name(&name).ok_or_else(|| {
+                ServeError::invalid_value(
+                    "refusal",
+                    &[
+                        "unsupported_feature",
+                        "invalid_request",
+                        "bounds_exceeded",
+                        "not_foreground_owner",
+                    ],
+                )
+            })?;
+            Ok(ServiceAnswerSpec::Refusal(
+                refusal.because(f.opt_string("message")?.unwrap_or_default()),
+            ))
+        }
+        (Some(_), Some(_)) => Err(ServeError::new(
+            ErrorCode::InvalidValue,
+            "a service answer has `result` or `refusal`, not both",
+        )
+        .with("field", "refusal")),
+        (None, None) => Err(ServeError::missing("result")),
+    }
+}
+
+/// `delta` (one string) or `deltas` (an array of strings; `updates` is an alias).
+fn message_deltas(f: &Fields) -> Result<Vec<String>, ServeError> {
+    if let Some(delta) = f.opt_string("delta")? {
+        return Ok(vec![delta]);
+    }
+    let name = if f.get("deltas").is_some() {
+        "deltas"
+    } else {
+        "updates"
+    };
+    if f.get(name).is_none() {
+        return Err(ServeError::missing("delta"));
+    }
+    f.opt_strings(name)
 }
 
 /// Typed access to the members of one object; `prefix` qualifies member names in

@@ -92,6 +92,9 @@ pub enum ErrorCode {
     Overloaded,
     /// The request could not be encoded.
     InvalidRequest,
+    /// A Wave-1 notification was refused (its feature was not negotiated, a bound, or
+    /// a shortcut or generation that is not current); `refusal` names the contract.
+    NotificationRefused,
 }
 
 impl ErrorCode {
@@ -136,6 +139,7 @@ impl ErrorCode {
             ErrorCode::RequestTooLarge => "request_too_large",
             ErrorCode::Overloaded => "overloaded",
             ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::NotificationRefused => "notification_refused",
         }
     }
 

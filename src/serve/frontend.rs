@@ -59,7 +59,7 @@ pub(crate) struct ServeFrontend {
 
 /// Why a question ended without an answer, as sent in `request_cancelled`.
 #[derive(Clone, Copy)]
-enum CancelCause {
+pub(crate) enum CancelCause {
     /// The host no longer wants the answer (the call settled, the extension cancelled
     /// the request, or its generation ended).
     NoLongerWanted,
@@ -119,6 +119,18 @@ impl ServeFrontend {
         // gave up in the meantime simply never reads it.
         let _ = pending.answer.try_send(answer);
         Ok(())
+    }
+
+    /// A fresh request id for a line that waits for the client (a question or a
+    /// `service_request`), or `None` once serve is closing.
+    pub fn next_request_id(&self) -> Option<u64> {
+        let mut questions = self.questions.lock();
+        if questions.closed {
+            return None;
+        }
+        let request_id = questions.next_id;
+        questions.next_id += 1;
+        Some(request_id)
     }
 
     /// Stops asking: every pending question ends (denied or cancelled) with a
@@ -194,7 +206,7 @@ impl ServeFrontend {
 }
 
 /// `{"type": "request_cancelled", "request_id": .., "reason": ..}`.
-fn cancelled_line(request_id: u64, cause: CancelCause) -> Value {
+pub(crate) fn cancelled_line(request_id: u64, cause: CancelCause) -> Value {
     json!({"type": "request_cancelled", "request_id": request_id, "reason": cause.as_str()})
 }
 

@@ -36,6 +36,7 @@ mod encode;
 mod error;
 mod frontend;
 mod io;
+mod services;
 mod session;
 
 use std::io::{BufRead, Write};

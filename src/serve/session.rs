@@ -16,6 +16,7 @@ use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
+use super::services::ServeServices;
 use crate::host::{
     CallError, CallOptions, CancelFlag, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
 };
@@ -48,6 +49,8 @@ pub(crate) struct Session {
     host: Arc<ExtensionHost>,
     out: Emitter,
     frontend: Arc<ServeFrontend>,
+    /// The services the client answers.
+    services: Arc<ServeServices>,
     /// The handles of extensions started in this session, by name.
     started: Arc<Mutex<HashMap<String, ExtensionHandle>>>,
     /// Starts in progress, by extension: the ids of the `start` lines that came while
@@ -93,6 +96,7 @@ impl Session {
         Ok(Session {
             host: Arc::new(host),
             calls: Calls::start(out.clone())?,
+            services: ServeServices::new(out.clone(), frontend.clone())?,
             out,
             frontend,
             started: Arc::default(),
@@ -140,7 +144,8 @@ impl Session {
             Op::Start {
                 extension,
                 startup_timeout,
-            } => self.start(id, extension, startup_timeout),
+                services,
+            } => self.start(id, extension, startup_timeout, services),
             Op::Stop { extension } => self.stop(id, extension),
             Op::Reload { extension } => self.reload(id, extension),
             Op::Call(spec) => self.call(id, spec),
@@ -155,6 +160,17 @@ impl Session {
             Op::AnswerInput { request_id, value } => {
                 self.answer(id, request_id, Answer::Input(value))
             }
+            Op::ServiceAnswer { request_id, answer } => {
+                match self.services.answer(request_id, answer) {
+                    Ok(reply) => self.reply_ok(id, reply),
+                    Err(error) => self.reply_error(id, error),
+                }
+            }
+            Op::Notify {
+                extension,
+                generation,
+                notification,
+            } => self.notify(id, &extension, generation, notification),
             Op::Status => {
                 let extensions: Vec<Value> =
                     self.host.status().iter().map(encode::status).collect();
@@ -167,6 +183,39 @@ impl Session {
             Op::Shutdown => return Flow::Shutdown(id.cloned()),
         }
         Flow::Continue
+    }
+
+    /// Sends a Wave-1 notification through the extension's handle.
+    fn notify(
+        &self,
+        id: Option<&ClientId>,
+        extension: &str,
+        generation: Option<u64>,
+        notification: crate::host::Wave1Notification,
+    ) {
+        let Some(handle) = self.started.lock().get(extension).cloned() else {
+            let error = ServeError::new(
+                ErrorCode::NotStarted,
+                format!("extension `{extension}` was not started in this session"),
+            );
+            return self.reply_error(id, error);
+        };
+        let sent = match generation {
+            Some(generation) => handle.notify_generation(generation, notification),
+            None => handle.notify(notification),
+        };
+        match sent {
+            Ok(()) => self.reply_ok(id, json!({})),
+            Err(crate::host::NotifyError::Refused(refusal)) => self.reply_error(
+                id,
+                ServeError::new(ErrorCode::NotificationRefused, refusal.to_string())
+                    .with("refusal", refusal.refusal.name()),
+            ),
+            Err(error) => self.reply_error(
+                id,
+                ServeError::new(ErrorCode::NotStarted, error.to_string()),
+            ),
+        }
     }
 
     fn answer(&self, id: Option<&ClientId>, request_id: u64, answer: Answer) {
@@ -183,6 +232,7 @@ impl Session {
         id: Option<&ClientId>,
         extension: String,
         startup_timeout: Option<std::time::Duration>,
+        services: Vec<crate::negotiation::Feature>,
     ) {
         // A start of an extension that is already starting gets that start's outcome
         // (not `already_running` while it may still fail).
@@ -197,9 +247,12 @@ impl Session {
         let starting = self.starting.clone();
         let out = self.out.clone();
         let reply_to = id.cloned();
+        // The client answers exactly the services it named, and only those are
+        // offered; a start that names none keeps what an earlier start bound (a
+        // reload reviving a parked extension).
         let options = StartOptions {
             startup_timeout,
-            services: None,
+            services: (!services.is_empty()).then(|| self.services.bindings(&services)),
         };
         let spawned = self.spawn(id, "octet-serve-start", move || {
             let line = |id: Option<&ClientId>, outcome: &Result<Value, ServeError>| match outcome {
@@ -238,7 +291,7 @@ impl Session {
                 .iter()
                 .any(|s| s.extension == extension && s.parked.is_some());
             match parked {
-                true => self.start(id, extension, None),
+                true => self.start(id, extension, None, Vec::new()),
                 false => self.reply_error(id, not_started(&extension)),
             }
             return;
@@ -396,6 +449,7 @@ impl Session {
     /// every group at once.
     pub fn finish(mut self, end: End, signals: &Receiver<i32>) -> Result<(), io::Error> {
         self.frontend.close();
+        self.services.close();
         let report = match end {
             End::Signal(_) => self.shutdown_for_signal(signals),
             _ => self.host.shutdown(),

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod serve_harness;
 pub mod sidecar;
 
 use std::path::{Path, PathBuf};

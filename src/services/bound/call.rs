@@ -80,6 +80,11 @@ impl RawReply {
         }
     }
 
+    /// The method this reply answers.
+    pub(crate) fn method(&self) -> ServiceMethod {
+        self.method
+    }
+
     /// True once the answer is no longer wanted.
     pub(crate) fn is_cancelled(&self) -> bool {
         self.cancelled.is_cancelled()

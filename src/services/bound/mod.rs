@@ -23,6 +23,7 @@ pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
 pub use method::{check_composer_text, MessageRole, ServiceMethod, ServiceRequest, Shortcut};
 pub use refusal::{Refusal, ServiceRefusal};
+pub(crate) use wave1::RawService;
 pub use wave1::{
     ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
     ShortcutService,

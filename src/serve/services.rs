@@ -1,0 +1,157 @@
+//! The services `serve` binds to its client: for an extension started with
+//! `"services": [..]`, each validated request for one of those features becomes a
+//! `service_request` line, and the client's `service_answer` operation answers it. The
+//! runtime has checked the request (feature, params, bounds, parent and owner) before
+//! the line is written, and checks the client's result before the extension sees it.
+//! A request the host no longer wants (its parent settled, the extension cancelled it,
+//! the generation ended) gets a `request_cancelled` line, from one watcher thread.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde_json::{json, Map, Value};
+
+use super::control::ServiceAnswerSpec;
+use super::encode::insert_source;
+use super::error::{ErrorCode, ServeError};
+use super::frontend::{cancelled_line, CancelCause, ServeFrontend};
+use super::io::Emitter;
+use crate::host::CancelFlag;
+use crate::negotiation::Feature;
+use crate::services::bound::{RawReply, RawService, ServiceBindings, ServiceCall, ServiceRequest};
+
+/// How often the watcher looks for requests that are no longer wanted.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// A `service_request` waiting for the client.
+struct Waiting {
+    reply: RawReply,
+    cancelled: CancelFlag,
+}
+
+/// The client-answered services of one session.
+pub(crate) struct ServeServices {
+    out: Emitter,
+    /// Shares its request ids, so `request_cancelled` names one request only.
+    frontend: Arc<ServeFrontend>,
+    waiting: Mutex<HashMap<u64, Waiting>>,
+}
+
+/// Forwards one feature's requests to the client.
+struct Forward(Arc<ServeServices>);
+
+impl RawService for Forward {
+    fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
+        self.0.forward(call, request, reply);
+    }
+}
+
+impl ServeServices {
+    /// Services writing through `out`, with a watcher thread that ends with them.
+    pub fn new(out: Emitter, frontend: Arc<ServeFrontend>) -> std::io::Result<Arc<ServeServices>> {
+        let services = Arc::new(ServeServices {
+            out,
+            frontend,
+            waiting: Mutex::new(HashMap::new()),
+        });
+        let watched: Weak<ServeServices> = Arc::downgrade(&services);
+        std::thread::Builder::new()
+            .name("octet-serve-services".into())
+            .spawn(move || loop {
+                std::thread::sleep(CANCEL_POLL);
+                match watched.upgrade() {
+                    Some(services) => services.drop_unwanted(),
+                    None => return,
+                }
+            })?;
+        Ok(services)
+    }
+
+    /// Bindings that forward `features` to the client.
+    pub fn bindings(self: &Arc<Self>, features: &[Feature]) -> ServiceBindings {
+        features
+            .iter()
+            .fold(ServiceBindings::new(), |bindings, feature| {
+                bindings.bind(*feature, Arc::new(Forward(self.clone())))
+            })
+    }
+
+    fn forward(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
+        // Once serve is closing nobody answers: the dropped reply tells the extension.
+        let Some(request_id) = self.frontend.next_request_id() else {
+            return;
+        };
+        let mut line = Map::new();
+        line.insert("type".into(), "service_request".into());
+        line.insert("request_id".into(), request_id.into());
+        insert_source(&mut line, &call.source);
+        line.insert("method".into(), call.method.name().into());
+        line.insert("params".into(), request.params());
+        line.insert("owner".into(), call.owner.to_value());
+        self.waiting.lock().insert(
+            request_id,
+            Waiting {
+                reply,
+                cancelled: call.cancelled,
+            },
+        );
+        self.out.emit(Value::Object(line));
+    }
+
+    /// The client's `service_answer`: a result that breaks the method's rules is
+    /// refused here and the extension gets -32603.
+    pub fn answer(&self, request_id: u64, answer: ServiceAnswerSpec) -> Result<Value, ServeError> {
+        let Some(waiting) = self.waiting.lock().remove(&request_id) else {
+            return Err(ServeError::new(
+                ErrorCode::UnknownRequestId,
+                format!("no service request {request_id} is waiting for an answer"),
+            ));
+        };
+        match answer {
+            ServiceAnswerSpec::Result(result) => {
+                let method = waiting.reply.method();
+                let broken = method.check_result(&result).err();
+                waiting.reply.answer(result);
+                if let Some(why) = broken {
+                    return Err(ServeError::new(
+                        ErrorCode::InvalidResult,
+                        format!("the answer breaks {method}'s result rules: {why}; the extension got -32603"),
+                    )
+                    .with("request_id", request_id));
+                }
+            }
+            ServiceAnswerSpec::Refusal(refusal) => waiting.reply.refuse(refusal),
+        }
+        Ok(json!({ "request_id": request_id }))
+    }
+
+    /// Ends every request the host no longer wants with a `request_cancelled` line.
+    fn drop_unwanted(&self) {
+        let mut waiting = self.waiting.lock();
+        let mut ids: Vec<u64> = waiting
+            .iter()
+            .filter(|(_, w)| w.cancelled.is_cancelled())
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            waiting.remove(&id);
+            self.out
+                .emit(cancelled_line(id, CancelCause::NoLongerWanted));
+        }
+    }
+
+    /// Serve is closing: every waiting request ends with a `request_cancelled` line
+    /// (its extension is answered with an internal error, and is shutting down).
+    pub fn close(&self) {
+        let mut waiting = self.waiting.lock();
+        let mut ids: Vec<u64> = waiting.keys().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            waiting.remove(&id);
+            self.out.emit(cancelled_line(id, CancelCause::Shutdown));
+        }
+    }
+}

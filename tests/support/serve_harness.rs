@@ -1,0 +1,262 @@
+//! `serve` driven in-process over channels: a harness that writes control lines and
+//! reads the output lines, checking every recorded session against the published
+//! schema when it ends.
+
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use octet_host::serve::{self, ServeOptions};
+use serde_json::{json, Value};
+
+use super::sdk_extension;
+
+pub const LIVENESS: Duration = Duration::from_secs(30);
+
+/// The test-extension's contributions (as in tests/requests.rs, plus its menu).
+pub const TEST_EXTENSION_CONTRIBUTES: &str =
+    "tools = [\"echo\", \"sleep\", \"progress\", \"confirm\", \"ask\", \
+     \"notify\", \"crash\", \"big\", \"fail\", \"panic\", \"env\", \"events\"]\n\
+     commands = [\"fixture\"]\nhooks = [\"before_prompt\"]\ncontext = true\nui = [\"status\"]\n\
+     tool_renderers = [\"echo\"]\nnotifications = true\nconfirmations = true\nmenu = true\n";
+
+/// The read end of `serve`'s input: chunks from a channel; EOF once the sender is gone.
+pub struct ChannelReader {
+    chunks: Receiver<Vec<u8>>,
+    current: Vec<u8>,
+    offset: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.offset == self.current.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => {
+                    self.current = chunk;
+                    self.offset = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.offset);
+        buf[..n].copy_from_slice(&self.current[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
+/// The write end of `serve`'s output: complete lines go to a channel.
+pub struct LineWriter {
+    partial: Vec<u8>,
+    lines: Sender<String>,
+}
+
+impl Write for LineWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &byte in buf {
+            if byte == b'\n' {
+                let line = String::from_utf8(std::mem::take(&mut self.partial))
+                    .expect("serve writes UTF-8");
+                let _ = self.lines.send(line);
+            } else {
+                self.partial.push(byte);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A running `serve` with its input, its output lines, and every line seen so far.
+pub struct Serve {
+    pub input: Option<Sender<Vec<u8>>>,
+    pub lines: Receiver<String>,
+    pub seen: Vec<Value>,
+    /// Lines already returned by [`Serve::until`].
+    pub taken: Vec<bool>,
+    pub thread: Option<JoinHandle<io::Result<i32>>>,
+    pub _dirs: Vec<tempfile::TempDir>,
+}
+
+/// The test-extension fixture on API 0.4, named `fixture`, under `root`.
+pub fn fixture_extension(root: &Path) -> PathBuf {
+    sdk_extension(
+        root,
+        "fixture",
+        "0.4",
+        "test-extension",
+        TEST_EXTENSION_CONTRIBUTES,
+    )
+}
+
+impl Serve {
+    pub fn start(options: ServeOptions, dirs: Vec<tempfile::TempDir>) -> Serve {
+        let (input, chunks) = crossbeam_channel::unbounded();
+        let (lines_tx, lines) = crossbeam_channel::unbounded();
+        let reader = BufReader::new(ChannelReader {
+            chunks,
+            current: Vec::new(),
+            offset: 0,
+        });
+        let writer = LineWriter {
+            partial: Vec::new(),
+            lines: lines_tx,
+        };
+        let thread = std::thread::spawn(move || serve::run(options, reader, writer));
+        let mut serve = Serve {
+            input: Some(input),
+            lines,
+            seen: Vec::new(),
+            taken: Vec::new(),
+            thread: Some(thread),
+            _dirs: dirs,
+        };
+        let ready = serve.next();
+        assert_eq!(ready["type"], "ready", "{ready}");
+        assert_eq!(ready["serve_protocol"], 1);
+        serve
+    }
+
+    /// `serve` over the SDK test-extension (API 0.4) installed as `fixture`.
+    pub fn fixture() -> Serve {
+        let root = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        let dir = fixture_extension(root.path());
+        Serve::over(workspace, root, vec![dir])
+    }
+
+    pub fn over(
+        workspace: tempfile::TempDir,
+        root: tempfile::TempDir,
+        dirs: Vec<PathBuf>,
+    ) -> Serve {
+        let mut options = ServeOptions::new(workspace.path()).no_global_extensions();
+        for dir in dirs {
+            options = options.extension_dir(dir);
+        }
+        Serve::start(options, vec![workspace, root])
+    }
+
+    pub fn send(&self, line: Value) {
+        self.send_raw(format!("{line}\n").as_bytes());
+    }
+
+    pub fn send_raw(&self, bytes: &[u8]) {
+        self.input
+            .as_ref()
+            .expect("input is open")
+            .send(bytes.to_vec())
+            .unwrap();
+    }
+
+    /// The next output line, which must be one JSON object.
+    pub fn next(&mut self) -> Value {
+        let Ok(line) = self.lines.recv_timeout(LIVENESS) else {
+            panic!("no line within {LIVENESS:?}; seen: {:#?}", self.seen)
+        };
+        let value: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
+        assert!(value.is_object(), "{line}");
+        self.seen.push(value.clone());
+        self.taken.push(false);
+        value
+    }
+
+    /// The first line not taken yet that satisfies `matches` (reading more lines as
+    /// needed); it is taken, so each line is returned once.
+    pub fn until(&mut self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let found = (0..self.seen.len()).find(|&i| !self.taken[i] && matches(&self.seen[i]));
+        if let Some(i) = found {
+            self.taken[i] = true;
+            return self.seen[i].clone();
+        }
+        let start = Instant::now();
+        while start.elapsed() < LIVENESS {
+            let line = self.next();
+            if matches(&line) {
+                *self.taken.last_mut().unwrap() = true;
+                return line;
+            }
+        }
+        panic!("no {what} within {LIVENESS:?}; seen: {:#?}", self.seen)
+    }
+
+    /// The reply to the control line with `id`.
+    pub fn reply(&mut self, id: Value) -> Value {
+        self.until(&format!("reply {id}"), |l| {
+            l["type"] == "reply" && l["id"] == id
+        })
+    }
+
+    /// Sends `line` (which carries `id`) and returns its reply.
+    pub fn request(&mut self, line: Value) -> Value {
+        let id = line["id"].clone();
+        self.send(line);
+        self.reply(id)
+    }
+
+    /// The `result` line of the call `call_id`.
+    pub fn result(&mut self, call_id: Value) -> Value {
+        self.until(&format!("result {call_id}"), |l| {
+            l["type"] == "result" && l["call_id"] == call_id
+        })
+    }
+
+    /// Starts `extension` and returns its pid.
+    pub fn start_extension(&mut self, extension: &str) -> u32 {
+        let reply = self.request(
+            json!({"id": format!("start-{extension}"), "op": "start", "extension": extension}),
+        );
+        assert_eq!(reply["ok"], true, "{reply}");
+        reply["pid"].as_u64().unwrap() as u32
+    }
+
+    /// Closes the input and returns what `run` returned.
+    pub fn close_input(&mut self) -> io::Result<i32> {
+        self.input = None;
+        self.join()
+    }
+
+    pub fn join(&mut self) -> io::Result<i32> {
+        let thread = self.thread.take().expect("joined once");
+        let start = Instant::now();
+        while !thread.is_finished() {
+            assert!(start.elapsed() < LIVENESS, "serve::run did not return");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let result = thread.join().unwrap();
+        // Everything serve wrote is in the channel now.
+        while let Ok(line) = self.lines.try_recv() {
+            let value: Value = serde_json::from_str(&line).unwrap();
+            self.seen.push(value);
+            self.taken.push(false);
+        }
+        // Every session recorded here is checked against the published schema.
+        assert_lines_follow_the_schema(&self.seen);
+        result
+    }
+}
+
+/// Checks every line against docs/serve-protocol.schema.json.
+pub fn assert_lines_follow_the_schema(lines: &[Value]) {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = octet_host::validate::schema::OutputSchema::compile(&schema).unwrap();
+    for line in lines {
+        if let Err(error) = schema.validate(line) {
+            panic!("a serve line breaks docs/serve-protocol.schema.json: {error}\n{line}");
+        }
+    }
+}
+
+pub fn text_of(result: &Value) -> &str {
+    result["output"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result expected: {result}"))
+}
