@@ -148,7 +148,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
     };
     assert!(has_line(&["Discovery"]), "{text}");
-    assert!(has_line(&["6 extensions found"]), "{text}");
+    assert!(has_line(&["7 extensions found"]), "{text}");
     assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
     assert!(has_line(&["initialize", "0.1"]), "{text}");
     assert!(has_line(&["initialize", "0.4"]), "{text}");
@@ -201,6 +201,14 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         &["showcase#1 presentation revision 1", "owner: session"],
         &["activity  snapshot:1", "succeeded", "→ artifact artifact-"],
         &["← decision: deny"],
+        // Wave-1 services: the notes example against the demo's bound services.
+        &["Wave-1 services (notes, API 0.2)"],
+        &["features", "session_entries", "composer", "shortcuts"],
+        &["service: shortcut/register notes.save", "inside initialize"],
+        &["service: composer/get", "Draft: retry the flaky upload"],
+        &["service: session/set_label entry-1", "draft"],
+        &["← saved 42 bytes as entry entry-1 (draft) and cleared the composer"],
+        &["← the extension's handler ran and sent a notification"],
     ];
     for needles in later {
         assert!(has_line(needles), "{needles:?} missing:\n{text}");
@@ -218,6 +226,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         "checkpoint#1",
         "test-extension#2",
         "showcase#1",
+        "notes#1",
     ] {
         assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
     }

@@ -766,3 +766,60 @@ fn per_extension_bindings_come_with_the_start() {
     );
     assert_refused(&answers["1"], -32601, "unsupported_feature");
 }
+
+#[test]
+fn the_sdk_side_registers_shortcuts_and_uses_the_services() {
+    let dir = tempfile::tempdir().unwrap();
+    let ext = support::sdk_extension(
+        dir.path(),
+        "notes",
+        "0.2",
+        "notes",
+        "tools = [\"save_draft\"]\nnotifications = true",
+    );
+    let composer = Composer::default();
+    *composer.text.lock().unwrap() = "Draft: fix the parser".into();
+    let shortcuts = Shortcuts::default();
+    let entries = Entries::default();
+    let services = ServiceBindings::new()
+        .composer(composer.clone())
+        .shortcuts(shortcuts.clone())
+        .session_entries(entries.clone());
+    let host = support::host_builder(dir.path(), &[ext])
+        .bind(services)
+        .build()
+        .unwrap();
+    let notes = host.start("notes").unwrap();
+    // The registration happened inside initialize.
+    assert_eq!(shortcuts.0.entries(), vec!["register notes.save"]);
+
+    let options = CallOptions::with_deadline(Duration::from_secs(60));
+    let result = notes.call_tool("save_draft", json!({}), options).unwrap();
+    assert!(
+        result.text().contains("as entry entry-1 (draft)"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(composer.text.lock().unwrap().as_str(), "");
+    assert_eq!(
+        entries.0.entries(),
+        vec![
+            "append draft {\"text\":\"Draft: fix the parser\"}".to_string(),
+            "label entry-1 \"draft\"".into(),
+        ]
+    );
+
+    notes.trigger_shortcut("notes.save").unwrap();
+    let events = support::collect_events(&host, Duration::from_secs(20), |events| {
+        events
+            .iter()
+            .any(|e| matches!(e, octet_host::HostEvent::Notification { .. }))
+    });
+    let notified = events.iter().any(|e| match e {
+        octet_host::HostEvent::Notification { notification, .. } => {
+            notification.message == "the save shortcut was pressed"
+        }
+        _ => false,
+    });
+    assert!(notified, "{events:?}");
+}

@@ -153,6 +153,9 @@ pub enum ChildRequestError {
     /// API 0.3: the host's answer broke the envelope rules (closed envelope, error
     /// object, ...), so it carries no usable outcome.
     InvalidResponse(FrameError),
+    /// A Wave-1 request refused locally before anything was written: its feature was
+    /// not negotiated, or it breaks the method's shape or a bound (section 2.19).
+    Refused(crate::services::bound::ServiceRefusal),
 }
 
 impl fmt::Display for ChildRequestError {
@@ -178,6 +181,7 @@ impl fmt::Display for ChildRequestError {
             ChildRequestError::InvalidResponse(e) => {
                 write!(f, "the host's answer is not a valid response: {e}")
             }
+            ChildRequestError::Refused(refusal) => write!(f, "refused before sending: {refusal}"),
         }
     }
 }

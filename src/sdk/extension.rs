@@ -213,6 +213,10 @@ pub struct Extension {
     pub(crate) lifecycle: Option<LifecycleEntry>,
     pub(crate) features: Vec<String>,
     pub(crate) max_concurrent_requests: u32,
+    /// Runtime shortcuts registered inside `initialize` (section 2.20).
+    pub(crate) shortcuts: Vec<super::wave1::ShortcutEntry>,
+    /// The handler of `message/updated` batches (section 1.11).
+    pub(crate) message_update: Option<Arc<super::wave1::MessageUpdateFn>>,
 }
 
 impl std::fmt::Debug for Extension {
@@ -236,6 +240,11 @@ impl std::fmt::Debug for Extension {
             .field("lifecycle", &self.lifecycle.as_ref().map(|l| &l.events))
             .field("features", &self.features)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field(
+                "shortcuts",
+                &self.shortcuts.iter().map(|s| &s.id).collect::<Vec<_>>(),
+            )
+            .field("message_update", &self.message_update.is_some())
             .finish()
     }
 }
@@ -264,6 +273,8 @@ impl Extension {
             lifecycle: None,
             features: Vec::new(),
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            shortcuts: Vec::new(),
+            message_update: None,
         }
     }
 

@@ -58,7 +58,9 @@ mod menu;
 mod output;
 mod request;
 mod runtime;
+mod wave1;
 
+pub use crate::services::bound::MessageRole;
 pub use context::{CancellationToken, Context};
 pub use error::{ChildRequestError, HandlerError, RunError};
 pub use extension::{
@@ -72,6 +74,10 @@ pub use output::{
     Surface, ToolOutput,
 };
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
+pub use wave1::{
+    MessageUpdate, FEATURE_ACTIVE_TOOLS, FEATURE_COMPOSER, FEATURE_MESSAGE_INJECTION,
+    FEATURE_SESSION_ENTRIES, FEATURE_SHORTCUTS,
+};
 
 /// Host requests an extension handles at once on API 0.2/0.4 unless
 /// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it

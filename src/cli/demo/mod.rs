@@ -3,7 +3,8 @@
 //! The manifests live in a temporary directory and start this very binary with
 //! `__extension <example>`: hello-world on API 0.1, git-status and checkpoint on API
 //! 0.4; then the test-extension fixture (crash and restart), a reload of hello-world,
-//! the showcase example (host services) on API 0.4, and hello-world on API 0.3. The
+//! the showcase example (host services) on API 0.4, notes (Wave-1 services) on API
+//! 0.2, and hello-world on API 0.3. The
 //! workspace is a temporary git repository (one commit, one modified file) when `git`
 //! is available, a plain directory otherwise.
 
@@ -13,6 +14,7 @@ mod setup;
 mod steps;
 mod supervision;
 mod transcript;
+mod wave1;
 
 use std::time::{Duration, Instant};
 
@@ -29,7 +31,10 @@ use transcript::Transcript;
 pub(crate) fn run(json: bool) -> Result<Report, CliError> {
     let program = std::env::current_exe().map_err(CliError::Host)?;
     let world = DemoWorld::create(&program).map_err(CliError::Host)?;
-    let mut builder = ExtensionHost::builder(&world.workspace).no_global_extensions();
+    let wave1 = wave1::DemoServices::new();
+    let mut builder = ExtensionHost::builder(&world.workspace)
+        .no_global_extensions()
+        .bind_for(setup::NOTES, wave1.bindings());
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }
@@ -41,6 +46,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         events: Vec::new(),
         started: Vec::new(),
         later_pids: Vec::new(),
+        wave1,
     };
     demo.run_all();
     let Demo { t, events, .. } = demo;
@@ -82,6 +88,8 @@ struct Demo<'a> {
     started: Vec<ExtensionHandle>,
     /// Processes of later generations (restarts, reloads), for the same check.
     later_pids: Vec<u32>,
+    /// The Wave-1 services bound for notes.
+    wave1: wave1::DemoServices,
 }
 
 impl Demo<'_> {
@@ -103,6 +111,7 @@ impl Demo<'_> {
             self.reload(hello);
         }
         self.host_services();
+        self.wave1_services();
         self.canonical_wire();
         self.host_events();
         self.shutdown();

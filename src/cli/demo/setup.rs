@@ -65,12 +65,15 @@ pub(super) const TEST_EXTENSION: &str = "test-extension";
 /// The showcase example's manifest name (host services).
 pub(super) const SHOWCASE: &str = "showcase";
 
+/// The notes example's manifest name (Wave-1 services).
+pub(super) const NOTES: &str = "notes";
+
 /// hello-world's second manifest, on the API 0.3 canonical wire.
 pub(super) const CANONICAL: &str = "hello-canonical";
 
 /// The examples of the later sections, each started there: the test-extension fixture
 /// and showcase on API 0.4, and hello-world once more on API 0.3.
-pub(super) const MORE_EXAMPLES: [Example; 3] = [
+pub(super) const MORE_EXAMPLES: [Example; 4] = [
     Example {
         name: TEST_EXTENSION,
         program: "test-extension",
@@ -94,6 +97,14 @@ pub(super) const MORE_EXAMPLES: [Example; 3] = [
         description: "hello-world on the API 0.3 canonical wire",
         capabilities: no_capabilities,
         contributes: canonical_contributes,
+    },
+    Example {
+        name: NOTES,
+        program: "notes",
+        api: "0.2",
+        description: "The composer, session entries and a shortcut, bound by the demo",
+        capabilities: no_capabilities,
+        contributes: notes_contributes,
     },
 ];
 
@@ -170,6 +181,13 @@ fn showcase_contributes() -> Table {
     let mut t = Table::new();
     t.insert("tools".into(), strings(&["snapshot"]));
     t.insert("presentation".into(), true.into());
+    t
+}
+
+fn notes_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert("tools".into(), strings(&["save_draft"]));
+    t.insert("notifications".into(), true.into());
     t
 }
 

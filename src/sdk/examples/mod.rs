@@ -9,24 +9,27 @@
 mod checkpoint;
 mod git_status;
 mod hello_world;
+pub mod notes;
 pub mod showcase;
 mod test_extension;
 
 pub use checkpoint::checkpoint;
 pub use git_status::git_status;
 pub use hello_world::hello_world;
+pub use notes::notes;
 pub use showcase::showcase;
 pub use test_extension::test_extension;
 
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 5] = [
+pub const NAMES: [&str; 6] = [
     "hello-world",
     "git-status",
     "checkpoint",
     "test-extension",
     "showcase",
+    "notes",
 ];
 
 /// The example called `name`: one of [`NAMES`], or the same with underscores.
@@ -37,6 +40,7 @@ pub fn by_name(name: &str) -> Option<Extension> {
         "checkpoint" => Some(checkpoint()),
         "test-extension" => Some(test_extension()),
         "showcase" => Some(showcase()),
+        "notes" => Some(notes()),
         _ => None,
     }
 }
@@ -61,6 +65,7 @@ mod tests {
         assert_eq!(names(&git_status()), ["git_status"]);
         assert!(names(&checkpoint()).is_empty());
         assert_eq!(names(&showcase()), ["snapshot"]);
+        assert_eq!(names(&notes()), ["save_draft"]);
         assert_eq!(
             names(&test_extension()),
             [

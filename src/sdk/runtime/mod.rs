@@ -34,6 +34,7 @@ mod dispatch;
 mod initialize;
 mod pool;
 pub(crate) mod state;
+mod wave1;
 mod writer;
 
 use std::io::{ErrorKind, Read, Write};
@@ -103,6 +104,7 @@ struct Ready {
     session: Arc<Session>,
     pool: Pool,
     lifecycle: Option<Sender<LifecycleNotice>>,
+    wave1: wave1::Wave1,
 }
 
 /// Whether the reader goes on.
@@ -397,12 +399,20 @@ impl Connection {
                 let session = Arc::new(session);
                 let lifecycle = self.start_lifecycle(&session);
                 let max_frame_bytes = session.max_frame_bytes;
+                let wave1 = wave1::Wave1::start(&self.ext, &self.shared, &session);
+                // Shortcuts are registered inside `initialize` (section 2.20): its
+                // answer waits for theirs.
+                if wave1::Wave1::registers(&self.ext, &session) {
+                    wave1.register_then_answer(&self.ext, &self.shared, request.id, result);
+                } else {
+                    self.shared.send_result(&request.id, &result);
+                }
                 self.ready = Some(Ready {
                     pool: Pool::new(session.max_concurrent_requests),
                     session,
                     lifecycle,
+                    wave1,
                 });
-                self.shared.send_result(&request.id, &result);
                 if let Some(max_frame_bytes) = max_frame_bytes {
                     self.frame_limit = canonical_frame_limit(max_frame_bytes);
                     self.shared.set_wire(Wire {
@@ -468,6 +478,9 @@ impl Connection {
                 Some(Ok(id)) => self.shared.cancel(&id),
                 _ => diagnostic(format_args!("ignoring $/cancelRequest without a valid id")),
             }
+            return;
+        }
+        if ready.wave1.on_notification(&notification) {
             return;
         }
         if let Some(lifecycle) = &ready.lifecycle {

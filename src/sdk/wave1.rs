@@ -1,0 +1,287 @@
+//! The extension side of the Wave-1 services (sections 1.11, 2.19-2.23): the requests
+//! a handler sends through its [`Context`], runtime shortcuts registered inside
+//! `initialize`, and `message/updated` batches.
+//!
+//! Requests are checked against the same bounds the host enforces before anything is
+//! written: a local refusal is [`ChildRequestError::Refused`] with the contract name
+//! (section 2.19, "a local refusal ... before anything is written"). Each request needs
+//! its feature negotiated: enable it with [`crate::sdk::Extension::feature`]
+//! (`composer`, `session_entries`, `message_injection`, `active_tools`); `shortcuts`
+//! and `message_injection` are enabled by [`crate::sdk::Extension::shortcut`] and
+//! [`crate::sdk::Extension::on_message_update`].
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::context::Context;
+use super::error::ChildRequestError;
+use super::extension::Extension;
+use crate::limits::MAX_MESSAGE_BATCH_DELTAS;
+use crate::services::bound::{
+    check_composer_text, MessageRole, Refusal, ServiceRefusal, ServiceRequest,
+};
+
+/// The feature of `composer/*` (section 2.19).
+pub const FEATURE_COMPOSER: &str = "composer";
+/// The feature of `shortcut/register` and `shortcut/trigger` (sections 2.20, 1.11).
+pub const FEATURE_SHORTCUTS: &str = "shortcuts";
+/// The feature of `session/append_entry`, `set_name` and `set_label` (section 2.21).
+pub const FEATURE_SESSION_ENTRIES: &str = "session_entries";
+/// The feature of `session/send_message`, `send_user_message` and `message/updated`
+/// (sections 2.22, 1.11).
+pub const FEATURE_MESSAGE_INJECTION: &str = "message_injection";
+/// The feature of `tools/set_active` (section 2.23).
+pub const FEATURE_ACTIVE_TOOLS: &str = "active_tools";
+
+pub(crate) type ShortcutFn = dyn Fn(&Context) + Send + Sync;
+pub(crate) type MessageUpdateFn = dyn Fn(MessageUpdate, &Context) + Send + Sync;
+
+/// A shortcut to register inside `initialize`, with the handler its trigger runs.
+pub(crate) struct ShortcutEntry {
+    pub id: String,
+    pub key: String,
+    pub description: String,
+    pub handler: Arc<ShortcutFn>,
+}
+
+/// One `message/updated` batch (section 1.11): the coalesced text of `deltas` deltas.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageUpdate {
+    /// The message the text belongs to.
+    pub message_id: String,
+    /// The coalesced text, in order.
+    pub delta: String,
+    /// How many deltas it represents.
+    pub deltas: u64,
+}
+
+impl MessageUpdate {
+    /// Reads a batch: `deltas` is a count beside the coalesced `delta`, or an SDK-shaped
+    /// array of strings (`deltas`, or its alias `updates`) whose concatenation is the
+    /// text. An array of more than [`MAX_MESSAGE_BATCH_DELTAS`] is refused as
+    /// `bounds_exceeded` and nothing is delivered.
+    pub fn parse(params: &Value) -> Result<MessageUpdate, ServiceRefusal> {
+        let invalid = |what: &str| Refusal::InvalidRequest.because(what.to_string());
+        let Value::Object(map) = params else {
+            return Err(invalid("message/updated params must be an object"));
+        };
+        let message_id = map
+            .get("message_id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty() && id.len() <= crate::limits::MAX_MESSAGE_ID_BYTES)
+            .ok_or_else(|| invalid("message_id must be a bounded non-empty string"))?
+            .to_string();
+        let array = map
+            .get("deltas")
+            .filter(|d| d.is_array())
+            .or_else(|| map.get("updates"));
+        if let Some(Value::Array(items)) = array {
+            if items.len() > MAX_MESSAGE_BATCH_DELTAS {
+                return Err(Refusal::BoundsExceeded.because(format!(
+                    "{} deltas in one batch; at most {MAX_MESSAGE_BATCH_DELTAS}",
+                    items.len()
+                )));
+            }
+            let mut delta = String::new();
+            for item in items {
+                delta.push_str(
+                    item.as_str()
+                        .ok_or_else(|| invalid("every delta must be a string"))?,
+                );
+            }
+            return Ok(MessageUpdate {
+                message_id,
+                delta,
+                deltas: items.len() as u64,
+            });
+        }
+        let delta = map
+            .get("delta")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("delta must be a string"))?
+            .to_string();
+        let deltas = map
+            .get("deltas")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| invalid("deltas must be a count or an array of strings"))?;
+        Ok(MessageUpdate {
+            message_id,
+            delta,
+            deltas,
+        })
+    }
+}
+
+impl Extension {
+    /// Registers a runtime shortcut (section 2.20) and enables `shortcuts`. When the
+    /// host offers the feature, every shortcut is registered inside `initialize`, one
+    /// at a time, before `initialize` is answered; a `shortcut/trigger` for one the host
+    /// admitted runs `handler` (one at a time, in arrival order, on a thread of its own;
+    /// the context has no request). Registering an id again replaces the earlier one.
+    pub fn shortcut<F>(
+        mut self,
+        id: impl Into<String>,
+        key: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Extension
+    where
+        F: Fn(&Context) + Send + Sync + 'static,
+    {
+        let entry = ShortcutEntry {
+            id: id.into(),
+            key: key.into(),
+            description: description.into(),
+            handler: Arc::new(handler),
+        };
+        self.shortcuts.retain(|s| s.id != entry.id);
+        self.shortcuts.push(entry);
+        self.feature(FEATURE_SHORTCUTS)
+    }
+
+    /// Receives `message/updated` batches (section 1.11) and enables
+    /// `message_injection`. Batches arrive in order, one at a time, on the thread that
+    /// runs shortcut handlers.
+    pub fn on_message_update<F>(mut self, handler: F) -> Extension
+    where
+        F: Fn(MessageUpdate, &Context) + Send + Sync + 'static,
+    {
+        self.message_update = Some(Arc::new(handler));
+        self.feature(FEATURE_MESSAGE_INJECTION)
+    }
+}
+
+impl Context {
+    /// `composer/get` (section 2.19): the host composer's whole text.
+    pub fn composer_get(&self) -> Result<String, ChildRequestError> {
+        let answer = self.wave1(ServiceRequest::ComposerGet)?;
+        answer
+            .get("text")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(ChildRequestError::MalformedAnswer {
+                method: "composer/get",
+            })
+    }
+
+    /// `composer/set` (section 2.19): replaces the whole composer text.
+    pub fn composer_set(&self, text: &str) -> Result<(), ChildRequestError> {
+        check_composer_text(text).map_err(ChildRequestError::Refused)?;
+        self.wave1_unit(ServiceRequest::ComposerSet { text: text.into() })
+    }
+
+    /// `composer/insert` (section 2.19): inserts at the composer's cursor.
+    pub fn composer_insert(&self, text: &str) -> Result<(), ChildRequestError> {
+        check_composer_text(text).map_err(ChildRequestError::Refused)?;
+        self.wave1_unit(ServiceRequest::ComposerInsert { text: text.into() })
+    }
+
+    /// `session/append_entry` (section 2.21): stores `data` and returns the host's
+    /// durable entry id.
+    pub fn append_entry(&self, entry_type: &str, data: Value) -> Result<String, ChildRequestError> {
+        let request = ServiceRequest::SessionAppendEntry {
+            entry_type: entry_type.into(),
+            data,
+        };
+        let answer = self.wave1(request)?;
+        answer
+            .get("entry_id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(ChildRequestError::MalformedAnswer {
+                method: "session/append_entry",
+            })
+    }
+
+    /// `session/set_name` (section 2.21); an empty name clears it.
+    pub fn set_session_name(&self, name: &str) -> Result<(), ChildRequestError> {
+        self.wave1_unit(ServiceRequest::SessionSetName { name: name.into() })
+    }
+
+    /// `session/set_label` (section 2.21); an empty label clears it.
+    pub fn set_entry_label(&self, entry_id: &str, label: &str) -> Result<(), ChildRequestError> {
+        self.wave1_unit(ServiceRequest::SessionSetLabel {
+            entry_id: entry_id.into(),
+            label: label.into(),
+        })
+    }
+
+    /// `session/send_message` (section 2.22): an `assistant` or `system` message.
+    pub fn send_message(&self, role: MessageRole, text: &str) -> Result<(), ChildRequestError> {
+        self.wave1_unit(ServiceRequest::SessionSendMessage {
+            role,
+            text: text.into(),
+        })
+    }
+
+    /// `session/send_user_message` (section 2.22).
+    pub fn send_user_message(&self, text: &str) -> Result<(), ChildRequestError> {
+        self.wave1_unit(ServiceRequest::SessionSendUserMessage { text: text.into() })
+    }
+
+    /// `tools/set_active` (section 2.23): `names` is the complete replacement set.
+    pub fn set_active_tools(&self, names: &[&str]) -> Result<(), ChildRequestError> {
+        let names = names.iter().map(|n| n.to_string()).collect();
+        self.wave1_unit(ServiceRequest::ToolsSetActive { names })
+    }
+
+    fn wave1_unit(&self, request: ServiceRequest) -> Result<(), ChildRequestError> {
+        self.wave1(request).map(|_| ())
+    }
+
+    /// Checks `request` as the host will (so an oversized or malformed one is refused
+    /// locally), then sends it with this request as parent.
+    fn wave1(&self, request: ServiceRequest) -> Result<Value, ChildRequestError> {
+        let method = request.method();
+        let Value::Object(params) = request.params() else {
+            unreachable!("Wave-1 params are objects");
+        };
+        ServiceRequest::parse(method, &params).map_err(ChildRequestError::Refused)?;
+        if !self.has_feature(method.feature().as_str()) {
+            return Err(ChildRequestError::Refused(
+                Refusal::UnsupportedFeature
+                    .because(format!("{} was not negotiated", method.feature())),
+            ));
+        }
+        self.request(method.name(), params)
+    }
+}
+
+/// `shortcut/register` params for one entry, inside the `initialize` request `parent`.
+pub(crate) fn registration(parent: u64, shortcut: &ShortcutEntry) -> Map<String, Value> {
+    let mut params = Map::new();
+    params.insert("parent_request_id".into(), json!(parent));
+    params.insert("id".into(), json!(shortcut.id));
+    params.insert("key".into(), json!(shortcut.key));
+    params.insert("description".into(), json!(shortcut.description));
+    params
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_take_either_form_and_refuse_long_arrays() {
+        let counted = json!({"message_id": "m", "delta": "abc", "deltas": 3});
+        assert_eq!(
+            MessageUpdate::parse(&counted).unwrap(),
+            MessageUpdate {
+                message_id: "m".into(),
+                delta: "abc".into(),
+                deltas: 3
+            }
+        );
+        let array = json!({"message_id": "m", "updates": ["a", "b"]});
+        assert_eq!(MessageUpdate::parse(&array).unwrap().delta, "ab");
+        let at = json!({"message_id": "m", "deltas": vec!["x"; MAX_MESSAGE_BATCH_DELTAS]});
+        assert_eq!(MessageUpdate::parse(&at).unwrap().deltas, 1024);
+        let past = json!({"message_id": "m", "deltas": vec!["x"; MAX_MESSAGE_BATCH_DELTAS + 1]});
+        assert_eq!(
+            MessageUpdate::parse(&past).unwrap_err().refusal,
+            Refusal::BoundsExceeded
+        );
+        assert!(MessageUpdate::parse(&json!([1])).is_err());
+    }
+}
