@@ -457,3 +457,30 @@ pub const MAX_MESSAGE_DELTA_BYTES: usize = MAX_INJECTED_TEXT_BYTES;
 /// Largest payload of a Wave-1 notification the host emits, as compact JSON, in bytes
 /// (section 1.11, "an oversized payload is refused"; host policy, below the frame bound).
 pub const MAX_WAVE1_NOTIFICATION_BYTES: usize = 512 * 1024;
+
+// ---------------------------------------------------------------------------
+// API 0.3 extension-to-host services (SUPPLEMENT "API 0.3 (canonical wire)").
+// ---------------------------------------------------------------------------
+
+/// Longest `provider_id`, in bytes (SUPPLEMENT, `provider/auth/request`).
+pub const MAX_PROVIDER_ID_BYTES: usize = 64;
+
+/// Longest authorization lease a `provider/auth/*` result carries, in bytes (SUPPLEMENT,
+/// `provider/auth/request`).
+pub const MAX_PROVIDER_LEASE_BYTES: usize = 256;
+
+/// Most scopes in a `provider/auth/*` request or a provider's `auth` (host policy
+/// bounding the SUPPLEMENT's `scopes?`).
+pub const MAX_PROVIDER_SCOPES: usize = 32;
+
+/// Longest scope, subject, label, model id, API name or display name of the API 0.3
+/// provider models, in bytes (host policy: the id bound of section 2).
+pub const MAX_PROVIDER_TEXT_BYTES: usize = MAX_ID_STRING_BYTES;
+
+/// Most models in one `providers/register` or `providers/update` (host policy: the tool
+/// catalog's bound).
+pub const MAX_PROVIDER_MODELS: usize = MAX_TOOLS;
+
+/// Longest `session_id` of `session/switch` and the `session_lifecycle` results, in
+/// bytes (the id bound of section 2).
+pub const MAX_SESSION_ID_BYTES: usize = MAX_ID_STRING_BYTES;

@@ -273,3 +273,43 @@ fn start_refuses_services_serve_cannot_bind() {
     assert_eq!(reply["error"]["field"], "services");
     serve.close_input().unwrap();
 }
+
+#[test]
+fn api_0_3_services_are_answered_by_the_client_too() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer03.py");
+    let manifest = format!(
+        "name = \"prov\"\nversion = \"0.1.0\"\napi_version = \"0.3\"\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}, \"good\"]\n\
+         env = {{ OCTET_PEER_TOOLS = \"ask\", OCTET_PEER_SELECT = \"session_lifecycle,provider_catalog\" }}\n\n\
+         [contributes]\ntools = [\"ask\"]\n",
+        script.to_string_lossy(),
+    );
+    let dir = write_manifest(root.path(), "prov", &manifest);
+    let mut serve = Serve::over(workspace, root, vec![dir]);
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "prov", "services": ["session_lifecycle", "provider_catalog"]}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    serve.send(json!({"op": "call", "call_id": "c", "extension": "prov", "tool": "ask", "arguments": {"requests": [
+        {"id": "complete", "method": "providers/complete", "params": {}, "notify": true},
+        {"id": "switch", "method": "session/switch", "params": {"session_id": "s-7"}}]}}));
+    let complete = service_request(&mut serve);
+    assert_eq!(complete["method"], "providers/complete");
+    let switch = service_request(&mut serve);
+    assert_eq!(switch["method"], "session/switch");
+    assert_eq!(switch["params"], json!({"session_id": "s-7"}));
+    // The notification waits for no answer.
+    let reply = serve.request(json!({"id": 2, "op": "service_answer", "request_id": complete["request_id"], "result": {}}));
+    assert_eq!(reply["error"]["code"], "unknown_request_id", "{reply}");
+    let reply = serve.request(json!({"id": 3, "op": "service_answer", "request_id": switch["request_id"], "refusal": "invalid_request", "message": "no such session"}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    let result = serve.result(json!("c"));
+    let report: Value = serde_json::from_str(text_of(&result)).unwrap();
+    assert_eq!(report["switch"]["error"]["code"], -32602, "{report}");
+    assert_eq!(report["switch"]["error"]["message"], "invalid params");
+    assert_eq!(
+        report["switch"]["error"]["data"]["reason"],
+        "invalid_request: no such session"
+    );
+    serve.close_input().unwrap();
+}

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::connection::{ChildKind, ChildRequest};
 use super::Dispatcher;
 use crate::limits::MAX_SHORTCUTS;
+use crate::manifest::ApiVersion;
 use crate::model::events::Diagnostic;
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::{
@@ -44,7 +45,7 @@ impl ShortcutBook {
 
 /// Where a request's owner came from.
 struct Admitted {
-    parent: u64,
+    parent: Option<u64>,
     owner: ResourceOwner,
     /// The parent had settled; the explicit owner was admitted.
     independent: bool,
@@ -59,14 +60,15 @@ impl Dispatcher {
         method: ServiceMethod,
         params: Option<&Value>,
     ) -> Result<(), ResponseError> {
+        let api = self.conns[&conn].api;
         let (request, admitted) = self
             .admit_bound(conn, method, params)
-            .map_err(|refusal| refusal.to_response())?;
+            .map_err(|refusal| refusal_response(api, &refusal))?;
         let c = self.conns.get_mut(&conn).expect("connection is live");
-        let Some(service) = c.services.get(method.feature()).cloned() else {
-            return Err(Refusal::UnsupportedFeature
-                .because(format!("no {} service is bound", method.feature()))
-                .to_response());
+        let Some(service) = c.services.get(method.kind()).cloned() else {
+            let refusal = Refusal::UnsupportedFeature
+                .because(format!("no {} service is bound", method.kind()));
+            return Err(refusal_response(api, &refusal));
         };
         let cancelled = CancelFlag::default();
         let shortcut = match &request {
@@ -77,8 +79,9 @@ impl Dispatcher {
             id.clone(),
             ChildRequest {
                 kind: ChildKind::Service { method, shortcut },
-                // An independently answered request outlives its settled parent.
-                parent: (!admitted.independent).then_some(admitted.parent),
+                // An independently answered request outlives its settled parent; the
+                // API 0.3 requests name none.
+                parent: admitted.parent.filter(|_| !admitted.independent),
                 cancelled: cancelled.clone(),
             },
         );
@@ -122,7 +125,31 @@ impl Dispatcher {
         params: Option<&Value>,
     ) -> Result<(ServiceRequest, Admitted), ServiceRefusal> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
-        let feature = method.feature();
+        if !method.is_wave1() && c.api != ApiVersion::V0_3 {
+            return Err(
+                Refusal::UnsupportedFeature.because(format!("{method} exists on API 0.3 only"))
+            );
+        }
+        if !method.is_wave1() {
+            // API 0.3: the inbound contract check admitted the method; the params are
+            // a closed model without parent or owner.
+            let empty = Map::new();
+            let params = match params {
+                Some(Value::Object(map)) => map,
+                None => &empty,
+                Some(_) => return Err(Refusal::InvalidRequest.because("params must be an object")),
+            };
+            let request = ServiceRequest::parse(method, params)?;
+            let admitted = Admitted {
+                parent: None,
+                owner: c.owner.clone(),
+                independent: false,
+            };
+            return Ok((request, admitted));
+        }
+        let Some(feature) = method.kind().feature() else {
+            return Err(Refusal::UnsupportedFeature.because("not a feature of this API version"));
+        };
         let initialize = c.pending.initialize_id();
         let negotiated = match (&c.negotiated, initialize) {
             (Some(n), _) => n.features.contains(feature),
@@ -160,7 +187,7 @@ impl Dispatcher {
         };
         let admitted = if live {
             Admitted {
-                parent,
+                parent: Some(parent),
                 owner: c.owner.clone(),
                 independent: false,
             }
@@ -170,7 +197,7 @@ impl Dispatcher {
             let explicit = params.get("resource_owner").map(ResourceOwner::parse);
             match explicit {
                 Some(Ok(owner)) if issued && !pending && owner == c.owner => Admitted {
-                    parent,
+                    parent: Some(parent),
                     owner,
                     independent: true,
                 },
@@ -228,6 +255,38 @@ impl Dispatcher {
         Ok((request, admitted))
     }
 
+    /// `providers/complete` (API 0.3 `provider_catalog`): handed to the bound service
+    /// on a thread of its own; nothing is answered.
+    pub(super) fn on_bound_notification(
+        &mut self,
+        conn: ConnId,
+        params: &Value,
+    ) -> Result<(), String> {
+        let method = ServiceMethod::ProvidersComplete;
+        let (request, admitted) = self
+            .admit_bound(conn, method, Some(params))
+            .map_err(|refusal| refusal.to_string())?;
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let Some(service) = c.services.get(method.kind()).cloned() else {
+            return Err(format!("no {} service is bound", method.kind()));
+        };
+        let cancelled = CancelFlag::default();
+        let call = ServiceCall {
+            source: c.source.clone(),
+            method,
+            parent_request_id: None,
+            owner: admitted.owner,
+            independent: false,
+            cancelled: cancelled.clone(),
+        };
+        let reply = RawReply::detached(method, cancelled);
+        std::thread::Builder::new()
+            .name("octet-service".into())
+            .spawn(move || service.serve(call, request, reply))
+            .map(|_| ())
+            .map_err(|e| format!("no thread for the service: {e}"))
+    }
+
     /// A service answered. Answers for requests that were meanwhile dropped (parent
     /// settled, cancelled, generation gone) are ignored.
     pub(super) fn on_service_answer(&mut self, answer: ServiceAnswer) {
@@ -251,7 +310,10 @@ impl Dispatcher {
                 }
                 self.answer_with(conn, &id, &result, false);
             }
-            Outcome::Refused(refusal) => self.send_error(conn, &id, &refusal.to_response()),
+            Outcome::Refused(refusal) => {
+                let api = c.api;
+                self.send_error(conn, &id, &refusal_response(api, &refusal))
+            }
             Outcome::Broken(why) => {
                 self.shared.events.diagnostic(
                     &source,
@@ -266,7 +328,7 @@ impl Dispatcher {
                     codes::INTERNAL_ERROR,
                     format!(
                         "internal error: the host's {} service answered wrongly",
-                        method.feature()
+                        method.kind()
                     ),
                 );
                 self.send_error(conn, &id, &error);
@@ -283,7 +345,7 @@ impl Dispatcher {
                     codes::INTERNAL_ERROR,
                     format!(
                         "internal error: the host's {} service did not answer",
-                        method.feature()
+                        method.kind()
                     ),
                 );
                 self.send_error(conn, &id, &error);
@@ -304,4 +366,23 @@ impl Dispatcher {
             }
         }
     }
+}
+
+/// The error an extension receives for `refusal`: on the feature wire the Wave-1
+/// vocabulary (section 3); on API 0.3 the fixed error table, with the contract name
+/// and detail in `data` (SUPPLEMENT "Error table").
+fn refusal_response(api: ApiVersion, refusal: &ServiceRefusal) -> ResponseError {
+    if api != ApiVersion::V0_3 {
+        return refusal.to_response();
+    }
+    let (code, message) = match refusal.refusal {
+        Refusal::UnsupportedFeature => (codes::METHOD_NOT_FOUND, "unknown or unnegotiated method"),
+        _ => (codes::INVALID_PARAMS, "invalid params"),
+    };
+    let mut error = ResponseError::new(code, message);
+    error.data = Some(serde_json::json!({
+        "refusal": refusal.refusal.name(),
+        "reason": refusal.to_string(),
+    }));
+    error
 }

@@ -215,6 +215,11 @@ impl Dispatcher {
             return;
         }
         match notification.method.as_str() {
+            "providers/complete" => {
+                if let Err(reason) = self.on_bound_notification(conn, &params) {
+                    refuse(self, reason);
+                }
+            }
             "notification" => match validate::notification(&params) {
                 Ok(notification) => self.shared.events.emit(HostEvent::Notification {
                     source: source.clone(),

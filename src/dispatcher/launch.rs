@@ -9,7 +9,7 @@ use crate::limits::OCTET_VERSION;
 use crate::manifest::{self, LocatedManifest};
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::start::StartError;
-use crate::negotiation::{Feature, InitializeOffer};
+use crate::negotiation::{ContractMethod, Feature, InitializeOffer};
 use crate::services::bound::ServiceBindings;
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
@@ -50,10 +50,23 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         Some(own) => own.over(&shared.services.bound),
         None => shared.services.bound.clone(),
     };
-    // Wave-1 features ride API 0.2 and 0.4 only (section 1.11: API 0.3 negotiates none).
-    if manifest.api_version.is_feature_negotiated() {
-        for feature in services.features() {
-            offer = offer.with_feature(feature);
+    // Wave-1 features ride API 0.2 and 0.4 only (section 1.11: API 0.3 negotiates
+    // none); the API 0.3 services are contract capabilities, offered with their methods.
+    for kind in services.kinds() {
+        match (kind.feature(), kind.capability()) {
+            (Some(feature), _) if manifest.api_version.is_feature_negotiated() => {
+                offer = offer.with_feature(feature);
+            }
+            (_, Some(capability)) if manifest.api_version == manifest::ApiVersion::V0_3 => {
+                offer = offer.with_contract_capability(capability);
+                for method in ContractMethod::ALL
+                    .into_iter()
+                    .filter(|m| m.capability() == capability)
+                {
+                    offer = offer.with_contract_method(method);
+                }
+            }
+            _ => {}
         }
     }
     let path_var = transport::process_environment("PATH");

@@ -238,10 +238,10 @@ impl Context {
             unreachable!("Wave-1 params are objects");
         };
         ServiceRequest::parse(method, &params).map_err(ChildRequestError::Refused)?;
-        if !self.has_feature(method.feature().as_str()) {
+        let feature = method.kind().name();
+        if !self.has_feature(feature) {
             return Err(ChildRequestError::Refused(
-                Refusal::UnsupportedFeature
-                    .because(format!("{} was not negotiated", method.feature())),
+                Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated")),
             ));
         }
         self.request(method.name(), params)

@@ -14,8 +14,7 @@ use super::error::{ErrorCode, ServeError};
 use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::manifest::UiSurface;
-use crate::negotiation::Feature;
-use crate::services::bound::{Refusal, ServiceRefusal};
+use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
@@ -89,8 +88,9 @@ pub(crate) enum Op {
     Start {
         extension: String,
         startup_timeout: Option<Duration>,
-        /// The services the client answers for this extension (feature names).
-        services: Vec<Feature>,
+        /// The services the client answers for this extension (feature or capability
+        /// names).
+        services: Vec<ServiceKind>,
     },
     /// Stop an extension.
     Stop { extension: String },
@@ -134,15 +134,6 @@ pub(crate) enum ServiceAnswerSpec {
     /// `"refusal": "<contract name>", "message": ".."`.
     Refusal(ServiceRefusal),
 }
-
-/// The features `serve` can bind to its client, by their feature names.
-pub(crate) const BINDABLE_SERVICES: [Feature; 5] = [
-    Feature::Composer,
-    Feature::Shortcuts,
-    Feature::SessionEntries,
-    Feature::MessageInjection,
-    Feature::ActiveTools,
-];
 
 /// A call: which extension, which request, under which caller id.
 #[derive(Debug, PartialEq)]
@@ -540,25 +531,18 @@ fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
     })
 }
 
-/// `services`: feature names the client will answer, each one `serve` can bind.
-fn services(f: &Fields) -> Result<Vec<Feature>, ServeError> {
-    const NAMES: &[&str] = &[
-        "composer",
-        "shortcuts",
-        "session_entries",
-        "message_injection",
-        "active_tools",
-    ];
-    let mut features = Vec::new();
+/// `services`: the feature or capability names the client will answer.
+fn services(f: &Fields) -> Result<Vec<ServiceKind>, ServeError> {
+    let names: Vec<&str> = ServiceKind::ALL.iter().map(|k| k.name()).collect();
+    let mut kinds = Vec::new();
     for name in f.opt_strings("services")? {
-        let feature = Feature::parse(&name)
-            .filter(|feature| BINDABLE_SERVICES.contains(feature))
-            .ok_or_else(|| ServeError::invalid_value("services", NAMES))?;
-        if !features.contains(&feature) {
-            features.push(feature);
+        let kind = ServiceKind::from_name(&name)
+            .ok_or_else(|| ServeError::invalid_value("services", &names))?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
         }
     }
-    Ok(features)
+    Ok(kinds)
 }
 
 /// `result` or `refusal` (with an optional `message`), exactly one of them.

@@ -19,8 +19,9 @@ use super::error::{ErrorCode, ServeError};
 use super::frontend::{cancelled_line, CancelCause, ServeFrontend};
 use super::io::Emitter;
 use crate::host::CancelFlag;
-use crate::negotiation::Feature;
-use crate::services::bound::{RawReply, RawService, ServiceBindings, ServiceCall, ServiceRequest};
+use crate::services::bound::{
+    RawReply, RawService, ServiceBindings, ServiceCall, ServiceKind, ServiceRequest,
+};
 
 /// How often the watcher looks for requests that are no longer wanted.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
@@ -69,13 +70,11 @@ impl ServeServices {
         Ok(services)
     }
 
-    /// Bindings that forward `features` to the client.
-    pub fn bindings(self: &Arc<Self>, features: &[Feature]) -> ServiceBindings {
-        features
-            .iter()
-            .fold(ServiceBindings::new(), |bindings, feature| {
-                bindings.bind(*feature, Arc::new(Forward(self.clone())))
-            })
+    /// Bindings that forward `kinds` to the client.
+    pub fn bindings(self: &Arc<Self>, kinds: &[ServiceKind]) -> ServiceBindings {
+        kinds.iter().fold(ServiceBindings::new(), |bindings, kind| {
+            bindings.bind(*kind, Arc::new(Forward(self.clone())))
+        })
     }
 
     fn forward(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
@@ -90,6 +89,12 @@ impl ServeServices {
         line.insert("method".into(), call.method.name().into());
         line.insert("params".into(), request.params());
         line.insert("owner".into(), call.owner.to_value());
+        // A notification (`providers/complete`) is shown but never answered.
+        if call.method.is_notification() {
+            drop(reply);
+            self.out.emit(Value::Object(line));
+            return;
+        }
         self.waiting.lock().insert(
             request_id,
             Waiting {

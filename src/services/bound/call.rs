@@ -24,8 +24,9 @@ pub struct ServiceCall {
     pub source: GenerationRef,
     /// The request's method.
     pub method: ServiceMethod,
-    /// The host request the extension named as parent.
-    pub parent_request_id: u64,
+    /// The host request the extension named as parent (`None` for the API 0.3
+    /// methods, which name none).
+    pub parent_request_id: Option<u64>,
     /// The resource owner the runtime derived (section 2): the live parent's, or the
     /// explicit `resource_owner` admitted with a settled parent.
     pub owner: ResourceOwner,
@@ -97,6 +98,20 @@ impl RawReply {
             Err(why) => Outcome::Broken(why),
         };
         self.send(outcome);
+    }
+
+    /// A reply to a notification: nothing is ever sent.
+    pub(crate) fn detached(method: ServiceMethod, cancelled: CancelFlag) -> RawReply {
+        RawReply {
+            target: None,
+            method,
+            cancelled,
+        }
+    }
+
+    /// Ends without an answer: the request was a notification.
+    pub(crate) fn discard(mut self) {
+        self.target = None;
     }
 
     /// Sends a refusal.

@@ -3,17 +3,20 @@
 
 use serde_json::{json, Map, Value};
 
+use super::kind::ServiceKind;
 use super::refusal::{Refusal, ServiceRefusal};
+use super::v0_3::{self, ProviderAuthParams, ProviderRegistration};
 use crate::limits::{
     MAX_ACTIVE_TOOLS, MAX_ACTIVE_TOOL_NAME_BYTES, MAX_COMPOSER_TEXT_BYTES, MAX_ENTRY_DATA_BYTES,
     MAX_ENTRY_ID_BYTES, MAX_ENTRY_TYPE_BYTES, MAX_INJECTED_TEXT_BYTES, MAX_JSON_DEPTH,
     MAX_JSON_NODES, MAX_SESSION_LABEL_BYTES, MAX_SHORTCUT_DESCRIPTION_BYTES, MAX_SHORTCUT_ID_BYTES,
     MAX_SHORTCUT_KEY_BYTES,
 };
-use crate::negotiation::Feature;
 use crate::validate::{check_bounds, Bounds, BoundsError};
 
-/// A Wave-1 extension-to-host request (section 2, "Optional Wave-1 resource_owner").
+/// An extension-to-host request served by a bound service: the ten Wave-1 requests
+/// (section 2, "Optional Wave-1 resource_owner") and the API 0.3 `provider_auth`,
+/// `provider_catalog` and `session_lifecycle` methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ServiceMethod {
@@ -37,11 +40,55 @@ pub enum ServiceMethod {
     SessionSendUserMessage,
     /// `tools/set_active` (section 2.23).
     ToolsSetActive,
+    /// API 0.3 `provider/auth/request`.
+    ProviderAuthRequest,
+    /// API 0.3 `provider/auth/revoke`.
+    ProviderAuthRevoke,
+    /// API 0.3 `providers/register`.
+    ProvidersRegister,
+    /// API 0.3 `providers/update`.
+    ProvidersUpdate,
+    /// API 0.3 `providers/unregister`.
+    ProvidersUnregister,
+    /// API 0.3 `providers/complete` (a notification).
+    ProvidersComplete,
+    /// API 0.3 `session/create`.
+    SessionCreate,
+    /// API 0.3 `session/fork`.
+    SessionFork,
+    /// API 0.3 `session/reload`.
+    SessionReload,
+    /// API 0.3 `session/switch`.
+    SessionSwitch,
 }
 
 impl ServiceMethod {
+    /// Every method.
+    pub const ALL: [ServiceMethod; 20] = [
+        ServiceMethod::ComposerGet,
+        ServiceMethod::ComposerSet,
+        ServiceMethod::ComposerInsert,
+        ServiceMethod::ShortcutRegister,
+        ServiceMethod::SessionAppendEntry,
+        ServiceMethod::SessionSetName,
+        ServiceMethod::SessionSetLabel,
+        ServiceMethod::SessionSendMessage,
+        ServiceMethod::SessionSendUserMessage,
+        ServiceMethod::ToolsSetActive,
+        ServiceMethod::ProviderAuthRequest,
+        ServiceMethod::ProviderAuthRevoke,
+        ServiceMethod::ProvidersRegister,
+        ServiceMethod::ProvidersUpdate,
+        ServiceMethod::ProvidersUnregister,
+        ServiceMethod::ProvidersComplete,
+        ServiceMethod::SessionCreate,
+        ServiceMethod::SessionFork,
+        ServiceMethod::SessionReload,
+        ServiceMethod::SessionSwitch,
+    ];
+
     /// The ten Wave-1 requests, the only ones that accept an explicit `resource_owner`.
-    pub const ALL: [ServiceMethod; 10] = [
+    pub const WAVE1: [ServiceMethod; 10] = [
         ServiceMethod::ComposerGet,
         ServiceMethod::ComposerSet,
         ServiceMethod::ComposerInsert,
@@ -67,7 +114,27 @@ impl ServiceMethod {
             ServiceMethod::SessionSendMessage => "session/send_message",
             ServiceMethod::SessionSendUserMessage => "session/send_user_message",
             ServiceMethod::ToolsSetActive => "tools/set_active",
+            ServiceMethod::ProviderAuthRequest => "provider/auth/request",
+            ServiceMethod::ProviderAuthRevoke => "provider/auth/revoke",
+            ServiceMethod::ProvidersRegister => "providers/register",
+            ServiceMethod::ProvidersUpdate => "providers/update",
+            ServiceMethod::ProvidersUnregister => "providers/unregister",
+            ServiceMethod::ProvidersComplete => "providers/complete",
+            ServiceMethod::SessionCreate => "session/create",
+            ServiceMethod::SessionFork => "session/fork",
+            ServiceMethod::SessionReload => "session/reload",
+            ServiceMethod::SessionSwitch => "session/switch",
         }
+    }
+
+    /// True for the ten Wave-1 requests (API 0.2 and 0.4, with parent and owner).
+    pub fn is_wave1(self) -> bool {
+        ServiceMethod::WAVE1.contains(&self)
+    }
+
+    /// True for the one notification, `providers/complete`: nothing is answered.
+    pub fn is_notification(self) -> bool {
+        self == ServiceMethod::ProvidersComplete
     }
 
     /// The method a wire name names.
@@ -75,27 +142,52 @@ impl ServiceMethod {
         ServiceMethod::ALL.into_iter().find(|m| m.name() == name)
     }
 
-    /// The feature that gates it.
-    pub fn feature(self) -> Feature {
+    /// The service that serves it (its feature or API 0.3 capability).
+    pub fn kind(self) -> ServiceKind {
         match self {
             ServiceMethod::ComposerGet
             | ServiceMethod::ComposerSet
-            | ServiceMethod::ComposerInsert => Feature::Composer,
-            ServiceMethod::ShortcutRegister => Feature::Shortcuts,
+            | ServiceMethod::ComposerInsert => ServiceKind::Composer,
+            ServiceMethod::ShortcutRegister => ServiceKind::Shortcuts,
             ServiceMethod::SessionAppendEntry
             | ServiceMethod::SessionSetName
-            | ServiceMethod::SessionSetLabel => Feature::SessionEntries,
+            | ServiceMethod::SessionSetLabel => ServiceKind::SessionEntries,
             ServiceMethod::SessionSendMessage | ServiceMethod::SessionSendUserMessage => {
-                Feature::MessageInjection
+                ServiceKind::MessageInjection
             }
-            ServiceMethod::ToolsSetActive => Feature::ActiveTools,
+            ServiceMethod::ToolsSetActive => ServiceKind::ActiveTools,
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                ServiceKind::ProviderAuth
+            }
+            ServiceMethod::ProvidersRegister
+            | ServiceMethod::ProvidersUpdate
+            | ServiceMethod::ProvidersUnregister
+            | ServiceMethod::ProvidersComplete => ServiceKind::ProviderCatalog,
+            ServiceMethod::SessionCreate
+            | ServiceMethod::SessionFork
+            | ServiceMethod::SessionReload
+            | ServiceMethod::SessionSwitch => ServiceKind::SessionLifecycle,
         }
     }
 
     /// Checks a result before the extension sees it: `composer/get` returns
     /// `{"text"}` with a valid composer text, `session/append_entry` returns
-    /// `{"entry_id"}` of 1 to [`MAX_ENTRY_ID_BYTES`] bytes, every other method `{}`.
+    /// `{"entry_id"}` of 1 to [`MAX_ENTRY_ID_BYTES`] bytes, every other Wave-1 method
+    /// `{}`; the API 0.3 methods return their closed models.
     pub fn check_result(self, result: &Value) -> Result<(), String> {
+        match self {
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                return v0_3::check_auth_answer(result)
+            }
+            ServiceMethod::ProvidersRegister
+            | ServiceMethod::ProvidersUpdate
+            | ServiceMethod::ProvidersUnregister => return v0_3::check_revision(result),
+            ServiceMethod::SessionCreate
+            | ServiceMethod::SessionFork
+            | ServiceMethod::SessionReload
+            | ServiceMethod::SessionSwitch => return v0_3::check_session_answer(result),
+            _ => {}
+        }
         let Value::Object(map) = result else {
             return Err("the result must be an object".into());
         };
@@ -221,6 +313,32 @@ pub enum ServiceRequest {
         /// [`MAX_ACTIVE_TOOL_NAME_BYTES`] each.
         names: Vec<String>,
     },
+    /// API 0.3 `provider/auth/request`.
+    ProviderAuthRequest(ProviderAuthParams),
+    /// API 0.3 `provider/auth/revoke`.
+    ProviderAuthRevoke(ProviderAuthParams),
+    /// API 0.3 `providers/register`.
+    ProvidersRegister(ProviderRegistration),
+    /// API 0.3 `providers/update`.
+    ProvidersUpdate(ProviderRegistration),
+    /// API 0.3 `providers/unregister`.
+    ProvidersUnregister {
+        /// The provider.
+        provider_id: String,
+    },
+    /// API 0.3 `providers/complete`.
+    ProvidersComplete,
+    /// API 0.3 `session/create`.
+    SessionCreate,
+    /// API 0.3 `session/fork`.
+    SessionFork,
+    /// API 0.3 `session/reload`.
+    SessionReload,
+    /// API 0.3 `session/switch`.
+    SessionSwitch {
+        /// The session to make current.
+        session_id: String,
+    },
 }
 
 impl ServiceRequest {
@@ -237,6 +355,16 @@ impl ServiceRequest {
             ServiceRequest::SessionSendMessage { .. } => ServiceMethod::SessionSendMessage,
             ServiceRequest::SessionSendUserMessage { .. } => ServiceMethod::SessionSendUserMessage,
             ServiceRequest::ToolsSetActive { .. } => ServiceMethod::ToolsSetActive,
+            ServiceRequest::ProviderAuthRequest(_) => ServiceMethod::ProviderAuthRequest,
+            ServiceRequest::ProviderAuthRevoke(_) => ServiceMethod::ProviderAuthRevoke,
+            ServiceRequest::ProvidersRegister(_) => ServiceMethod::ProvidersRegister,
+            ServiceRequest::ProvidersUpdate(_) => ServiceMethod::ProvidersUpdate,
+            ServiceRequest::ProvidersUnregister { .. } => ServiceMethod::ProvidersUnregister,
+            ServiceRequest::ProvidersComplete => ServiceMethod::ProvidersComplete,
+            ServiceRequest::SessionCreate => ServiceMethod::SessionCreate,
+            ServiceRequest::SessionFork => ServiceMethod::SessionFork,
+            ServiceRequest::SessionReload => ServiceMethod::SessionReload,
+            ServiceRequest::SessionSwitch { .. } => ServiceMethod::SessionSwitch,
         }
     }
 
@@ -261,6 +389,20 @@ impl ServiceRequest {
                 json!({"role": role.name(), "text": text})
             }
             ServiceRequest::ToolsSetActive { names } => json!({ "names": names }),
+            ServiceRequest::ProviderAuthRequest(p) | ServiceRequest::ProviderAuthRevoke(p) => {
+                serde_json::to_value(p).expect("plain data serializes")
+            }
+            ServiceRequest::ProvidersRegister(r) | ServiceRequest::ProvidersUpdate(r) => {
+                serde_json::to_value(r).expect("plain data serializes")
+            }
+            ServiceRequest::ProvidersUnregister { provider_id } => {
+                json!({ "provider_id": provider_id })
+            }
+            ServiceRequest::ProvidersComplete
+            | ServiceRequest::SessionCreate
+            | ServiceRequest::SessionFork
+            | ServiceRequest::SessionReload => json!({}),
+            ServiceRequest::SessionSwitch { session_id } => json!({ "session_id": session_id }),
         }
     }
 
@@ -270,6 +412,9 @@ impl ServiceRequest {
         method: ServiceMethod,
         params: &Map<String, Value>,
     ) -> Result<Self, ServiceRefusal> {
+        if !method.is_wave1() {
+            return ServiceRequest::parse_v0_3(method, params);
+        }
         let fields: &[&str] = match method {
             ServiceMethod::ComposerGet => &[],
             ServiceMethod::ComposerSet
@@ -281,6 +426,7 @@ impl ServiceRequest {
             ServiceMethod::SessionSetLabel => &["entry_id", "label"],
             ServiceMethod::SessionSendMessage => &["role", "text"],
             ServiceMethod::ToolsSetActive => &["names"],
+            _ => unreachable!("the API 0.3 methods are parsed by parse_v0_3"),
         };
         if let Some(extra) = params.keys().find(|k| {
             !fields.contains(&k.as_str())
@@ -405,6 +551,90 @@ impl ServiceRequest {
                 }
                 ServiceRequest::ToolsSetActive { names }
             }
+            _ => unreachable!("the API 0.3 methods are parsed by parse_v0_3"),
+        })
+    }
+}
+
+impl ServiceRequest {
+    /// The API 0.3 methods: closed models, no parent, no owner.
+    fn parse_v0_3(
+        method: ServiceMethod,
+        params: &Map<String, Value>,
+    ) -> Result<Self, ServiceRefusal> {
+        let value = Value::Object(params.clone());
+        let empty = || match params.keys().next() {
+            None => Ok(()),
+            Some(extra) => Err(Refusal::InvalidRequest
+                .because(format!("{} has no member `{extra}`", method.name()))),
+        };
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct ProviderIdParams {
+            provider_id: String,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct SwitchParams {
+            session_id: String,
+        }
+        Ok(match method {
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                let p: ProviderAuthParams = v0_3::model(&value)?;
+                v0_3::check_auth(&p)?;
+                if method == ServiceMethod::ProviderAuthRequest {
+                    ServiceRequest::ProviderAuthRequest(p)
+                } else {
+                    ServiceRequest::ProviderAuthRevoke(p)
+                }
+            }
+            ServiceMethod::ProvidersRegister | ServiceMethod::ProvidersUpdate => {
+                let r: ProviderRegistration = v0_3::model(&value)?;
+                v0_3::check_registration(&r)?;
+                if method == ServiceMethod::ProvidersRegister {
+                    ServiceRequest::ProvidersRegister(r)
+                } else {
+                    ServiceRequest::ProvidersUpdate(r)
+                }
+            }
+            ServiceMethod::ProvidersUnregister => {
+                let p: ProviderIdParams = v0_3::model(&value)?;
+                if p.provider_id.is_empty()
+                    || p.provider_id.len() > crate::limits::MAX_PROVIDER_ID_BYTES
+                {
+                    return Err(Refusal::BoundsExceeded.because(format!(
+                        "`provider_id` must be 1 to {} bytes",
+                        crate::limits::MAX_PROVIDER_ID_BYTES
+                    )));
+                }
+                ServiceRequest::ProvidersUnregister {
+                    provider_id: p.provider_id,
+                }
+            }
+            ServiceMethod::SessionSwitch => {
+                let p: SwitchParams = v0_3::model(&value)?;
+                v0_3::check_session_id(&p.session_id)?;
+                ServiceRequest::SessionSwitch {
+                    session_id: p.session_id,
+                }
+            }
+            ServiceMethod::ProvidersComplete => {
+                empty()?;
+                ServiceRequest::ProvidersComplete
+            }
+            ServiceMethod::SessionCreate => {
+                empty()?;
+                ServiceRequest::SessionCreate
+            }
+            ServiceMethod::SessionFork => {
+                empty()?;
+                ServiceRequest::SessionFork
+            }
+            ServiceMethod::SessionReload => {
+                empty()?;
+                ServiceRequest::SessionReload
+            }
+            _ => unreachable!("the Wave-1 requests are parsed above"),
         })
     }
 }
@@ -471,9 +701,51 @@ mod tests {
         }
         assert_eq!(ServiceMethod::from_name("composer/clear"), None);
         assert_eq!(
-            ServiceMethod::ToolsSetActive.feature(),
-            Feature::ActiveTools
+            ServiceMethod::ToolsSetActive.kind(),
+            ServiceKind::ActiveTools
         );
+        assert!(ServiceMethod::WAVE1.iter().all(|m| m.is_wave1()));
+        assert!(!ServiceMethod::SessionSwitch.is_wave1());
+        for kind in ServiceKind::ALL {
+            assert_eq!(ServiceKind::from_name(kind.name()), Some(kind));
+            assert!(
+                kind.feature().is_some() != kind.capability().is_some(),
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn api_0_3_models_are_closed_and_bounded() {
+        let m = ServiceMethod::ProviderAuthRequest;
+        let ok = json!({"provider_id": "p".repeat(64), "action": "refresh", "interactive": true});
+        assert!(parse(m, ok).is_ok());
+        let long = json!({"provider_id": "p".repeat(65), "action": "refresh", "interactive": true});
+        assert_eq!(refusal(m, long), Refusal::BoundsExceeded);
+        let extra = json!({"provider_id": "p", "action": "refresh", "interactive": true, "x": 1});
+        assert_eq!(refusal(m, extra), Refusal::InvalidRequest);
+        let scopes: Vec<String> = (0..33).map(|i| format!("s{i}")).collect();
+        let many =
+            json!({"provider_id": "p", "action": "refresh", "interactive": true, "scopes": scopes});
+        assert_eq!(refusal(m, many), Refusal::BoundsExceeded);
+        assert_eq!(
+            refusal(ServiceMethod::SessionFork, json!({"x": 1})),
+            Refusal::InvalidRequest
+        );
+        assert!(ServiceMethod::SessionFork
+            .check_result(&json!({"session_id": "s"}))
+            .is_ok());
+        assert!(ServiceMethod::SessionFork
+            .check_result(&json!({"session_id": ""}))
+            .is_err());
+        let lease = json!({"status": "ready", "lease": "l".repeat(257)});
+        assert!(ServiceMethod::ProviderAuthRevoke
+            .check_result(&lease)
+            .is_err());
+        let revision = json!({"revision": 1, "provider_ids": [], "model_ids": [], "x": 1});
+        assert!(ServiceMethod::ProvidersUpdate
+            .check_result(&revision)
+            .is_err());
     }
 
     #[test]

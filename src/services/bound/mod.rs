@@ -1,5 +1,6 @@
 //! Services the embedder binds, and the mechanism that serves them: the Wave-1
-//! requests of sections 2.19-2.23 first.
+//! requests of sections 2.19-2.23 and the API 0.3 `provider_auth`, `provider_catalog`
+//! and `session_lifecycle` requests.
 //!
 //! A service is a trait ([`ComposerService`], [`ShortcutService`],
 //! [`SessionEntryService`], [`MessageInjectionService`], [`ActiveToolsService`]) bound
@@ -14,15 +15,24 @@
 
 mod bindings;
 mod call;
+mod kind;
 mod method;
 mod refusal;
+mod v0_3;
 mod wave1;
 
 pub use bindings::ServiceBindings;
 pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
+pub use kind::ServiceKind;
 pub use method::{check_composer_text, MessageRole, ServiceMethod, ServiceRequest, Shortcut};
 pub use refusal::{Refusal, ServiceRefusal};
+pub use v0_3::{
+    AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
+    ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderAuthService,
+    ProviderCatalogService, ProviderInfo, ProviderModel, ProviderRegistration, SessionId,
+    SessionLifecycleService,
+};
 pub(crate) use wave1::RawService;
 pub use wave1::{
     ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
