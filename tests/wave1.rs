@@ -823,3 +823,47 @@ fn the_sdk_side_registers_shortcuts_and_uses_the_services() {
     });
     assert!(notified, "{events:?}");
 }
+
+#[test]
+fn cancelling_the_parent_cancels_the_service_call() {
+    let w = world(true, "0.2", "");
+    let ext = w.host.start("peer").unwrap();
+    let requests = json!([request("blocked", "composer/set", json!({"text": "block"}))]);
+    let options = CallOptions::with_deadline(Duration::from_secs(60));
+    let pending = ext.call_tool_async("ask", json!({ "requests": requests }), options);
+    let start = Instant::now();
+    while !w
+        .composer
+        .journal
+        .entries()
+        .iter()
+        .any(|e| e.starts_with("set 5"))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the service never saw the request"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    pending.cancel();
+    assert!(matches!(
+        pending.wait(),
+        Err(octet_host::CallError::Cancelled { .. })
+    ));
+    while !w
+        .composer
+        .journal
+        .entries()
+        .contains(&"cancelled=true".to_string())
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            w.composer.journal.entries()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The extension got the cancellation for its request.
+    let answers = tool(&ext, "answers", json!({"ids": ["blocked"]}));
+    assert_eq!(error(&answers["blocked"]).0, -32800);
+}

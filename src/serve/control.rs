@@ -8,9 +8,10 @@
 use std::fmt;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::{ErrorCode, ServeError};
+use super::fields::Fields;
 use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::manifest::UiSurface;
@@ -31,7 +32,7 @@ pub(crate) enum ClientId {
 
 impl ClientId {
     /// The id in `value`, if it is a string or an integer.
-    fn from_value(value: &Value) -> Option<ClientId> {
+    pub(crate) fn from_value(value: &Value) -> Option<ClientId> {
         match value {
             Value::String(s) => Some(ClientId::Text(s.clone())),
             Value::Number(n) => n
@@ -588,108 +589,6 @@ fn message_deltas(f: &Fields) -> Result<Vec<String>, ServeError> {
         return Err(ServeError::missing("delta"));
     }
     f.opt_strings(name)
-}
-
-/// Typed access to the members of one object; `prefix` qualifies member names in
-/// errors (such as `payload.`). A member set to `null` counts as absent.
-struct Fields<'a> {
-    object: &'a Map<String, Value>,
-    prefix: &'static str,
-}
-
-impl<'a> Fields<'a> {
-    fn new(object: &'a Map<String, Value>, prefix: &'static str) -> Fields<'a> {
-        Fields { object, prefix }
-    }
-
-    fn name(&self, name: &str) -> String {
-        format!("{}{name}", self.prefix)
-    }
-
-    fn get(&self, name: &str) -> Option<&'a Value> {
-        self.object.get(name).filter(|v| !v.is_null())
-    }
-
-    fn required(&self, name: &str) -> Result<&'a Value, ServeError> {
-        self.get(name)
-            .ok_or_else(|| ServeError::missing(&self.name(name)))
-    }
-
-    fn string(&self, name: &str) -> Result<String, ServeError> {
-        self.opt_string(name)?
-            .ok_or_else(|| ServeError::missing(&self.name(name)))
-    }
-
-    fn opt_string(&self, name: &str) -> Result<Option<String>, ServeError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(ServeError::wrong_type(&self.name(name), "a string")),
-        }
-    }
-
-    fn bool(&self, name: &str) -> Result<bool, ServeError> {
-        self.opt_bool(name)?
-            .ok_or_else(|| ServeError::missing(&self.name(name)))
-    }
-
-    fn opt_bool(&self, name: &str) -> Result<Option<bool>, ServeError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(ServeError::wrong_type(&self.name(name), "a boolean")),
-        }
-    }
-
-    fn u64(&self, name: &str) -> Result<u64, ServeError> {
-        self.opt_u64(name)?
-            .ok_or_else(|| ServeError::missing(&self.name(name)))
-    }
-
-    fn opt_u64(&self, name: &str) -> Result<Option<u64>, ServeError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(value) => value.as_u64().map(Some).ok_or_else(|| {
-                ServeError::wrong_type(&self.name(name), "an unsigned 64-bit integer")
-            }),
-        }
-    }
-
-    fn client_id(&self, name: &str) -> Result<ClientId, ServeError> {
-        ClientId::from_value(self.required(name)?)
-            .ok_or_else(|| ServeError::wrong_type(&self.name(name), "a string or an integer"))
-    }
-
-    fn value(&self, name: &str) -> Result<Value, ServeError> {
-        self.required(name).cloned()
-    }
-
-    fn array(&self, name: &str) -> Result<Vec<Value>, ServeError> {
-        match self.required(name)? {
-            Value::Array(items) => Ok(items.clone()),
-            _ => Err(ServeError::wrong_type(&self.name(name), "an array")),
-        }
-    }
-
-    fn object_or_empty(&self, name: &str) -> Result<Value, ServeError> {
-        match self.get(name) {
-            None => Ok(Value::Object(Map::new())),
-            Some(value @ Value::Object(_)) => Ok(value.clone()),
-            Some(_) => Err(ServeError::wrong_type(&self.name(name), "an object")),
-        }
-    }
-
-    fn opt_strings(&self, name: &str) -> Result<Vec<String>, ServeError> {
-        let wrong = || ServeError::wrong_type(&self.name(name), "an array of strings");
-        match self.get(name) {
-            None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| item.as_str().map(str::to_string).ok_or_else(wrong))
-                .collect(),
-            Some(_) => Err(wrong()),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ mod calls;
 mod control;
 mod encode;
 mod error;
+mod fields;
 mod frontend;
 mod io;
 mod services;

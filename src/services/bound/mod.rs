@@ -18,6 +18,7 @@ mod call;
 mod kind;
 mod method;
 mod refusal;
+mod request;
 mod v0_3;
 mod wave1;
 
@@ -25,8 +26,9 @@ pub use bindings::ServiceBindings;
 pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
 pub use kind::ServiceKind;
-pub use method::{check_composer_text, MessageRole, ServiceMethod, ServiceRequest, Shortcut};
+pub use method::ServiceMethod;
 pub use refusal::{Refusal, ServiceRefusal};
+pub use request::{check_composer_text, MessageRole, ServiceRequest, Shortcut};
 pub use v0_3::{
     AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
     ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderAuthService,

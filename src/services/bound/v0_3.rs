@@ -17,11 +17,12 @@ use serde_json::Value;
 use super::call::{RawReply, Reply, ServiceCall, ServiceResult};
 use super::refusal::{Refusal, ServiceRefusal};
 use super::wave1::RawService;
-use super::ServiceRequest;
+use super::{ServiceMethod, ServiceRequest};
 use crate::limits::{
     CANONICAL_MAX_INTEGER, MAX_PROVIDER_ID_BYTES, MAX_PROVIDER_LEASE_BYTES, MAX_PROVIDER_MODELS,
     MAX_PROVIDER_SCOPES, MAX_PROVIDER_TEXT_BYTES, MAX_SESSION_ID_BYTES,
 };
+use serde_json::Map;
 
 /// What a `provider/auth/*` request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -311,6 +312,89 @@ impl RawService for Routed03<dyn SessionLifecycleService> {
             }
             other => misrouted(&other, reply),
         }
+    }
+}
+
+impl ServiceRequest {
+    /// The API 0.3 methods: closed models, no parent, no owner.
+    pub(super) fn parse_v0_3(
+        method: ServiceMethod,
+        params: &Map<String, Value>,
+    ) -> Result<Self, ServiceRefusal> {
+        let value = Value::Object(params.clone());
+        let empty = || match params.keys().next() {
+            None => Ok(()),
+            Some(extra) => Err(Refusal::InvalidRequest
+                .because(format!("{} has no member `{extra}`", method.name()))),
+        };
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct ProviderIdParams {
+            provider_id: String,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct SwitchParams {
+            session_id: String,
+        }
+        Ok(match method {
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                let p: ProviderAuthParams = model(&value)?;
+                check_auth(&p)?;
+                if method == ServiceMethod::ProviderAuthRequest {
+                    ServiceRequest::ProviderAuthRequest(p)
+                } else {
+                    ServiceRequest::ProviderAuthRevoke(p)
+                }
+            }
+            ServiceMethod::ProvidersRegister | ServiceMethod::ProvidersUpdate => {
+                let r: ProviderRegistration = model(&value)?;
+                check_registration(&r)?;
+                if method == ServiceMethod::ProvidersRegister {
+                    ServiceRequest::ProvidersRegister(r)
+                } else {
+                    ServiceRequest::ProvidersUpdate(r)
+                }
+            }
+            ServiceMethod::ProvidersUnregister => {
+                let p: ProviderIdParams = model(&value)?;
+                if p.provider_id.is_empty()
+                    || p.provider_id.len() > crate::limits::MAX_PROVIDER_ID_BYTES
+                {
+                    return Err(Refusal::BoundsExceeded.because(format!(
+                        "`provider_id` must be 1 to {} bytes",
+                        crate::limits::MAX_PROVIDER_ID_BYTES
+                    )));
+                }
+                ServiceRequest::ProvidersUnregister {
+                    provider_id: p.provider_id,
+                }
+            }
+            ServiceMethod::SessionSwitch => {
+                let p: SwitchParams = model(&value)?;
+                check_session_id(&p.session_id)?;
+                ServiceRequest::SessionSwitch {
+                    session_id: p.session_id,
+                }
+            }
+            ServiceMethod::ProvidersComplete => {
+                empty()?;
+                ServiceRequest::ProvidersComplete
+            }
+            ServiceMethod::SessionCreate => {
+                empty()?;
+                ServiceRequest::SessionCreate
+            }
+            ServiceMethod::SessionFork => {
+                empty()?;
+                ServiceRequest::SessionFork
+            }
+            ServiceMethod::SessionReload => {
+                empty()?;
+                ServiceRequest::SessionReload
+            }
+            _ => unreachable!("the Wave-1 requests are parsed above"),
+        })
     }
 }
 

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::call::{ComposerText, EntryId, RawReply, Reply, ServiceCall};
-use super::method::{MessageRole, ServiceRequest, Shortcut};
 use super::refusal::Refusal;
+use super::request::{MessageRole, ServiceRequest, Shortcut};
 
 /// The host-owned composer (section 2.19, feature `composer`). Texts are checked
 /// before the service sees them, and the text `get` returns is checked the same way
