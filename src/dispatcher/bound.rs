@@ -9,11 +9,10 @@
 //! `resource_owner` that matches this generation's issued triple); the closed params
 //! and their bounds; the method's own host state (shortcut scope, count, duplicates).
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
 use super::connection::{ChildKind, ChildRequest};
+use super::shortcuts::ShortcutBook;
 use super::Dispatcher;
 use crate::limits::MAX_SHORTCUTS;
 use crate::manifest::ApiVersion;
@@ -26,22 +25,6 @@ use crate::services::bound::{
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
-
-/// The shortcuts of one generation (section 2.20).
-#[derive(Default)]
-pub(crate) struct ShortcutBook {
-    /// Registrations the service admitted inside `initialize`.
-    admitted: HashSet<String>,
-    /// Ids registered twice: unavailable for the rest of the generation.
-    poisoned: HashSet<String>,
-}
-
-impl ShortcutBook {
-    /// True when a `shortcut/trigger` for `id` may be sent.
-    pub fn is_admitted(&self, id: &str) -> bool {
-        self.admitted.contains(id)
-    }
-}
 
 /// Where a request's owner came from.
 struct Admitted {
@@ -235,19 +218,15 @@ impl Dispatcher {
                 })
                 .collect();
             let book = &mut c.shortcuts;
-            if book.poisoned.contains(&shortcut.id)
-                || book.admitted.contains(&shortcut.id)
-                || pending.contains(&shortcut.id.as_str())
-            {
+            if book.is_known(&shortcut.id) || pending.contains(&shortcut.id.as_str()) {
                 // A duplicate leaves the id unavailable (section 2.20).
-                book.admitted.remove(&shortcut.id);
-                book.poisoned.insert(shortcut.id.clone());
+                book.poison(&shortcut.id);
                 return Err(Refusal::InvalidRequest.because(format!(
                     "shortcut `{}` was registered twice and is now unavailable",
                     shortcut.id
                 )));
             }
-            if book.admitted.len() + pending.len() >= MAX_SHORTCUTS {
+            if book.admitted_count() + pending.len() >= MAX_SHORTCUTS {
                 return Err(Refusal::BoundsExceeded
                     .because(format!("at most {MAX_SHORTCUTS} shortcuts per process")));
             }
@@ -304,9 +283,7 @@ impl Dispatcher {
         match outcome {
             Outcome::Answered(result) => {
                 if let Some(shortcut) = shortcut {
-                    if !c.shortcuts.poisoned.contains(&shortcut) {
-                        c.shortcuts.admitted.insert(shortcut);
-                    }
+                    c.shortcuts.admit(shortcut);
                 }
                 self.answer_with(conn, &id, &result, false);
             }
@@ -362,7 +339,7 @@ impl Dispatcher {
                 .as_ref()
                 .is_some_and(|n| n.features.contains(crate::negotiation::Feature::Shortcuts));
             if !negotiated {
-                c.shortcuts.admitted.clear();
+                c.shortcuts = ShortcutBook::default();
             }
         }
     }

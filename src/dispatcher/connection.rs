@@ -194,7 +194,7 @@ pub(crate) struct Connection {
     /// them).
     pub services: ServiceBindings,
     /// Shortcuts registered inside `initialize` (section 2.20).
-    pub shortcuts: super::bound::ShortcutBook,
+    pub shortcuts: super::shortcuts::ShortcutBook,
     /// Assistant-message deltas waiting to be batched into `message/updated`
     /// (section 1.11).
     pub messages: super::messages::MessageBatches,

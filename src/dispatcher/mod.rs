@@ -19,6 +19,7 @@ mod messages;
 mod pending;
 mod requests;
 mod services;
+mod shortcuts;
 mod shutdown;
 mod streams;
 mod timers;

@@ -20,16 +20,22 @@ mod offer;
 mod params;
 mod result;
 
-pub use contract::{
-    Capability, Contract, ContractError, ContractLimits, ContractMethod, CONTRACT_ENCODING,
-    CONTRACT_SCHEMA,
-};
+pub use contract::{Capability, Contract, ContractError, ContractLimits, ContractMethod};
+#[doc(hidden)]
+pub use contract::{CONTRACT_ENCODING, CONTRACT_SCHEMA};
 pub use definitions::{CommandDefinition, Composition, CompositionMode, ToolDefinition};
 pub use error::{
     CompositionProblem, LifecycleSubscriptionProblem, NameProblem, NegotiationError, PathProblem,
     PromptMetadataProblem,
 };
 pub use feature::{Feature, FeatureSet, LifecycleEvent};
+pub use params::HostContext;
+pub use result::Negotiated;
+// Building and checking `initialize` by hand: the dispatcher does it; public for the
+// crate's own tests and fuzz targets.
+#[doc(hidden)]
 pub use offer::{BulkLimits, BulkObjectsOffer, InitializeOffer};
-pub use params::{initialize_params, protocol_version, HostContext, InitializeParams};
-pub use result::{validate_initialize_result, Negotiated};
+#[doc(hidden)]
+pub use params::{initialize_params, protocol_version, InitializeParams};
+#[doc(hidden)]
+pub use result::validate_initialize_result;

@@ -16,6 +16,7 @@ use crate::limits;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::wire::canonical::encode_canonical;
 
+#[doc(hidden)]
 /// The `protocol.version` the host sends for `api`, or `None` for versions without a
 /// `protocol` member.
 ///
@@ -158,6 +159,7 @@ struct BulkObjectsParams {
     limits: BulkLimits,
 }
 
+#[doc(hidden)]
 /// Builds the `initialize` params for `located`, exactly as section 1.1 shows them.
 ///
 /// Every version sends `api_version`, `octet_version`, `extension`, `workspace`,

@@ -40,6 +40,7 @@ pub struct Negotiated {
     pub contract: Option<Contract>,
 }
 
+#[doc(hidden)]
 /// Validates an `initialize` result against the manifest and the offer the request
 /// carried, applying every rule of section 1.1.
 ///

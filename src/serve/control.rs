@@ -32,7 +32,7 @@ pub(crate) enum ClientId {
 
 impl ClientId {
     /// The id in `value`, if it is a string or an integer.
-    pub(crate) fn from_value(value: &Value) -> Option<ClientId> {
+    fn from_value(value: &Value) -> Option<ClientId> {
         match value {
             Value::String(s) => Some(ClientId::Text(s.clone())),
             Value::Number(n) => n
@@ -267,7 +267,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
     let op = f.string("op")?;
     let call = |kind: CallKind| -> Result<Op, ServeError> {
         Ok(Op::Call(CallSpec {
-            call_id: f.client_id("call_id")?,
+            call_id: client_id(f, "call_id")?,
             extension: f.string("extension")?,
             timeout: f.opt_u64("timeout_ms")?.map(Duration::from_millis),
             kind,
@@ -310,7 +310,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "menu" => call(CallKind::Menu),
         "menu_action" => call(CallKind::MenuAction(menu_item(f)?)),
         "cancel" => Ok(Op::Cancel {
-            call_id: f.client_id("call_id")?,
+            call_id: client_id(f, "call_id")?,
         }),
         "answer_confirmation" => Ok(Op::AnswerConfirmation {
             request_id: f.u64("request_id")?,
@@ -530,6 +530,12 @@ fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
         },
         _ => return Err(ServeError::invalid_value("event", LIFECYCLE_EVENTS)),
     })
+}
+
+/// The caller-chosen id in member `name`.
+fn client_id(f: &Fields, name: &str) -> Result<ClientId, ServeError> {
+    ClientId::from_value(f.required(name)?)
+        .ok_or_else(|| ServeError::wrong_type(&f.name(name), "a string or an integer"))
 }
 
 /// `services`: the feature or capability names the client will answer.

@@ -3,7 +3,6 @@
 
 use serde_json::{Map, Value};
 
-use super::control::ClientId;
 use super::error::ServeError;
 
 /// Typed access to the members of one object; `prefix` qualifies member names in
@@ -69,11 +68,6 @@ impl<'a> Fields<'a> {
                 ServeError::wrong_type(&self.name(name), "an unsigned 64-bit integer")
             }),
         }
-    }
-
-    pub fn client_id(&self, name: &str) -> Result<ClientId, ServeError> {
-        ClientId::from_value(self.required(name)?)
-            .ok_or_else(|| ServeError::wrong_type(&self.name(name), "a string or an integer"))
     }
 
     pub fn value(&self, name: &str) -> Result<Value, ServeError> {

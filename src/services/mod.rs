@@ -10,20 +10,32 @@ pub mod presentation;
 pub mod secrets;
 pub mod tool_policy;
 
-pub use approvals::{ApprovalToken, ApprovalTokens, IssueError, Redemption};
-pub use artifacts::{Artifact, ArtifactError, ArtifactId, ArtifactStore, OwnerArtifacts};
-pub use operation::{parent_request_id, ActiveParent, OperationContext, ParamsError, ServiceError};
+pub use approvals::{ApprovalToken, IssueError, Redemption};
+pub use artifacts::{Artifact, ArtifactError, ArtifactId};
+pub use operation::ServiceError;
 pub use owner::{OwnerError, ResourceOwner};
 pub use policy::{
-    policy_evaluate, AdapterHints, Approval, Approver, Decision, DenyAll, Intent, PolicyEngine,
-    PolicyRequest, PolicyService, RulesEngine,
+    AdapterHints, Approval, Approver, Decision, DenyAll, Intent, PolicyEngine, PolicyRequest,
+    RulesEngine,
 };
-pub use presentation::{
-    parse_update, PresentationError, PresentationStore, PresentationThrottle, PresentationUpdate,
-};
+pub use presentation::{PresentationError, PresentationUpdate};
 pub use secrets::{
-    provider_credentials, secret_get, wipe_bytes, wipe_json, BrokerError, CredentialRequest,
-    CredentialResolver, InMemoryCredentialResolver, InMemorySecretBroker, ProviderCredential,
-    SecretBroker, SecretRequest, SecretValue,
+    BrokerError, CredentialRequest, CredentialResolver, InMemoryCredentialResolver,
+    InMemorySecretBroker, ProviderCredential, SecretBroker, SecretRequest, SecretValue,
 };
 pub use tool_policy::ToolPolicy;
+
+// The host-served methods and their per-generation state, as the dispatcher runs
+// them: public for the crate's own tests; embedders bind the traits above.
+#[doc(hidden)]
+pub use approvals::ApprovalTokens;
+#[doc(hidden)]
+pub use artifacts::{ArtifactStore, OwnerArtifacts};
+#[doc(hidden)]
+pub use operation::{parent_request_id, ActiveParent, OperationContext, ParamsError};
+#[doc(hidden)]
+pub use policy::{policy_evaluate, PolicyService};
+#[doc(hidden)]
+pub use presentation::{parse_update, PresentationStore, PresentationThrottle};
+#[doc(hidden)]
+pub use secrets::{provider_credentials, secret_get, wipe_bytes, wipe_json};

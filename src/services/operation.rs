@@ -222,6 +222,7 @@ impl fmt::Display for ParamsError {
 
 impl std::error::Error for ParamsError {}
 
+#[doc(hidden)]
 /// Reads the `parent_request_id` every operation-scoped request must carry (section 2):
 /// an unsigned 64-bit integer member of the params object.
 pub fn parent_request_id(params: &Value) -> Result<u64, ParamsError> {

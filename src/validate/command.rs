@@ -75,6 +75,7 @@ pub struct CommandResult {
     pub context: Vec<ContextContribution>,
 }
 
+#[doc(hidden)]
 /// Validates the `result` of one `command/execute`.
 pub fn command_output(result: &Value) -> Result<CommandResult, ResultError> {
     let root = Path::Root;
@@ -86,6 +87,7 @@ pub fn command_output(result: &Value) -> Result<CommandResult, ResultError> {
     })
 }
 
+#[doc(hidden)]
 /// Validates the `params` of a `notification` notification (section 2.1).
 pub fn notification(params: &Value) -> Result<Notification, ResultError> {
     parse_notification(params, &Path::Root)

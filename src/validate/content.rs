@@ -13,6 +13,7 @@ use super::error::{excerpt, ResultError, ResultErrorKind};
 use super::field::{
     as_array, as_object, keyword, optional_string, required, required_string, Keyword, ResultPath,
 };
+pub use super::names::MediaKind;
 use super::path::Path;
 
 /// One part of a tool result's content.
@@ -50,31 +51,6 @@ impl ContentPart {
             ContentPart::Text { text } => Some(text),
             ContentPart::Image { .. } | ContentPart::Audio { .. } => None,
         }
-    }
-}
-
-/// The kind of a media part.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MediaKind {
-    /// `image` parts, `image/*` MIME types.
-    Image,
-    /// `audio` parts, `audio/*` MIME types.
-    Audio,
-}
-
-impl MediaKind {
-    /// `"image"` or `"audio"`: the part type and the MIME top-level type.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MediaKind::Image => "image",
-            MediaKind::Audio => "audio",
-        }
-    }
-}
-
-impl fmt::Display for MediaKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

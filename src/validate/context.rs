@@ -66,6 +66,7 @@ pub struct ContextContribution {
     pub placement: Placement,
 }
 
+#[doc(hidden)]
 /// Validates the `result` of `context/collect`: an array of contributions, or `null`.
 pub fn context_collect(result: &Value) -> Result<Vec<ContextContribution>, ResultError> {
     if result.is_null() {
@@ -81,6 +82,7 @@ pub fn context_collect(result: &Value) -> Result<Vec<ContextContribution>, Resul
         .collect()
 }
 
+#[doc(hidden)]
 /// Validates the `params` of a `context/contribution` notification (section 2.3).
 pub fn context_contribution(params: &Value) -> Result<ContextContribution, ResultError> {
     contribution(params, &Path::Root)

@@ -5,10 +5,8 @@ use std::fmt;
 use crate::manifest::UiSurface;
 use crate::wire::codes::INVALID_PARAMS;
 
-use super::content::MediaKind;
-use super::hook::HookName;
 use super::json_bounds::BoundsError;
-use super::tool_result::StructuredViolation;
+use super::names::{HookName, MediaKind, StructuredViolation};
 
 /// Longest excerpt of an offending value kept in an error, in bytes.
 const EXCERPT_BYTES: usize = 64;

@@ -15,89 +15,14 @@
 //!   `replace_compaction`, so those are rejected for every hook; `continue` is accepted
 //!   everywhere, since it means the same as absence.
 
-use std::fmt;
-
 use serde_json::{json, Map, Value};
 
 use super::command::{notifications_member, Notification};
 use super::context::{context_member, ContextContribution};
 use super::error::{ResultError, ResultErrorKind};
 use super::field::{as_object, keyword, member, optional_string, required, Keyword, ResultPath};
+pub use super::names::HookName;
 use super::path::Path;
-
-/// A lifecycle hook a manifest can declare (SUPPLEMENT "Manifest", `[contributes].hooks`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum HookName {
-    /// Before a prompt is sent (legacy; may deny).
-    BeforePrompt,
-    /// After a successful, complete assistant response (legacy).
-    AfterResponse,
-    /// Before a tool call runs (legacy; may deny).
-    BeforeToolCall,
-    /// After a tool call settled (legacy).
-    AfterToolCall,
-    /// Retry advice for a provider failure (API 0.2).
-    ProviderRetry,
-    /// Before an entry is persisted (API 0.2).
-    BeforePersistence,
-    /// After a workspace mutation (API 0.2).
-    PostMutation,
-    /// At the start of one model turn (API 0.4, `session_entries`).
-    ModelTurnStart,
-    /// At the end of one model turn (API 0.4, `session_entries`).
-    ModelTurnEnd,
-}
-
-impl HookName {
-    /// Every hook, legacy first.
-    pub const ALL: [HookName; 9] = [
-        HookName::BeforePrompt,
-        HookName::AfterResponse,
-        HookName::BeforeToolCall,
-        HookName::AfterToolCall,
-        HookName::ProviderRetry,
-        HookName::BeforePersistence,
-        HookName::PostMutation,
-        HookName::ModelTurnStart,
-        HookName::ModelTurnEnd,
-    ];
-
-    /// The wire name, such as `"before_prompt"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HookName::BeforePrompt => "before_prompt",
-            HookName::AfterResponse => "after_response",
-            HookName::BeforeToolCall => "before_tool_call",
-            HookName::AfterToolCall => "after_tool_call",
-            HookName::ProviderRetry => "provider_retry",
-            HookName::BeforePersistence => "before_persistence",
-            HookName::PostMutation => "post_mutation",
-            HookName::ModelTurnStart => "model_turn_start",
-            HookName::ModelTurnEnd => "model_turn_end",
-        }
-    }
-
-    /// Parses a wire name exactly.
-    pub fn parse(text: &str) -> Option<HookName> {
-        HookName::ALL.into_iter().find(|hook| hook.as_str() == text)
-    }
-
-    /// True for the hooks whose deny stops the intercepted operation.
-    pub fn honors_deny(self) -> bool {
-        matches!(self, HookName::BeforePrompt | HookName::BeforeToolCall)
-    }
-
-    /// True for the API 0.4 model-turn observations of section 1.4b.
-    pub fn is_model_turn(self) -> bool {
-        matches!(self, HookName::ModelTurnStart | HookName::ModelTurnEnd)
-    }
-}
-
-impl fmt::Display for HookName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A hook's decision about the intercepted operation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -186,6 +111,7 @@ impl HookResult {
     }
 }
 
+#[doc(hidden)]
 /// Validates the `result` of one `hook/run` for `hook`.
 pub fn hook_output(result: &Value, hook: HookName) -> Result<HookResult, ResultError> {
     let root = Path::Root;
@@ -381,6 +307,7 @@ impl HookPayload {
     }
 }
 
+#[doc(hidden)]
 /// The `params` of a `hook/run` request: `{"hook", "payload", "context"}`. Callers add
 /// further members (such as the private `session_leaf` grant of section 1.4b) to the
 /// returned object.

@@ -125,6 +125,7 @@ pub struct JsonMeasure {
     pub longest_key_bytes: usize,
 }
 
+#[doc(hidden)]
 /// Measures `value` completely.
 pub fn measure(value: &Value) -> JsonMeasure {
     let mut walk = Walk::new(Bounds::UNLIMITED);
@@ -138,6 +139,7 @@ pub fn measure(value: &Value) -> JsonMeasure {
     }
 }
 
+#[doc(hidden)]
 /// Length of the compact encoding of `value`, counted without allocating it.
 pub fn encoded_len(value: &Value) -> usize {
     let mut counter = ByteCounter::new(usize::MAX);
@@ -146,6 +148,7 @@ pub fn encoded_len(value: &Value) -> usize {
     counter.count
 }
 
+#[doc(hidden)]
 /// Checks `value` against `bounds`, stopping at the first violation found: the structural
 /// walk (nodes, depth and keys in document order) first, then the encoded size, which stops
 /// serializing as soon as the bound is passed.

@@ -184,6 +184,7 @@ fn insert_option(object: &mut Map<String, Value>, key: &str, value: &Option<Stri
     }
 }
 
+#[doc(hidden)]
 /// Validates the `result` of `menu/collect` for an extension that declared
 /// `declared_commands`.
 pub fn menu<S: AsRef<str>>(

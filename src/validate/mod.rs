@@ -18,6 +18,7 @@ pub mod hook;
 mod json;
 pub mod json_bounds;
 pub mod menu;
+mod names;
 pub(crate) mod path;
 pub mod render;
 pub mod schema;
@@ -26,22 +27,35 @@ pub mod status;
 pub mod tool_result;
 pub mod v0_3;
 
-pub use command::{command_output, notification, CommandResult, Notification, NotificationLevel};
+pub use command::{CommandResult, Notification, NotificationLevel};
 pub use content::{ArtifactResolver, ContentPart, MediaKind, MediaPolicy, VerifiedArtifact};
-pub use context::{context_collect, context_contribution, ContextContribution, Placement};
+pub use context::{ContextContribution, Placement};
 pub use error::{Expected, ResultError, ResultErrorKind};
-pub use hook::{
-    hook_output, hook_run_params, Disposition, HookName, HookPayload, HookResult, SessionOperation,
-};
-pub use json_bounds::{check_bounds, encoded_len, measure, Bounds, BoundsError, JsonMeasure};
-pub use menu::{
-    fallback_menu, menu, menu_or_fallback, ExtensionMenu, ExtensionMenuItem, ExtensionMenuStatus,
-    FallbackCommand,
-};
-pub use render::{render_output, RenderOutput, RenderSegment};
+pub use hook::{Disposition, HookName, HookPayload, HookResult, SessionOperation};
+pub use json_bounds::{Bounds, BoundsError, JsonMeasure};
+pub use menu::{ExtensionMenu, ExtensionMenuItem, ExtensionMenuStatus, FallbackCommand};
+pub use render::{RenderOutput, RenderSegment};
 pub use state::GenericState;
-pub use status::{status_collect, status_contribution, StatusContribution};
+pub use status::StatusContribution;
 pub use tool_result::{
-    tool_output, OutputSchema, StructuredValidator, StructuredViolation, ToolResult,
-    ToolResultContext,
+    OutputSchema, StructuredValidator, StructuredViolation, ToolResult, ToolResultContext,
 };
+
+// The validators the dispatcher runs on every answer: public for the crate's own tests
+// and fuzz targets; embedders get their typed results from `host`.
+#[doc(hidden)]
+pub use command::{command_output, notification};
+#[doc(hidden)]
+pub use context::{context_collect, context_contribution};
+#[doc(hidden)]
+pub use hook::{hook_output, hook_run_params};
+#[doc(hidden)]
+pub use json_bounds::{check_bounds, encoded_len, measure};
+#[doc(hidden)]
+pub use menu::{fallback_menu, menu, menu_or_fallback};
+#[doc(hidden)]
+pub use render::render_output;
+#[doc(hidden)]
+pub use status::{status_collect, status_contribution};
+#[doc(hidden)]
+pub use tool_result::tool_output;

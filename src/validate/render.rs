@@ -32,6 +32,7 @@ impl RenderOutput {
     }
 }
 
+#[doc(hidden)]
 /// Validates the `result` of one `tool/render`.
 pub fn render_output(result: &Value) -> Result<RenderOutput, ResultError> {
     let root = Path::Root;

@@ -30,6 +30,7 @@ pub struct StatusContribution {
     pub priority: i64,
 }
 
+#[doc(hidden)]
 /// Validates the `result` of a `status/collect` for `requested`: `null` contributes
 /// nothing; otherwise the contribution's surface must be the requested one.
 pub fn status_collect(
@@ -54,6 +55,7 @@ pub fn status_collect(
     Ok(Some(contribution))
 }
 
+#[doc(hidden)]
 /// Validates the `params` of a `status/contribution` notification (section 2.4). Whether
 /// the extension declared that surface is the caller's check.
 pub fn status_contribution(params: &Value) -> Result<StatusContribution, ResultError> {

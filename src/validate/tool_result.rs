@@ -22,6 +22,7 @@ use super::content::{content_parts, ContentPart, MediaPolicy};
 use super::error::{ResultError, ResultErrorKind};
 use super::field::{as_object, as_str, member, optional_bool, required, Object, ResultPath};
 use super::json_bounds::{check_bounds, Bounds};
+pub use super::names::StructuredViolation;
 use super::path::Path;
 
 /// A validated tool result.
@@ -46,27 +47,6 @@ impl ToolResult {
             .filter_map(ContentPart::as_text)
             .collect();
         texts.join("\n")
-    }
-}
-
-/// Why `structured_content` does not satisfy an output schema, as reported by a
-/// [`StructuredValidator`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StructuredViolation {
-    /// Where inside `structured_content` the violation is (validator-defined notation;
-    /// empty for the whole value).
-    pub path: String,
-    /// The schema rule that failed, as a sentence.
-    pub message: String,
-}
-
-impl fmt::Display for StructuredViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "at {}: {}", self.path, self.message)
-        }
     }
 }
 
@@ -136,6 +116,7 @@ impl ToolResultContext<'_> {
     }
 }
 
+#[doc(hidden)]
 /// Validates the `result` of one `tool/call`.
 pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult, ResultError> {
     let root = Path::Root;

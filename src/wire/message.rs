@@ -151,6 +151,7 @@ impl fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
+#[doc(hidden)]
 /// Decodes and classifies one frame (without its LF).
 ///
 /// The same as [`classify`] after [`parse_json`], for every input; an object is read
@@ -168,6 +169,7 @@ pub fn decode(frame: &[u8]) -> Result<Message, FrameError> {
     classify_envelope(envelope)
 }
 
+#[doc(hidden)]
 /// Parses one frame (without its LF) as exactly one JSON value, the first step of
 /// [`decode`]. Empty or blank input, trailing data, invalid UTF-8 and nesting deeper
 /// than serde_json's recursion limit are all [`FrameError::Parse`].
@@ -177,6 +179,7 @@ pub fn parse_json(frame: &[u8]) -> Result<Value, FrameError> {
     })
 }
 
+#[doc(hidden)]
 /// Classifies an already decoded JSON value.
 pub fn classify(value: Value) -> Result<Message, FrameError> {
     let Value::Object(map) = value else {
@@ -315,6 +318,7 @@ fn finish(mut bytes: Vec<u8>, limit: usize) -> Result<Vec<u8>, EncodeError> {
     Ok(bytes)
 }
 
+#[doc(hidden)]
 /// Encodes a request frame (LF included), bounded by `limit` bytes.
 pub fn encode_request<P: Serialize>(
     id: &RequestId,
@@ -335,6 +339,7 @@ pub fn encode_request<P: Serialize>(
     finish(bytes, limit)
 }
 
+#[doc(hidden)]
 /// Encodes a notification frame (LF included), bounded by `limit` bytes.
 pub fn encode_notification<P: Serialize>(
     method: &str,
@@ -352,6 +357,7 @@ pub fn encode_notification<P: Serialize>(
     )
 }
 
+#[doc(hidden)]
 /// Encodes a success response frame (LF included), bounded by `limit` bytes.
 pub fn encode_result<R: Serialize>(
     id: &RequestId,
@@ -369,6 +375,7 @@ pub fn encode_result<R: Serialize>(
     )
 }
 
+#[doc(hidden)]
 /// Encodes an error response frame (LF included), bounded by `limit` bytes.
 pub fn encode_error(
     id: &RequestId,
@@ -386,6 +393,7 @@ pub fn encode_error(
     )
 }
 
+#[doc(hidden)]
 /// Encodes any message with the default frame bound; used by tests and tools.
 pub fn encode(message: &Message) -> Result<Vec<u8>, EncodeError> {
     match message {

@@ -2,6 +2,7 @@
 //!
 //! Everything here is pure data and codecs; no I/O.
 
+#[doc(hidden)]
 pub mod canonical;
 // The codecs and the frame splitter are the transport's; public for the crate's
 // tests, benches and fuzz targets, not for embedders.
@@ -19,7 +20,10 @@ pub mod salvage;
 #[doc(hidden)]
 pub use frame::{FrameSplitter, Split};
 pub use id::{IdError, RequestId};
+pub use message::{FrameError, ResponseError};
+// The frame codec: for the crate's own tests, benches and fuzz targets.
+#[doc(hidden)]
 pub use message::{
     classify, decode, encode, encode_error, encode_notification, encode_request, encode_result,
-    parse_json, EncodeError, FrameError, Message, Notification, Request, Response, ResponseError,
+    parse_json, EncodeError, Message, Notification, Request, Response,
 };

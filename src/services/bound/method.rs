@@ -2,12 +2,7 @@
 //! `provider_catalog`, `session_lifecycle`): their names and kinds, and the rules
 //! their results must keep.
 
-use serde_json::Value;
-
 use super::kind::ServiceKind;
-use super::request::check_composer_text;
-use super::v0_3;
-use crate::limits::MAX_ENTRY_ID_BYTES;
 
 /// An extension-to-host request served by a bound service: the ten Wave-1 requests
 /// (section 2, "Optional Wave-1 resource_owner") and the API 0.3 `provider_auth`,
@@ -162,55 +157,6 @@ impl ServiceMethod {
             | ServiceMethod::SessionFork
             | ServiceMethod::SessionReload
             | ServiceMethod::SessionSwitch => ServiceKind::SessionLifecycle,
-        }
-    }
-
-    /// Checks a result before the extension sees it: `composer/get` returns
-    /// `{"text"}` with a valid composer text, `session/append_entry` returns
-    /// `{"entry_id"}` of 1 to [`MAX_ENTRY_ID_BYTES`] bytes, every other Wave-1 method
-    /// `{}`; the API 0.3 methods return their closed models.
-    pub fn check_result(self, result: &Value) -> Result<(), String> {
-        match self {
-            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
-                return v0_3::check_auth_answer(result)
-            }
-            ServiceMethod::ProvidersRegister
-            | ServiceMethod::ProvidersUpdate
-            | ServiceMethod::ProvidersUnregister => return v0_3::check_revision(result),
-            ServiceMethod::SessionCreate
-            | ServiceMethod::SessionFork
-            | ServiceMethod::SessionReload
-            | ServiceMethod::SessionSwitch => return v0_3::check_session_answer(result),
-            _ => {}
-        }
-        let Value::Object(map) = result else {
-            return Err("the result must be an object".into());
-        };
-        let only = |member: &str| -> Result<&Value, String> {
-            if let Some(extra) = map.keys().find(|k| k.as_str() != member) {
-                return Err(format!("the result has an unknown member `{extra}`"));
-            }
-            map.get(member)
-                .ok_or_else(|| format!("the result needs `{member}`"))
-        };
-        match self {
-            ServiceMethod::ComposerGet => match only("text")? {
-                Value::String(text) => check_composer_text(text).map_err(|e| e.detail),
-                _ => Err("`text` must be a string".into()),
-            },
-            ServiceMethod::SessionAppendEntry => match only("entry_id")? {
-                Value::String(id) if !id.is_empty() && id.len() <= MAX_ENTRY_ID_BYTES => Ok(()),
-                _ => Err(format!(
-                    "`entry_id` must be a string of 1 to {MAX_ENTRY_ID_BYTES} bytes"
-                )),
-            },
-            _ => match map.keys().next() {
-                None => Ok(()),
-                Some(extra) => Err(format!(
-                    "{} returns {{}}; the result has `{extra}`",
-                    self.name()
-                )),
-            },
         }
     }
 }

@@ -17,6 +17,7 @@ mod bindings;
 mod call;
 mod kind;
 mod method;
+mod models03;
 mod refusal;
 mod request;
 mod v0_3;
@@ -27,14 +28,14 @@ pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
 pub use kind::ServiceKind;
 pub use method::ServiceMethod;
+pub use models03::{
+    AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
+    ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderInfo, ProviderModel,
+    ProviderRegistration, SessionId,
+};
 pub use refusal::{Refusal, ServiceRefusal};
 pub use request::{check_composer_text, MessageRole, ServiceRequest, Shortcut};
-pub use v0_3::{
-    AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
-    ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderAuthService,
-    ProviderCatalogService, ProviderInfo, ProviderModel, ProviderRegistration, SessionId,
-    SessionLifecycleService,
-};
+pub use v0_3::{ProviderAuthService, ProviderCatalogService, SessionLifecycleService};
 pub(crate) use wave1::RawService;
 pub use wave1::{
     ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,

@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::method::ServiceMethod;
+use super::models03::{self, ProviderAuthParams, ProviderRegistration};
 use super::refusal::{Refusal, ServiceRefusal};
-use super::v0_3::{ProviderAuthParams, ProviderRegistration};
 use crate::limits::{
     MAX_ACTIVE_TOOLS, MAX_ACTIVE_TOOL_NAME_BYTES, MAX_COMPOSER_TEXT_BYTES, MAX_ENTRY_DATA_BYTES,
     MAX_ENTRY_ID_BYTES, MAX_ENTRY_TYPE_BYTES, MAX_INJECTED_TEXT_BYTES, MAX_JSON_DEPTH,
@@ -342,6 +342,140 @@ impl ServiceRequest {
             }
             _ => unreachable!("the API 0.3 methods are parsed by parse_v0_3"),
         })
+    }
+}
+
+impl ServiceRequest {
+    /// The API 0.3 methods: closed models, no parent, no owner.
+    pub(super) fn parse_v0_3(
+        method: ServiceMethod,
+        params: &Map<String, Value>,
+    ) -> Result<Self, ServiceRefusal> {
+        let value = Value::Object(params.clone());
+        let empty = || match params.keys().next() {
+            None => Ok(()),
+            Some(extra) => Err(Refusal::InvalidRequest
+                .because(format!("{} has no member `{extra}`", method.name()))),
+        };
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct ProviderIdParams {
+            provider_id: String,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct SwitchParams {
+            session_id: String,
+        }
+        Ok(match method {
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                let p: ProviderAuthParams = models03::model(&value)?;
+                models03::check_auth(&p)?;
+                if method == ServiceMethod::ProviderAuthRequest {
+                    ServiceRequest::ProviderAuthRequest(p)
+                } else {
+                    ServiceRequest::ProviderAuthRevoke(p)
+                }
+            }
+            ServiceMethod::ProvidersRegister | ServiceMethod::ProvidersUpdate => {
+                let r: ProviderRegistration = models03::model(&value)?;
+                models03::check_registration(&r)?;
+                if method == ServiceMethod::ProvidersRegister {
+                    ServiceRequest::ProvidersRegister(r)
+                } else {
+                    ServiceRequest::ProvidersUpdate(r)
+                }
+            }
+            ServiceMethod::ProvidersUnregister => {
+                let p: ProviderIdParams = models03::model(&value)?;
+                if p.provider_id.is_empty()
+                    || p.provider_id.len() > crate::limits::MAX_PROVIDER_ID_BYTES
+                {
+                    return Err(Refusal::BoundsExceeded.because(format!(
+                        "`provider_id` must be 1 to {} bytes",
+                        crate::limits::MAX_PROVIDER_ID_BYTES
+                    )));
+                }
+                ServiceRequest::ProvidersUnregister {
+                    provider_id: p.provider_id,
+                }
+            }
+            ServiceMethod::SessionSwitch => {
+                let p: SwitchParams = models03::model(&value)?;
+                models03::check_session_id(&p.session_id)?;
+                ServiceRequest::SessionSwitch {
+                    session_id: p.session_id,
+                }
+            }
+            ServiceMethod::ProvidersComplete => {
+                empty()?;
+                ServiceRequest::ProvidersComplete
+            }
+            ServiceMethod::SessionCreate => {
+                empty()?;
+                ServiceRequest::SessionCreate
+            }
+            ServiceMethod::SessionFork => {
+                empty()?;
+                ServiceRequest::SessionFork
+            }
+            ServiceMethod::SessionReload => {
+                empty()?;
+                ServiceRequest::SessionReload
+            }
+            _ => unreachable!("the Wave-1 requests are parsed above"),
+        })
+    }
+}
+
+impl ServiceMethod {
+    /// Checks a result before the extension sees it: `composer/get` returns
+    /// `{"text"}` with a valid composer text, `session/append_entry` returns
+    /// `{"entry_id"}` of 1 to [`MAX_ENTRY_ID_BYTES`] bytes, every other Wave-1 method
+    /// `{}`; the API 0.3 methods return their closed models.
+    pub fn check_result(self, result: &Value) -> Result<(), String> {
+        match self {
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                return models03::check_auth_answer(result)
+            }
+            ServiceMethod::ProvidersRegister
+            | ServiceMethod::ProvidersUpdate
+            | ServiceMethod::ProvidersUnregister => return models03::check_revision(result),
+            ServiceMethod::SessionCreate
+            | ServiceMethod::SessionFork
+            | ServiceMethod::SessionReload
+            | ServiceMethod::SessionSwitch => return models03::check_session_answer(result),
+            _ => {}
+        }
+        let Value::Object(map) = result else {
+            return Err("the result must be an object".into());
+        };
+        let only = |member: &str| -> Result<&Value, String> {
+            if let Some(extra) = map.keys().find(|k| k.as_str() != member) {
+                return Err(format!("the result has an unknown member `{extra}`"));
+            }
+            map.get(member)
+                .ok_or_else(|| format!("the result needs `{member}`"))
+        };
+        match self {
+            ServiceMethod::ComposerGet => match only("text")? {
+                Value::String(text) => check_composer_text(text).map_err(|e| e.detail),
+                _ => Err("`text` must be a string".into()),
+            },
+            ServiceMethod::SessionAppendEntry => match only("entry_id")? {
+                Value::String(id) if !id.is_empty() && id.len() <= MAX_ENTRY_ID_BYTES => Ok(()),
+                _ => Err(format!(
+                    "`entry_id` must be a string of 1 to {MAX_ENTRY_ID_BYTES} bytes"
+                )),
+            },
+            _ => match map.keys().next() {
+                None => Ok(()),
+                Some(extra) => Err(format!(
+                    "{} returns {{}}; the result has `{extra}`",
+                    self.name()
+                )),
+            },
+        }
     }
 }
 

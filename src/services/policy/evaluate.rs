@@ -24,6 +24,7 @@ pub struct PolicyService<'a> {
     pub approvals: Option<&'a mut ApprovalTokens>,
 }
 
+#[doc(hidden)]
 /// Answers one `policy/evaluate` request (section 2.9) with its result object,
 /// `{"decision": "allow"|"ask"|"deny"}` plus `"approval_token"` only on an approved
 /// `ask`.

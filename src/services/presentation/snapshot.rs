@@ -27,6 +27,7 @@ use super::types::{
 };
 use super::url::check_url;
 
+#[doc(hidden)]
 /// Validates the params of one `presentation/update` notification from an extension whose
 /// manifest declared `declared_commands`, completely and atomically: either every rule of
 /// section 2.5 holds and the whole update is returned, or the first broken rule is.

@@ -151,6 +151,7 @@ impl fmt::Display for AddressClass {
     }
 }
 
+#[doc(hidden)]
 /// The refused class `address` belongs to, or `None` for an address a reference may
 /// target. IPv6 addresses that embed an IPv4 address (IPv4-mapped `::ffff:0:0/96`,
 /// IPv4-compatible `::/96` and NAT64 `64:ff9b::/96`) are classified by the embedded

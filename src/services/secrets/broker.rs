@@ -95,6 +95,7 @@ impl SecretBroker for InMemorySecretBroker {
     }
 }
 
+#[doc(hidden)]
 /// Answers one `secret/get` request (section 2.10) with `{"value": string}`.
 ///
 /// The steps, in order:

@@ -104,6 +104,7 @@ impl CredentialResolver for InMemoryCredentialResolver {
     }
 }
 
+#[doc(hidden)]
 /// Answers one `provider/credentials` request (section 1.1; shape in the module
 /// documentation).
 ///

@@ -74,6 +74,7 @@ impl Drop for SecretValue {
     }
 }
 
+#[doc(hidden)]
 /// Overwrites `bytes` with zeros in a way the compiler may not elide.
 pub fn wipe_bytes(bytes: &mut [u8]) {
     for byte in bytes.iter_mut() {
@@ -90,6 +91,7 @@ fn wipe_string(text: String) {
     bytes.clear();
 }
 
+#[doc(hidden)]
 /// Wipes every string (object keys included) inside `value` and leaves `value` as
 /// `null`; for a result object such as `{"value": ...}` once its frame is written.
 pub fn wipe_json(value: &mut Value) {

@@ -19,6 +19,7 @@ pub struct FallbackCommand<'a> {
     pub description: Option<&'a str>,
 }
 
+#[doc(hidden)]
 /// The menu `result` when it is valid; otherwise the fallback menu for `commands` together
 /// with the reason the result was rejected.
 pub fn menu_or_fallback(
@@ -33,6 +34,7 @@ pub fn menu_or_fallback(
     }
 }
 
+#[doc(hidden)]
 /// The generated menu used when `menu/collect` fails, times out or is rejected: titled
 /// with the extension's name, one action per declared command, in order (section 1.6b).
 ///
