@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::connection::{ChildKind, ChildRequest};
+use super::connection::{Answer, ChildKind, ChildRequest};
 use super::{Dispatcher, FrontendAnswer};
 use crate::limits::{
     MAX_CHILD_IDS_PER_GENERATION, MAX_INPUT_ANSWER_BYTES, MAX_INPUT_PROMPT_BYTES,
@@ -13,17 +13,6 @@ use crate::model::events::Diagnostic;
 use crate::model::frontend::{CancelFlag, ConfirmationRequest, InputRequest};
 use crate::transport::{ConnId, OutboundFrame};
 use crate::wire::{codes, Request, RequestId, ResponseError};
-
-/// A frontend's answer.
-pub(crate) enum Answer {
-    /// `{"confirmed": bool}`.
-    Confirmed(bool),
-    /// `{"value": string|null}`.
-    Input(Option<String>),
-    /// The -32800 cancellation error: the request's parent settled or its generation
-    /// is going away.
-    Cancelled,
-}
 
 /// Why an extension-originated request is refused, with its JSON-RPC error.
 fn refusal(code: i64, message: impl Into<String>) -> ResponseError {

@@ -4,21 +4,18 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
-use crossbeam_channel::Sender;
-
 use super::command::{CallRequest, InitRole};
+pub(crate) use super::pending::{Pending, PendingKind};
 use super::tombstones::Tombstones;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::model::call::CancelReason;
-use crate::model::call::{CallId, CallReply};
 use crate::model::events::GenerationRef;
 use crate::model::frontend::CancelFlag;
-use crate::model::progress::Progress;
 use crate::model::start::StartError;
 use crate::model::start::StartupEvidence;
 use crate::model::status::LifecycleState;
+use crate::negotiation::Negotiated;
 use crate::negotiation::ToolDefinition;
-use crate::negotiation::{InitializeOffer, Negotiated};
 use crate::services::bound::{ServiceBindings, ServiceMethod};
 use crate::services::presentation::{PresentationOwner, PresentationSnapshot};
 use crate::services::{ApprovalTokens, ArtifactStore, PresentationThrottle, ResourceOwner};
@@ -28,34 +25,8 @@ use crate::transport::{
 use crate::wire::codec::{Codec, CodecEncodeError};
 use crate::wire::{RequestId, ResponseError};
 use parking_lot::Mutex;
+use serde_json::value::RawValue;
 use serde_json::Value;
-
-/// Why a pending host request was sent.
-pub(crate) enum PendingKind {
-    /// The `initialize` request; the starter waits on `reply`.
-    Initialize {
-        role: InitRole,
-        offer: InitializeOffer,
-    },
-    /// The `shutdown` request (section 1.8).
-    Shutdown,
-    /// An API 0.3 `hook/run` of `lifecycle_events`; its disposition never vetoes.
-    LifecycleHook,
-    /// An embedder call.
-    Call {
-        call: CallId,
-        reply: Sender<CallReply>,
-        progress: Option<Sender<Progress>>,
-        /// The catalog epoch the request named (sections 2.11, 2.12): its answer is
-        /// validated against this catalog, whatever the catalog is when it arrives.
-        catalog: Arc<Vec<ToolDefinition>>,
-        /// True for `tool/call`, the only request `partial_result` progress is for.
-        tool_call: bool,
-        /// Its first `confirmation/request` is pre-approved (section 1.6b); cleared
-        /// once used.
-        preapproved: bool,
-    },
-}
 
 /// Why an `initialize` failed, as kept until the generation is gone.
 pub(crate) enum FailedStart {
@@ -63,6 +34,17 @@ pub(crate) enum FailedStart {
     Lost(String),
     /// The host refused the generation (its answer, a conflict, a timeout...).
     Refused(StartError),
+}
+
+/// A frontend's answer.
+pub(crate) enum Answer {
+    /// `{"confirmed": bool}`.
+    Confirmed(bool),
+    /// `{"value": string|null}`.
+    Input(Option<String>),
+    /// The -32800 cancellation error: the request's parent settled or its generation
+    /// is going away.
+    Cancelled,
 }
 
 /// What an extension-originated request asks for.
@@ -84,11 +66,11 @@ impl ChildKind {
     /// The answer when nobody can or will answer: a dropped confirmation is denied
     /// (section 2.2), unavailable input is `null` (section 2.7), and a service request
     /// gets the usual cancellation (-32800).
-    pub fn dropped_answer(&self) -> super::children::Answer {
+    pub fn dropped_answer(&self) -> Answer {
         match self {
-            ChildKind::Confirmation => super::children::Answer::Confirmed(false),
-            ChildKind::Input => super::children::Answer::Input(None),
-            ChildKind::Service { .. } => super::children::Answer::Cancelled,
+            ChildKind::Confirmation => Answer::Confirmed(false),
+            ChildKind::Input => Answer::Input(None),
+            ChildKind::Service { .. } => Answer::Cancelled,
         }
     }
 }
@@ -100,14 +82,6 @@ pub(crate) struct ChildRequest {
     pub parent: Option<u64>,
     /// Tells the frontend the answer is no longer wanted.
     pub cancelled: CancelFlag,
-}
-
-/// A host request written (or queued for writing) and not yet settled.
-pub(crate) struct Pending {
-    pub kind: PendingKind,
-    pub frame: Arc<FrameState>,
-    /// The last accepted `$/progress` sequence number (section 2.6).
-    pub last_progress: Option<u64>,
 }
 
 /// Where the generation is in its shutdown (section 1.8).
@@ -170,9 +144,9 @@ pub(crate) struct Connection {
     /// How frames are encoded and decoded: canonical JSON on API 0.3, JSON-RPC otherwise.
     pub codec: Codec,
     /// The execution `context` of owner-scoped requests, built once.
-    pub owned_context: super::requests::EncodedContext,
+    pub owned_context: EncodedContext,
     /// The execution `context` of process-scoped requests, built once.
-    pub process_context: super::requests::EncodedContext,
+    pub process_context: EncodedContext,
     pub reader_closed: bool,
     pub writer_failed: bool,
     pub last_error: Option<String>,
@@ -249,8 +223,8 @@ impl Connection {
             catalog: Arc::new(Vec::new()),
             catalog_revision: 0,
             codec: Codec::for_api(api),
-            owned_context: super::requests::EncodedContext::none(),
-            process_context: super::requests::EncodedContext::none(),
+            owned_context: EncodedContext::none(),
+            process_context: EncodedContext::none(),
             reader_closed: false,
             writer_failed: false,
             last_error: None,
@@ -462,4 +436,24 @@ pub(crate) fn trace_frame(source: &GenerationRef, direction: &str, bytes: &[u8],
     }
     let text = String::from_utf8_lossy(bytes);
     log::trace!(target: "octet_host::wire", "{source} {direction} {}", text.trim_end_matches('\n'));
+}
+
+/// An execution context encoded once per generation: every request of the generation
+/// carries the same one, so its JSON text is written into each frame as it is.
+#[derive(Debug)]
+pub(crate) struct EncodedContext {
+    pub(super) json: Box<RawValue>,
+}
+
+impl EncodedContext {
+    pub(super) fn new(context: Value) -> EncodedContext {
+        let json = serde_json::value::to_raw_value(&context)
+            .expect("a Value with string keys always encodes");
+        EncodedContext { json }
+    }
+
+    /// Before `initialize` there is no context yet.
+    pub fn none() -> EncodedContext {
+        EncodedContext::new(Value::Null)
+    }
 }

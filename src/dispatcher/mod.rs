@@ -115,7 +115,7 @@ pub(crate) struct Shared {
 pub(crate) struct FrontendAnswer {
     pub conn: ConnId,
     pub id: RequestId,
-    pub answer: children::Answer,
+    pub answer: connection::Answer,
 }
 
 /// Where a call is while it is unsettled.

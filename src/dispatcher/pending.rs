@@ -4,7 +4,50 @@
 
 use std::collections::HashMap;
 
-use super::connection::{Pending, PendingKind};
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+
+use super::command::InitRole;
+use crate::model::call::{CallId, CallReply};
+use crate::model::progress::Progress;
+use crate::negotiation::{InitializeOffer, ToolDefinition};
+use crate::transport::FrameState;
+
+/// Why a pending host request was sent.
+pub(crate) enum PendingKind {
+    /// The `initialize` request; the starter waits on `reply`.
+    Initialize {
+        role: InitRole,
+        offer: InitializeOffer,
+    },
+    /// The `shutdown` request (section 1.8).
+    Shutdown,
+    /// An API 0.3 `hook/run` of `lifecycle_events`; its disposition never vetoes.
+    LifecycleHook,
+    /// An embedder call.
+    Call {
+        call: CallId,
+        reply: Sender<CallReply>,
+        progress: Option<Sender<Progress>>,
+        /// The catalog epoch the request named (sections 2.11, 2.12): its answer is
+        /// validated against this catalog, whatever the catalog is when it arrives.
+        catalog: Arc<Vec<ToolDefinition>>,
+        /// True for `tool/call`, the only request `partial_result` progress is for.
+        tool_call: bool,
+        /// Its first `confirmation/request` is pre-approved (section 1.6b); cleared
+        /// once used.
+        preapproved: bool,
+    },
+}
+
+/// A host request written (or queued for writing) and not yet settled.
+pub(crate) struct Pending {
+    pub kind: PendingKind,
+    pub frame: Arc<FrameState>,
+    /// The last accepted `$/progress` sequence number (section 2.6).
+    pub last_progress: Option<u64>,
+}
 
 /// The pending host requests of one generation.
 #[derive(Default)]

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::command::InitRole;
 use super::command::{CallRequest, HostRequest};
+use super::connection::EncodedContext;
 use super::connection::FailedStart;
 use super::connection::{Connection, PendingKind};
 use super::timers::Timer;
@@ -490,26 +491,6 @@ pub(super) fn execution_contexts(
         EncodedContext::new(Value::Object(context)),
         EncodedContext::new(process),
     )
-}
-
-/// An execution context encoded once per generation: every request of the generation
-/// carries the same one, so its JSON text is written into each frame as it is.
-#[derive(Debug)]
-pub(crate) struct EncodedContext {
-    json: Box<RawValue>,
-}
-
-impl EncodedContext {
-    fn new(context: Value) -> EncodedContext {
-        let json = serde_json::value::to_raw_value(&context)
-            .expect("a Value with string keys always encodes");
-        EncodedContext { json }
-    }
-
-    /// Before `initialize` there is no context yet.
-    pub fn none() -> EncodedContext {
-        EncodedContext::new(Value::Null)
-    }
 }
 
 /// A request's params, borrowed from the request and from the generation's pre-built

@@ -595,3 +595,21 @@ impl std::error::Error for NegotiationError {
         }
     }
 }
+
+/// The JSON string form of an absolute UTF-8 path sent as `field`.
+pub(super) fn path_string(
+    path: &std::path::Path,
+    field: &'static str,
+) -> Result<String, NegotiationError> {
+    let text = path.to_str().ok_or(NegotiationError::InvalidPath {
+        field,
+        problem: PathProblem::NotUtf8,
+    })?;
+    if !path.is_absolute() {
+        return Err(NegotiationError::InvalidPath {
+            field,
+            problem: PathProblem::NotAbsolute,
+        });
+    }
+    Ok(text.to_owned())
+}

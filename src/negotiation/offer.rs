@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::contract::{Capability, ContractError, ContractLimits, ContractMethod, ContractOffer};
-use super::error::NegotiationError;
+use super::error::{path_string, NegotiationError};
 use super::feature::Feature;
-use super::params::path_string;
 use crate::limits;
 use crate::manifest::{ApiVersion, LocatedManifest, Manifest};
 

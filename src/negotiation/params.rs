@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::contract::ContractParams;
-use super::error::{NegotiationError, PathProblem};
+use super::error::{path_string, NegotiationError};
 use super::feature::Feature;
 use super::offer::{BulkLimits, BulkObjectsOffer, InitializeOffer};
 use crate::limits;
@@ -272,19 +272,4 @@ fn bulk_objects_params(storage: &BulkObjectsOffer) -> Result<BulkObjectsParams, 
         )?,
         limits: storage.limits,
     })
-}
-
-/// The JSON string form of an absolute UTF-8 path sent as `field`.
-pub(super) fn path_string(path: &Path, field: &'static str) -> Result<String, NegotiationError> {
-    let text = path.to_str().ok_or(NegotiationError::InvalidPath {
-        field,
-        problem: PathProblem::NotUtf8,
-    })?;
-    if !path.is_absolute() {
-        return Err(NegotiationError::InvalidPath {
-            field,
-            problem: PathProblem::NotAbsolute,
-        });
-    }
-    Ok(text.to_owned())
 }

@@ -1,17 +1,16 @@
 //! What a handler can see and do while it runs: its request, cancellation, progress,
 //! notifications, contributions and blocking round trips to the host.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
-use crossbeam_channel::{bounded, never, select, Receiver, RecvTimeoutError, Sender};
-use parking_lot::Mutex;
+use crossbeam_channel::{never, select};
 use serde_json::{json, Map, Value};
 
+pub use super::cancel::CancellationToken;
 use super::error::{ChildRequestError, HandlerError};
-use super::extension::FEATURE_REQUEST_PROGRESS;
+use super::features::FEATURE_REQUEST_PROGRESS;
 use super::output::{
     ContextContribution, ExtensionNotification, NotificationLevel, StatusContribution,
 };
@@ -22,63 +21,6 @@ use crate::limits::{MAX_INPUT_PROMPT_BYTES, PROGRESS_OUTPUT_CHUNK_BYTES};
 use crate::manifest::ApiVersion;
 use crate::wire::codec::CodecEncodeError;
 use crate::wire::RequestId;
-
-/// A cooperative cancellation signal for one host request (section 1.9).
-///
-/// It is set by `$/cancelRequest` for the request's id (API 0.2/0.4) and when the
-/// connection ends. Clones share the signal.
-#[derive(Clone, Debug)]
-pub struct CancellationToken {
-    inner: Arc<TokenInner>,
-}
-
-#[derive(Debug)]
-struct TokenInner {
-    cancelled: AtomicBool,
-    /// Dropped on cancellation, which disconnects `signal` and wakes every waiter.
-    trigger: Mutex<Option<Sender<()>>>,
-    signal: Receiver<()>,
-}
-
-impl CancellationToken {
-    pub(crate) fn new() -> CancellationToken {
-        let (trigger, signal) = bounded(0);
-        CancellationToken {
-            inner: Arc::new(TokenInner {
-                cancelled: AtomicBool::new(false),
-                trigger: Mutex::new(Some(trigger)),
-                signal,
-            }),
-        }
-    }
-
-    /// Whether cancellation was requested.
-    pub fn is_cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::Acquire)
-    }
-
-    /// Sleeps until cancellation or `timeout`; true when cancelled.
-    pub fn wait_timeout(&self, timeout: Duration) -> bool {
-        if self.is_cancelled() {
-            return true;
-        }
-        match self.inner.signal.recv_timeout(timeout) {
-            Err(RecvTimeoutError::Timeout) => self.is_cancelled(),
-            _ => true,
-        }
-    }
-
-    /// A receiver that becomes ready (disconnected) on cancellation, for use in
-    /// `crossbeam_channel::select!`. It never carries a message.
-    pub fn receiver(&self) -> &Receiver<()> {
-        &self.inner.signal
-    }
-
-    pub(crate) fn cancel(&self) {
-        self.inner.cancelled.store(true, Ordering::Release);
-        self.inner.trigger.lock().take();
-    }
-}
 
 /// The handler's view of its request and of the connection. Cheap to clone; a clone
 /// may be kept by a background thread (progress stops once the request settled).
@@ -525,17 +467,5 @@ mod tests {
         assert_eq!(chunks.concat(), text);
         assert_eq!(chunks.len(), 5);
         assert_eq!(utf8_chunks("", 8), vec![""]);
-    }
-
-    #[test]
-    fn token_wakes_waiters_on_cancel() {
-        let token = CancellationToken::new();
-        assert!(!token.wait_timeout(Duration::from_millis(1)));
-        let clone = token.clone();
-        let waiter = std::thread::spawn(move || clone.wait_timeout(Duration::from_secs(60)));
-        token.cancel();
-        assert!(waiter.join().unwrap());
-        assert!(token.is_cancelled());
-        assert!(token.receiver().recv().is_err());
     }
 }

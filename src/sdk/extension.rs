@@ -1,35 +1,25 @@
 //! The [`Extension`] builder: declare tools, commands, hooks and the other handlers,
 //! then [`Extension::run`] it over stdio.
 
-use std::io::{Read, Write};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::context::Context;
-use super::error::{HandlerError, RunError};
+use super::error::HandlerError;
 use super::menu::Menu;
 use super::output::{
     CommandOutput, ContextContribution, HookOutput, RenderOutput, StatusContribution, Surface,
     ToolOutput,
 };
 use super::request::{LifecycleNotice, RenderRequest};
-use super::runtime;
 use super::DEFAULT_MAX_CONCURRENT_REQUESTS;
 use crate::manifest::ApiVersion;
 
 /// The environment variable carrying the manifest's `api_version` (SUPPLEMENT
 /// "Environment of every extension child").
 pub const API_VERSION_ENV: &str = "OCTET_EXTENSION_API_VERSION";
-
-/// The feature an extension must enable to send `$/progress` (section 2.6).
-pub const FEATURE_REQUEST_PROGRESS: &str = "request_progress";
-/// The feature enabled automatically when a lifecycle handler is registered (section 1.10).
-pub const FEATURE_LIFECYCLE_EVENTS: &str = "lifecycle_events";
-/// The API 0.4 feature enabled automatically when a tool declares prompt metadata
-/// (section 1.1).
-pub const FEATURE_TOOL_PROMPT_METADATA: &str = "tool_prompt_metadata_v1";
 
 pub(crate) type ToolFn = dyn Fn(Value, &Context) -> Result<ToolOutput, HandlerError> + Send + Sync;
 pub(crate) type CommandFn =
@@ -44,6 +34,17 @@ pub(crate) type RenderFn =
     dyn Fn(RenderRequest, &Context) -> Result<RenderOutput, HandlerError> + Send + Sync;
 pub(crate) type MenuFn = dyn Fn(&Context) -> Result<Menu, HandlerError> + Send + Sync;
 pub(crate) type LifecycleFn = dyn Fn(LifecycleNotice, &Context) + Send + Sync;
+
+pub(crate) type ShortcutFn = dyn Fn(&Context) + Send + Sync;
+pub(crate) type MessageUpdateFn = dyn Fn(super::request::MessageUpdate, &Context) + Send + Sync;
+
+/// A shortcut to register inside `initialize`, with the handler its trigger runs.
+pub(crate) struct ShortcutEntry {
+    pub id: String,
+    pub key: String,
+    pub description: String,
+    pub handler: Arc<ShortcutFn>,
+}
 
 /// A tool definition (section 1.1 tools; section 4 ToolDefinition).
 ///
@@ -214,9 +215,9 @@ pub struct Extension {
     pub(crate) features: Vec<String>,
     pub(crate) max_concurrent_requests: u32,
     /// Runtime shortcuts registered inside `initialize` (section 2.20).
-    pub(crate) shortcuts: Vec<super::wave1::ShortcutEntry>,
+    pub(crate) shortcuts: Vec<ShortcutEntry>,
     /// The handler of `message/updated` batches (section 1.11).
-    pub(crate) message_update: Option<Arc<super::wave1::MessageUpdateFn>>,
+    pub(crate) message_update: Option<Arc<MessageUpdateFn>>,
 }
 
 impl std::fmt::Debug for Extension {
@@ -285,7 +286,7 @@ impl Extension {
     }
 
     /// Enables an optional protocol feature (API 0.2/0.4), such as
-    /// [`FEATURE_REQUEST_PROGRESS`]. It is negotiated only when the host offers it.
+    /// [`FEATURE_REQUEST_PROGRESS`](super::FEATURE_REQUEST_PROGRESS). It is negotiated only when the host offers it.
     pub fn feature(mut self, name: impl Into<String>) -> Extension {
         let name = name.into();
         if !self.features.contains(&name) {
@@ -492,34 +493,6 @@ impl Extension {
     /// Whether `menu/collect` is answered (manifest `menu = true`, API 0.2+).
     pub fn has_menu(&self) -> bool {
         self.menu.is_some()
-    }
-
-    /// Speaks the protocol on stdin and stdout until `shutdown` or stdin EOF.
-    ///
-    /// Returns an error when `OCTET_EXTENSION_API_VERSION` is invalid or stdin fails;
-    /// transport loss (EOF) is a normal return.
-    pub fn run(self) -> Result<(), RunError> {
-        self.serve(std::io::stdin(), std::io::stdout())
-    }
-
-    /// Like [`Extension::run`], over any byte streams: `input` carries host frames,
-    /// `output` receives the extension's frames (owned by one writer thread).
-    pub fn serve<R, W>(self, input: R, output: W) -> Result<(), RunError>
-    where
-        R: Read,
-        W: Write + Send + 'static,
-    {
-        let configured = match self.api_version {
-            Some(v) => Some(v),
-            None => match std::env::var(API_VERSION_ENV) {
-                Ok(text) => match ApiVersion::parse(&text) {
-                    Some(v) => Some(v),
-                    None => return Err(RunError::InvalidApiVersion(text)),
-                },
-                Err(_) => None,
-            },
-        };
-        runtime::serve(self, configured, input, output)
     }
 
     pub(crate) fn find_tool(&self, name: &str) -> Option<&ToolEntry> {

@@ -50,10 +50,12 @@
 
 use std::time::Duration;
 
+mod cancel;
 mod context;
 mod error;
 pub mod examples;
 mod extension;
+mod features;
 mod menu;
 mod output;
 mod request;
@@ -63,8 +65,10 @@ mod wave1;
 pub use crate::services::bound::MessageRole;
 pub use context::{CancellationToken, Context};
 pub use error::{ChildRequestError, HandlerError, RunError};
-pub use extension::{
-    Command, Extension, Tool, API_VERSION_ENV, FEATURE_LIFECYCLE_EVENTS, FEATURE_REQUEST_PROGRESS,
+pub use extension::{Command, Extension, Tool, API_VERSION_ENV};
+pub use features::{
+    FEATURE_ACTIVE_TOOLS, FEATURE_COMPOSER, FEATURE_LIFECYCLE_EVENTS, FEATURE_MESSAGE_INJECTION,
+    FEATURE_REQUEST_PROGRESS, FEATURE_SESSION_ENTRIES, FEATURE_SHORTCUTS,
     FEATURE_TOOL_PROMPT_METADATA,
 };
 pub use menu::{Menu, MenuItem, MenuItemKind, MenuStatus, State};
@@ -74,10 +78,7 @@ pub use output::{
     Surface, ToolOutput,
 };
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
-pub use wave1::{
-    MessageUpdate, FEATURE_ACTIVE_TOOLS, FEATURE_COMPOSER, FEATURE_MESSAGE_INJECTION,
-    FEATURE_SESSION_ENTRIES, FEATURE_SHORTCUTS,
-};
+pub use wave1::MessageUpdate;
 
 /// Host requests an extension handles at once on API 0.2/0.4 unless
 /// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it

@@ -1,10 +1,14 @@
 //! What handlers receive besides their typed arguments: the `tool/render` request,
-//! lifecycle observations and the resource owner of a request context.
+//! lifecycle observations, `message/updated` batches and the resource owner of a
+//! request context.
 
 pub use crate::model::progress::OutputStream;
 pub use crate::services::ResourceOwner;
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::limits::MAX_MESSAGE_BATCH_DELTAS;
+use crate::services::bound::{Refusal, ServiceRefusal};
 
 /// The params of `tool/render` (section 1.7), without `context`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -85,5 +89,73 @@ mod tests {
         assert_eq!(request.output_text(), "x\ny");
         request.output = json!({"content": [{"type": "text", "text": "z"}], "is_error": false});
         assert_eq!(request.output_text(), "z");
+    }
+}
+
+/// One `message/updated` batch (section 1.11): the coalesced text of `deltas` deltas.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageUpdate {
+    /// The message the text belongs to.
+    pub message_id: String,
+    /// The coalesced text, in order.
+    pub delta: String,
+    /// How many deltas it represents.
+    pub deltas: u64,
+}
+
+impl MessageUpdate {
+    /// Reads a batch: `deltas` is a count beside the coalesced `delta`, or an SDK-shaped
+    /// array of strings (`deltas`, or its alias `updates`) whose concatenation is the
+    /// text. An array of more than [`MAX_MESSAGE_BATCH_DELTAS`] is refused as
+    /// `bounds_exceeded` and nothing is delivered.
+    pub fn parse(params: &Value) -> Result<MessageUpdate, ServiceRefusal> {
+        let invalid = |what: &str| Refusal::InvalidRequest.because(what.to_string());
+        let Value::Object(map) = params else {
+            return Err(invalid("message/updated params must be an object"));
+        };
+        let message_id = map
+            .get("message_id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty() && id.len() <= crate::limits::MAX_MESSAGE_ID_BYTES)
+            .ok_or_else(|| invalid("message_id must be a bounded non-empty string"))?
+            .to_string();
+        let array = map
+            .get("deltas")
+            .filter(|d| d.is_array())
+            .or_else(|| map.get("updates"));
+        if let Some(Value::Array(items)) = array {
+            if items.len() > MAX_MESSAGE_BATCH_DELTAS {
+                return Err(Refusal::BoundsExceeded.because(format!(
+                    "{} deltas in one batch; at most {MAX_MESSAGE_BATCH_DELTAS}",
+                    items.len()
+                )));
+            }
+            let mut delta = String::new();
+            for item in items {
+                delta.push_str(
+                    item.as_str()
+                        .ok_or_else(|| invalid("every delta must be a string"))?,
+                );
+            }
+            return Ok(MessageUpdate {
+                message_id,
+                delta,
+                deltas: items.len() as u64,
+            });
+        }
+        let delta = map
+            .get("delta")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("delta must be a string"))?
+            .to_string();
+        let deltas = map
+            .get("deltas")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| invalid("deltas must be a count or an array of strings"))?;
+        Ok(MessageUpdate {
+            message_id,
+            delta,
+            deltas,
+        })
     }
 }

@@ -16,102 +16,10 @@ use serde_json::{json, Map, Value};
 
 use super::context::Context;
 use super::error::ChildRequestError;
-use super::extension::Extension;
-use crate::limits::MAX_MESSAGE_BATCH_DELTAS;
-use crate::services::bound::{
-    check_composer_text, MessageRole, Refusal, ServiceRefusal, ServiceRequest,
-};
-
-/// The feature of `composer/*` (section 2.19).
-pub const FEATURE_COMPOSER: &str = "composer";
-/// The feature of `shortcut/register` and `shortcut/trigger` (sections 2.20, 1.11).
-pub const FEATURE_SHORTCUTS: &str = "shortcuts";
-/// The feature of `session/append_entry`, `set_name` and `set_label` (section 2.21).
-pub const FEATURE_SESSION_ENTRIES: &str = "session_entries";
-/// The feature of `session/send_message`, `send_user_message` and `message/updated`
-/// (sections 2.22, 1.11).
-pub const FEATURE_MESSAGE_INJECTION: &str = "message_injection";
-/// The feature of `tools/set_active` (section 2.23).
-pub const FEATURE_ACTIVE_TOOLS: &str = "active_tools";
-
-pub(crate) type ShortcutFn = dyn Fn(&Context) + Send + Sync;
-pub(crate) type MessageUpdateFn = dyn Fn(MessageUpdate, &Context) + Send + Sync;
-
-/// A shortcut to register inside `initialize`, with the handler its trigger runs.
-pub(crate) struct ShortcutEntry {
-    pub id: String,
-    pub key: String,
-    pub description: String,
-    pub handler: Arc<ShortcutFn>,
-}
-
-/// One `message/updated` batch (section 1.11): the coalesced text of `deltas` deltas.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MessageUpdate {
-    /// The message the text belongs to.
-    pub message_id: String,
-    /// The coalesced text, in order.
-    pub delta: String,
-    /// How many deltas it represents.
-    pub deltas: u64,
-}
-
-impl MessageUpdate {
-    /// Reads a batch: `deltas` is a count beside the coalesced `delta`, or an SDK-shaped
-    /// array of strings (`deltas`, or its alias `updates`) whose concatenation is the
-    /// text. An array of more than [`MAX_MESSAGE_BATCH_DELTAS`] is refused as
-    /// `bounds_exceeded` and nothing is delivered.
-    pub fn parse(params: &Value) -> Result<MessageUpdate, ServiceRefusal> {
-        let invalid = |what: &str| Refusal::InvalidRequest.because(what.to_string());
-        let Value::Object(map) = params else {
-            return Err(invalid("message/updated params must be an object"));
-        };
-        let message_id = map
-            .get("message_id")
-            .and_then(Value::as_str)
-            .filter(|id| !id.is_empty() && id.len() <= crate::limits::MAX_MESSAGE_ID_BYTES)
-            .ok_or_else(|| invalid("message_id must be a bounded non-empty string"))?
-            .to_string();
-        let array = map
-            .get("deltas")
-            .filter(|d| d.is_array())
-            .or_else(|| map.get("updates"));
-        if let Some(Value::Array(items)) = array {
-            if items.len() > MAX_MESSAGE_BATCH_DELTAS {
-                return Err(Refusal::BoundsExceeded.because(format!(
-                    "{} deltas in one batch; at most {MAX_MESSAGE_BATCH_DELTAS}",
-                    items.len()
-                )));
-            }
-            let mut delta = String::new();
-            for item in items {
-                delta.push_str(
-                    item.as_str()
-                        .ok_or_else(|| invalid("every delta must be a string"))?,
-                );
-            }
-            return Ok(MessageUpdate {
-                message_id,
-                delta,
-                deltas: items.len() as u64,
-            });
-        }
-        let delta = map
-            .get("delta")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("delta must be a string"))?
-            .to_string();
-        let deltas = map
-            .get("deltas")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| invalid("deltas must be a count or an array of strings"))?;
-        Ok(MessageUpdate {
-            message_id,
-            delta,
-            deltas,
-        })
-    }
-}
+use super::extension::{Extension, ShortcutEntry};
+use super::features::{FEATURE_MESSAGE_INJECTION, FEATURE_SHORTCUTS};
+pub use super::request::MessageUpdate;
+use crate::services::bound::{check_composer_text, MessageRole, Refusal, ServiceRequest};
 
 impl Extension {
     /// Registers a runtime shortcut (section 2.20) and enables `shortcuts`. When the
@@ -261,6 +169,7 @@ pub(crate) fn registration(parent: u64, shortcut: &ShortcutEntry) -> Map<String,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::MAX_MESSAGE_BATCH_DELTAS;
 
     #[test]
     fn batches_take_either_form_and_refuse_long_arrays() {

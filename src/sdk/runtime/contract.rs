@@ -30,7 +30,8 @@ use crate::limits::{CANONICAL_MAX_FRAME_BYTES, MAX_TOOLS};
 use crate::manifest::ApiVersion;
 use crate::negotiation::{CONTRACT_ENCODING, CONTRACT_SCHEMA};
 use crate::sdk::error::HandlerError;
-use crate::sdk::extension::{Extension, FEATURE_REQUEST_PROGRESS};
+use crate::sdk::extension::Extension;
+use crate::sdk::features::FEATURE_REQUEST_PROGRESS;
 use crate::wire::codes;
 
 /// Capabilities this SDK implements.

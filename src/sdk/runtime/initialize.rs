@@ -10,7 +10,8 @@ use super::state::Session;
 use crate::limits::MAX_CONCURRENT_REQUESTS;
 use crate::manifest::ApiVersion;
 use crate::sdk::error::HandlerError;
-use crate::sdk::extension::{Extension, FEATURE_LIFECYCLE_EVENTS, FEATURE_TOOL_PROMPT_METADATA};
+use crate::sdk::extension::Extension;
+use crate::sdk::features::{FEATURE_LIFECYCLE_EVENTS, FEATURE_TOOL_PROMPT_METADATA};
 use crate::sdk::request::LIFECYCLE_EVENTS;
 
 /// Required features this SDK implements (section 1.1: both are always required).

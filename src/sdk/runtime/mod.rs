@@ -30,9 +30,11 @@
 
 pub(crate) mod catalog;
 mod contract;
+mod diagnostic;
 mod dispatch;
 mod initialize;
 mod pool;
+mod run;
 pub(crate) mod state;
 mod wave1;
 mod writer;

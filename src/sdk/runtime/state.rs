@@ -11,10 +11,11 @@ use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 use serde_json::Value;
 
+pub(crate) use super::diagnostic::diagnostic;
 use super::writer::WriterHandle;
 use crate::limits::{MAX_CHILD_IDS_PER_GENERATION, MAX_OUTSTANDING_CHILD_REQUESTS};
 use crate::manifest::ApiVersion;
-use crate::sdk::context::CancellationToken;
+use crate::sdk::cancel::CancellationToken;
 use crate::sdk::error::ChildRequestError;
 use crate::wire::codec::{Codec, CodecEncodeError};
 use crate::wire::{codes, RequestId, Response, ResponseError};
@@ -343,10 +344,4 @@ impl Shared {
         self.writer.finish(flush_deadline);
         flush_deadline
     }
-}
-
-/// Writes one diagnostic line to stderr, which the host drains (section "Every request
-/// and response").
-pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
-    eprintln!("octet sdk: {message}");
 }

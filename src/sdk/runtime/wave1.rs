@@ -15,7 +15,8 @@ use serde_json::Value;
 use super::state::{diagnostic, Session, Shared};
 use crate::sdk::context::Context;
 use crate::sdk::extension::Extension;
-use crate::sdk::wave1::{registration, MessageUpdate, FEATURE_SHORTCUTS};
+use crate::sdk::features::FEATURE_SHORTCUTS;
+use crate::sdk::wave1::{registration, MessageUpdate};
 use crate::wire::{Notification, RequestId};
 
 /// How long one registration waits for the host's answer.
@@ -153,7 +154,7 @@ impl Wave1 {
 }
 
 /// Sends one `shortcut/register` and waits for the answer: true when admitted.
-fn register(shared: &Shared, parent: u64, shortcut: &crate::sdk::wave1::ShortcutEntry) -> bool {
+fn register(shared: &Shared, parent: u64, shortcut: &crate::sdk::extension::ShortcutEntry) -> bool {
     let Ok((id, answer)) = shared.begin_child() else {
         return false;
     };

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
-use super::state::diagnostic;
+use super::diagnostic::diagnostic;
 use crate::limits::WRITER_QUEUE_FRAMES;
 
 enum WriterMessage {

@@ -13,7 +13,7 @@ use super::error::{PresentationError, PresentationErrorKind};
 use super::field::{
     as_str, bounded_array, closed_object, member, optional_list, required, PresentationPath,
 };
-use super::snapshot::{optional_label, references, required_id, required_label, state, unique_ids};
+use super::parts::{optional_label, references, required_id, required_label, state, unique_ids};
 use super::text::{body, compact_id};
 use super::types::{Collection, CollectionKind, Detail, Node};
 

@@ -64,6 +64,7 @@
 mod collection;
 mod error;
 mod field;
+mod parts;
 mod snapshot;
 mod store;
 mod text;

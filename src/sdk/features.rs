@@ -1,0 +1,29 @@
+//! The optional protocol features an extension enables by name (API 0.2/0.4): pass them
+//! to [`super::Extension::feature`]; some are enabled by the builder methods that need
+//! them.
+
+/// The feature an extension must enable to send `$/progress` (section 2.6).
+pub const FEATURE_REQUEST_PROGRESS: &str = "request_progress";
+
+/// The feature enabled automatically when a lifecycle handler is registered (section 1.10).
+pub const FEATURE_LIFECYCLE_EVENTS: &str = "lifecycle_events";
+
+/// The API 0.4 feature enabled automatically when a tool declares prompt metadata
+/// (section 1.1).
+pub const FEATURE_TOOL_PROMPT_METADATA: &str = "tool_prompt_metadata_v1";
+
+/// The feature of `composer/*` (section 2.19).
+pub const FEATURE_COMPOSER: &str = "composer";
+
+/// The feature of `shortcut/register` and `shortcut/trigger` (sections 2.20, 1.11).
+pub const FEATURE_SHORTCUTS: &str = "shortcuts";
+
+/// The feature of `session/append_entry`, `set_name` and `set_label` (section 2.21).
+pub const FEATURE_SESSION_ENTRIES: &str = "session_entries";
+
+/// The feature of `session/send_message`, `send_user_message` and `message/updated`
+/// (sections 2.22, 1.11).
+pub const FEATURE_MESSAGE_INJECTION: &str = "message_injection";
+
+/// The feature of `tools/set_active` (section 2.23).
+pub const FEATURE_ACTIVE_TOOLS: &str = "active_tools";
