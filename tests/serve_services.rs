@@ -293,9 +293,11 @@ fn api_0_3_services_are_answered_by_the_client_too() {
     serve.send(json!({"op": "call", "call_id": "c", "extension": "prov", "tool": "ask", "arguments": {"requests": [
         {"id": "complete", "method": "providers/complete", "params": {}, "notify": true},
         {"id": "switch", "method": "session/switch", "params": {"session_id": "s-7"}}]}}));
-    let complete = service_request(&mut serve);
+    // Each request is served on a thread of its own: the lines may come in any order.
+    let mut lines = [service_request(&mut serve), service_request(&mut serve)];
+    lines.sort_by_key(|l| l["method"].as_str().unwrap().to_string());
+    let [complete, switch] = lines;
     assert_eq!(complete["method"], "providers/complete");
-    let switch = service_request(&mut serve);
     assert_eq!(switch["method"], "session/switch");
     assert_eq!(switch["params"], json!({"session_id": "s-7"}));
     // The notification waits for no answer.
@@ -311,5 +313,55 @@ fn api_0_3_services_are_answered_by_the_client_too() {
         report["switch"]["error"]["data"]["reason"],
         "invalid_request: no such session"
     );
+    serve.close_input().unwrap();
+}
+
+/// The result a client gives each Wave-1 method.
+fn result_for(method: &str) -> Value {
+    match method {
+        "composer/get" => json!({"text": "draft"}),
+        "session/append_entry" => json!({"entry_id": "e-1"}),
+        _ => json!({}),
+    }
+}
+
+#[test]
+fn every_wave1_method_round_trips_through_the_client() {
+    let mut serve = serve_with_peer("");
+    let reply =
+        serve.request(json!({"id": 1, "op": "start", "extension": "peer", "services": ALL}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    let requests = json!([
+        {"id": "get", "method": "composer/get", "params": {}},
+        {"id": "set", "method": "composer/set", "params": {"text": "a"}},
+        {"id": "insert", "method": "composer/insert", "params": {"text": "b"}},
+        {"id": "append", "method": "session/append_entry", "params": {"entry_type": "t", "data": [1]}},
+        {"id": "name", "method": "session/set_name", "params": {"name": "n"}},
+        {"id": "label", "method": "session/set_label", "params": {"entry_id": "e-1", "label": ""}},
+        {"id": "send", "method": "session/send_message", "params": {"role": "assistant", "text": "x"}},
+        {"id": "user", "method": "session/send_user_message", "params": {"text": "y"}},
+        {"id": "tools", "method": "tools/set_active", "params": {"names": ["ask"]}},
+    ]);
+    let count = requests.as_array().unwrap().len();
+    serve.send(json!({"op": "call", "call_id": "c", "extension": "peer", "tool": "ask", "arguments": {"requests": requests}}));
+    let mut methods = Vec::new();
+    for i in 0..count {
+        let request = service_request(&mut serve);
+        let method = request["method"].as_str().unwrap().to_string();
+        let reply = serve.request(json!({"id": format!("a{i}"), "op": "service_answer",
+            "request_id": request["request_id"], "result": result_for(&method)}));
+        assert_eq!(reply["ok"], true, "{method}: {reply}");
+        methods.push(method);
+    }
+    let result = serve.result(json!("c"));
+    let report: Value = serde_json::from_str(text_of(&result)).unwrap();
+    for (id, method) in [
+        "get", "set", "insert", "append", "name", "label", "send", "user", "tools",
+    ]
+    .iter()
+    .zip(&methods)
+    {
+        assert_eq!(report[id]["result"], result_for(method), "{id}: {report}");
+    }
     serve.close_input().unwrap();
 }

@@ -8,7 +8,8 @@
 //! the reference says before a service sees a request (the feature was negotiated, the
 //! closed params shape, every bound, the parent and owner precedence of section 2, the
 //! child-request id rules) and checks the answer before the extension sees it. Services
-//! get typed values and the derived owner, never raw JSON, on a thread of their own.
+//! get typed values and the derived owner, never raw JSON, on a thread of their own:
+//! requests an extension sends without waiting run concurrently, in no set order.
 //! When a request's parent settles the service's [`ServiceCall::cancelled`] is set and
 //! the extension gets -32800 at once. Refusals use one vocabulary, [`Refusal`]
 //! (section 3).
