@@ -581,9 +581,16 @@ fn shortcuts_register_inside_initialize_and_trigger_only_when_admitted() {
     );
     let w = world(true, "0.2", &env);
     let ext = w.host.start("peer").unwrap();
-    // The late registration is answered after initialize settled.
-    std::thread::sleep(Duration::from_millis(200));
-    let seen = tool(&ext, "seen", json!({}));
+    // The late registration is sent, and answered, after initialize settled.
+    let start = Instant::now();
+    let seen = loop {
+        let seen = tool(&ext, "seen", json!({}));
+        if seen["registrations"].get("late").is_some() || start.elapsed() > Duration::from_secs(20)
+        {
+            break seen;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let regs = &seen["registrations"];
     assert_eq!(regs["open"]["result"], json!({}));
     assert_refused(&regs["refused"], -32602, "invalid_request");
@@ -663,15 +670,24 @@ fn shortcuts_need_the_negotiated_feature() {
 fn message_updates_are_coalesced_in_order() {
     let w = world(true, "0.2", "");
     let ext = w.host.start("peer").unwrap();
-    // 100 ten-byte deltas: one batch at 64 deltas, the rest when the message settles
-    // (or its 50 ms pass first).
-    for i in 0..100 {
-        ext.message_delta("m1", &format!("{i:09} ")).unwrap();
-    }
+    // 100 ten-byte deltas handed over at once: one batch at 64 deltas, the rest when
+    // the message settles (or its 50 ms pass first). Timing never changes the first.
+    let deltas: Vec<String> = (0..100).map(|i| format!("{i:09} ")).collect();
+    ext.notify(Wave1Notification::MessageDeltas {
+        message_id: "m1".into(),
+        deltas,
+    })
+    .unwrap();
     ext.message_settled("m1").unwrap();
     // A 5,000-byte delta goes out in a batch of its own, never split.
     ext.message_delta("m2", &"x".repeat(5000)).unwrap();
     ext.message_settled("m2").unwrap();
+    // Three 2,000-byte deltas: the third passes 4,096 bytes, so all three go at once.
+    ext.notify(Wave1Notification::MessageDeltas {
+        message_id: "m4".into(),
+        deltas: vec!["y".repeat(2000); 3],
+    })
+    .unwrap();
     let too_many = Wave1Notification::MessageDeltas {
         message_id: "m3".into(),
         deltas: vec!["x".into(); 1025],
@@ -688,7 +704,7 @@ fn message_updates_are_coalesced_in_order() {
             .iter()
             .map(|b| b["params"]["deltas"].as_u64().unwrap())
             .sum();
-        if deltas >= 101 || start.elapsed() > Duration::from_secs(20) {
+        if deltas >= 104 || start.elapsed() > Duration::from_secs(20) {
             break batches;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -711,6 +727,12 @@ fn message_updates_are_coalesced_in_order() {
         .collect();
     assert_eq!(m2.len(), 1);
     assert_eq!(m2[0]["params"]["delta"].as_str().unwrap().len(), 5000);
+    let m4: Vec<&Value> = batches
+        .iter()
+        .filter(|b| b["params"]["message_id"] == "m4")
+        .collect();
+    assert_eq!(m4.len(), 1, "{batches:?}");
+    assert_eq!(m4[0]["params"]["deltas"], json!(3));
     assert!(batches.iter().all(|b| b["method"] == "message/updated"));
 }
 
