@@ -7,8 +7,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use octet_host::host::ServiceBindings;
 use octet_host::services::bound::{
@@ -33,15 +32,16 @@ fn peer03(root: &Path, name: &str, select: &str) -> PathBuf {
     write_manifest(root, name, &manifest)
 }
 
+/// The test's services record every call.
 #[derive(Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<String>>>);
+struct Recorder(Journal);
 
 impl Recorder {
     fn push(&self, line: String) {
-        self.0.lock().unwrap().push(line);
+        self.0.push(line);
     }
     fn lines(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
+        self.0.entries()
     }
 }
 
@@ -223,15 +223,7 @@ fn bound_capabilities_are_offered_and_served_with_closed_models() {
     assert_eq!(answers["unregister"]["result"]["revision"], 2);
     assert_eq!(answers["create"]["result"], json!({"session_id": "s-2"}));
     assert_eq!(answers["switch"]["result"], json!({"session_id": "s-9"}));
-    let start = Instant::now();
-    while !recorder.lines().contains(&"complete".to_string()) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "{:?}",
-            recorder.lines()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    recorder.0.wait_for("complete");
     let lines = recorder.lines();
     assert!(
         lines.contains(&"auth acme Authorize".to_string()),

@@ -8,7 +8,9 @@ mod support;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
 use std::time::{Duration, Instant};
+use support::Journal;
 
 use octet_host::host::{NotifyError, ServiceBindings, Wave1Notification};
 use octet_host::limits::{
@@ -20,19 +22,6 @@ use octet_host::services::bound::{
 };
 use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
-
-/// Everything the test services saw, in order.
-#[derive(Clone, Default)]
-struct Journal(Arc<Mutex<Vec<String>>>);
-
-impl Journal {
-    fn push(&self, entry: String) {
-        self.0.lock().unwrap().push(entry);
-    }
-    fn entries(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
-}
 
 /// A composer holding its text; `get` answers whatever `answer_with` holds when set.
 #[derive(Clone, Default)]
@@ -190,6 +179,16 @@ fn tool(ext: &ExtensionHandle, name: &str, arguments: Value) -> Value {
     serde_json::from_str(&result.text()).unwrap()
 }
 
+/// What the peer's `seen` reports once `done` holds for it (polled; 20 s at most).
+fn seen_until(ext: &ExtensionHandle, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut seen = Value::Null;
+    support::eventually(what, || {
+        seen = tool(ext, "seen", json!({}));
+        done(&seen)
+    });
+    seen
+}
+
 /// Sends `requests` from inside one `ask` call and returns the answers by id.
 fn ask(ext: &ExtensionHandle, requests: Value) -> Value {
     tool(ext, "ask", json!({ "requests": requests }))
@@ -228,15 +227,10 @@ fn features_are_offered_only_when_bound() {
     let unbound = world(false, "0.2", "");
     let ext = unbound.host.start("peer").unwrap();
     let seen = tool(&ext, "seen", json!({}));
-    let offered: Vec<&str> = seen["offered"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let offered = support::offered(&seen);
     for feature in WAVE1 {
         assert!(
-            !offered.contains(&feature),
+            !offered.iter().any(|f| f == feature),
             "{feature} offered unbound: {offered:?}"
         );
     }
@@ -247,15 +241,10 @@ fn features_are_offered_only_when_bound() {
         let bound = world(true, api, "");
         let ext = bound.host.start("peer").unwrap();
         let seen = tool(&ext, "seen", json!({}));
-        let offered: Vec<&str> = seen["offered"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let offered = support::offered(&seen);
         for feature in WAVE1 {
             assert!(
-                offered.contains(&feature),
+                offered.iter().any(|f| f == feature),
                 "{feature} not offered on {api}: {offered:?}"
             );
         }
@@ -397,20 +386,7 @@ fn a_settled_parent_cancels_the_service_call() {
     let (code, _) = error(&answers["blocked"]);
     assert_eq!(code, -32800);
     // The service observed the cancellation; its late reply went nowhere.
-    let start = Instant::now();
-    while !w
-        .composer
-        .journal
-        .entries()
-        .contains(&"cancelled=true".to_string())
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "{:?}",
-            w.composer.journal.entries()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    w.composer.journal.wait_for("cancelled=true");
 }
 
 #[test]
@@ -582,15 +558,9 @@ fn shortcuts_register_inside_initialize_and_trigger_only_when_admitted() {
     let w = world(true, "0.2", &env);
     let ext = w.host.start("peer").unwrap();
     // The late registration is sent, and answered, after initialize settled.
-    let start = Instant::now();
-    let seen = loop {
-        let seen = tool(&ext, "seen", json!({}));
-        if seen["registrations"].get("late").is_some() || start.elapsed() > Duration::from_secs(20)
-        {
-            break seen;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let seen = seen_until(&ext, "the late registration", |seen| {
+        seen["registrations"].get("late").is_some()
+    });
     let regs = &seen["registrations"];
     assert_eq!(regs["open"]["result"], json!({}));
     assert_refused(&regs["refused"], -32602, "invalid_request");
@@ -605,16 +575,10 @@ fn shortcuts_register_inside_initialize_and_trigger_only_when_admitted() {
             other => panic!("{id}: {other:?}"),
         }
     }
-    let start = Instant::now();
-    let notifications = loop {
-        let seen = tool(&ext, "seen", json!({}));
-        if !seen["notifications"].as_array().unwrap().is_empty()
-            || start.elapsed() > Duration::from_secs(20)
-        {
-            break seen["notifications"].clone();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let notifications = seen_until(&ext, "the trigger", |seen| {
+        !seen["notifications"].as_array().unwrap().is_empty()
+    })["notifications"]
+        .clone();
     assert_eq!(
         notifications,
         json!([{"method": "shortcut/trigger", "params": {"id": "open"}}])
@@ -696,19 +660,15 @@ fn message_updates_are_coalesced_in_order() {
         Err(NotifyError::Refused(r)) => assert_eq!(r.refusal, Refusal::BoundsExceeded),
         other => panic!("{other:?}"),
     }
-    let start = Instant::now();
-    let batches = loop {
-        let seen = tool(&ext, "seen", json!({}));
-        let batches = seen["notifications"].as_array().unwrap().clone();
-        let deltas: u64 = batches
+    let deltas = |seen: &Value| -> u64 {
+        let batches = seen["notifications"].as_array().unwrap();
+        batches
             .iter()
             .map(|b| b["params"]["deltas"].as_u64().unwrap())
-            .sum();
-        if deltas >= 104 || start.elapsed() > Duration::from_secs(20) {
-            break batches;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+            .sum()
     };
+    let seen = seen_until(&ext, "104 deltas", |seen| deltas(seen) >= 104);
+    let batches = seen["notifications"].as_array().unwrap().clone();
     let m1: Vec<&Value> = batches
         .iter()
         .filter(|b| b["params"]["message_id"] == "m1")
@@ -741,19 +701,13 @@ fn lone_deltas_go_out_after_50_ms_without_a_settle() {
     let w = world(true, "0.2", "");
     let ext = w.host.start("peer").unwrap();
     ext.message_delta("m", "hello").unwrap();
-    let start = Instant::now();
-    loop {
-        let seen = tool(&ext, "seen", json!({}));
-        if let Some(batch) = seen["notifications"].as_array().unwrap().first() {
-            assert_eq!(
-                batch["params"],
-                json!({"message_id": "m", "delta": "hello", "deltas": 1})
-            );
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "no batch");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let seen = seen_until(&ext, "a batch", |seen| {
+        !seen["notifications"].as_array().unwrap().is_empty()
+    });
+    assert_eq!(
+        seen["notifications"][0]["params"],
+        json!({"message_id": "m", "delta": "hello", "deltas": 1})
+    );
 }
 
 #[test]
@@ -853,38 +807,19 @@ fn cancelling_the_parent_cancels_the_service_call() {
     let requests = json!([request("blocked", "composer/set", json!({"text": "block"}))]);
     let options = CallOptions::with_deadline(Duration::from_secs(60));
     let pending = ext.call_tool_async("ask", json!({ "requests": requests }), options);
-    let start = Instant::now();
-    while !w
-        .composer
-        .journal
-        .entries()
-        .iter()
-        .any(|e| e.starts_with("set 5"))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the service never saw the request"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    support::eventually("the service receiving the request", || {
+        w.composer
+            .journal
+            .entries()
+            .iter()
+            .any(|e| e.starts_with("set 5"))
+    });
     pending.cancel();
     assert!(matches!(
         pending.wait(),
         Err(octet_host::CallError::Cancelled { .. })
     ));
-    while !w
-        .composer
-        .journal
-        .entries()
-        .contains(&"cancelled=true".to_string())
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "{:?}",
-            w.composer.journal.entries()
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    w.composer.journal.wait_for("cancelled=true");
     // The extension got the cancellation for its request.
     let answers = tool(&ext, "answers", json!({"ids": ["blocked"]}));
     assert_eq!(error(&answers["blocked"]).0, -32800);

@@ -279,7 +279,6 @@ impl Dispatcher {
         let ChildKind::Service { method, shortcut } = child.kind else {
             return;
         };
-        let source = c.source.clone();
         match outcome {
             Outcome::Answered(result) => {
                 if let Some(shortcut) = shortcut {
@@ -291,43 +290,51 @@ impl Dispatcher {
                 let api = c.api;
                 self.send_error(conn, &id, &refusal_response(api, &refusal))
             }
-            Outcome::Broken(why) => {
-                self.shared.events.diagnostic(
-                    &source,
-                    Diagnostic::Refused {
-                        method: method.name().into(),
-                        reason: format!(
-                            "the bound service's answer broke the method's rules: {why}"
-                        ),
-                    },
-                );
-                let error = ResponseError::new(
-                    codes::INTERNAL_ERROR,
-                    format!(
-                        "internal error: the host's {} service answered wrongly",
-                        method.kind()
-                    ),
-                );
-                self.send_error(conn, &id, &error);
-            }
-            Outcome::Dropped => {
-                self.shared.events.diagnostic(
-                    &source,
-                    Diagnostic::Refused {
-                        method: method.name().into(),
-                        reason: "the bound service dropped the request without answering".into(),
-                    },
-                );
-                let error = ResponseError::new(
-                    codes::INTERNAL_ERROR,
-                    format!(
-                        "internal error: the host's {} service did not answer",
-                        method.kind()
-                    ),
-                );
-                self.send_error(conn, &id, &error);
-            }
+            Outcome::Broken(why) => self.service_failed(
+                conn,
+                &id,
+                method,
+                format!("the bound service's answer broke the method's rules: {why}"),
+                "answered wrongly",
+            ),
+            Outcome::Dropped => self.service_failed(
+                conn,
+                &id,
+                method,
+                "the bound service dropped the request without answering".into(),
+                "did not answer",
+            ),
         }
+    }
+
+    /// The service failed the request: the host hears `reason`, the extension -32603.
+    fn service_failed(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        method: ServiceMethod,
+        reason: String,
+        what: &str,
+    ) {
+        if let Some(c) = self.conns.get(&conn) {
+            let method_name = method.name().into();
+            self.shared.events.diagnostic(
+                &c.source,
+                Diagnostic::Refused {
+                    method: method_name,
+                    reason,
+                },
+            );
+        }
+        let message = format!(
+            "internal error: the host's {} service {what}",
+            method.kind()
+        );
+        self.send_error(
+            conn,
+            id,
+            &ResponseError::new(codes::INTERNAL_ERROR, message),
+        );
     }
 
     /// `initialize` settled: registrations still waiting were cancelled with it, and

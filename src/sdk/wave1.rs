@@ -64,13 +64,7 @@ impl Context {
     /// `composer/get` (section 2.19): the host composer's whole text.
     pub fn composer_get(&self) -> Result<String, ChildRequestError> {
         let answer = self.wave1(ServiceRequest::ComposerGet)?;
-        answer
-            .get("text")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or(ChildRequestError::MalformedAnswer {
-                method: "composer/get",
-            })
+        string_member(&answer, "text", "composer/get")
     }
 
     /// `composer/set` (section 2.19): replaces the whole composer text.
@@ -93,13 +87,7 @@ impl Context {
             data,
         };
         let answer = self.wave1(request)?;
-        answer
-            .get("entry_id")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or(ChildRequestError::MalformedAnswer {
-                method: "session/append_entry",
-            })
+        string_member(&answer, "entry_id", "session/append_entry")
     }
 
     /// `session/set_name` (section 2.21); an empty name clears it.
@@ -154,6 +142,19 @@ impl Context {
         }
         self.request(method.name(), params)
     }
+}
+
+/// The string `member` of the host's answer to `method`.
+fn string_member(
+    answer: &Value,
+    member: &str,
+    method: &'static str,
+) -> Result<String, ChildRequestError> {
+    answer
+        .get(member)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or(ChildRequestError::MalformedAnswer { method })
 }
 
 /// `shortcut/register` params for one entry, inside the `initialize` request `parent`.

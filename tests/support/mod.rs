@@ -201,3 +201,49 @@ pub fn wave1_extension(root: &Path, name: &str, api: &str, env: &str) -> PathBuf
     );
     write_manifest(root, name, &manifest)
 }
+
+/// Lines a test's service records as it is called, shared with the test.
+#[derive(Clone, Default)]
+pub struct Journal(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Journal {
+    /// Records one line.
+    pub fn push(&self, line: String) {
+        self.0.lock().unwrap().push(line);
+    }
+
+    /// Every line so far.
+    pub fn entries(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// Waits until a line equal to `line` is recorded.
+    pub fn wait_for(&self, line: &str) {
+        eventually(
+            &format!("the line {line:?} in {:?}", self.entries()),
+            || self.entries().iter().any(|l| l == line),
+        );
+    }
+}
+
+/// Polls `done` every 10 ms until it holds; fails after a generous 20 s naming `what`.
+pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never saw {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The optional features the Wave-1 peer's `seen` tool says the host offered.
+pub fn offered(seen: &serde_json::Value) -> Vec<String> {
+    seen["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_string))
+        .collect()
+}

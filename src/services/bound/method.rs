@@ -53,7 +53,7 @@ pub enum ServiceMethod {
 }
 
 impl ServiceMethod {
-    /// Every method.
+    /// Every method: the ten Wave-1 requests, then the API 0.3 ones.
     pub const ALL: [ServiceMethod; 20] = [
         ServiceMethod::ComposerGet,
         ServiceMethod::ComposerSet,
@@ -75,20 +75,6 @@ impl ServiceMethod {
         ServiceMethod::SessionFork,
         ServiceMethod::SessionReload,
         ServiceMethod::SessionSwitch,
-    ];
-
-    /// The ten Wave-1 requests, the only ones that accept an explicit `resource_owner`.
-    pub const WAVE1: [ServiceMethod; 10] = [
-        ServiceMethod::ComposerGet,
-        ServiceMethod::ComposerSet,
-        ServiceMethod::ComposerInsert,
-        ServiceMethod::ShortcutRegister,
-        ServiceMethod::SessionAppendEntry,
-        ServiceMethod::SessionSetName,
-        ServiceMethod::SessionSetLabel,
-        ServiceMethod::SessionSendMessage,
-        ServiceMethod::SessionSendUserMessage,
-        ServiceMethod::ToolsSetActive,
     ];
 
     /// The wire method name.
@@ -117,9 +103,11 @@ impl ServiceMethod {
         }
     }
 
-    /// True for the ten Wave-1 requests (API 0.2 and 0.4, with parent and owner).
+    /// True for the ten Wave-1 requests (API 0.2 and 0.4, with parent and owner), the
+    /// only ones that accept an explicit `resource_owner`: the first ten of
+    /// [`ServiceMethod::ALL`].
     pub fn is_wave1(self) -> bool {
-        ServiceMethod::WAVE1.contains(&self)
+        self.kind().feature().is_some()
     }
 
     /// True for the one notification, `providers/complete`: nothing is answered.

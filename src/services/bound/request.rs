@@ -545,7 +545,11 @@ mod tests {
             ServiceMethod::ToolsSetActive.kind(),
             ServiceKind::ActiveTools
         );
-        assert!(ServiceMethod::WAVE1.iter().all(|m| m.is_wave1()));
+        assert_eq!(
+            ServiceMethod::ALL.iter().filter(|m| m.is_wave1()).count(),
+            10
+        );
+        assert!(ServiceMethod::ALL[..10].iter().all(|m| m.is_wave1()));
         assert!(!ServiceMethod::SessionSwitch.is_wave1());
         for kind in ServiceKind::ALL {
             assert_eq!(ServiceKind::from_name(kind.name()), Some(kind));
