@@ -102,7 +102,7 @@ impl Approver for Declining {
 struct Bench {
     engine: RulesEngine,
     approver: RecordingApprover,
-    tokens: ApprovalTokens,
+    tokens: parking_lot::Mutex<ApprovalTokens>,
     features: FeatureSet,
     now: Instant,
 }
@@ -112,7 +112,7 @@ impl Bench {
         Bench {
             engine: RulesEngine::new().with_rule("browser.submit_form", decision),
             approver: RecordingApprover::default(),
-            tokens: ApprovalTokens::new(),
+            tokens: parking_lot::Mutex::new(ApprovalTokens::new()),
             features: features(&[Feature::PolicyIntents, Feature::Approvals]),
             now: Instant::now(),
         }
@@ -127,7 +127,7 @@ impl Bench {
         let service = PolicyService {
             engine: &self.engine,
             approver: Some(&self.approver),
-            approvals: Some(&mut self.tokens),
+            approvals: Some(&self.tokens),
         };
         policy_evaluate(params, ctx, &self.features, service, now)
     }

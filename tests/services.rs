@@ -168,3 +168,62 @@ fn the_tool_policy_omits_refused_tools_from_a_registration() {
         .unwrap();
     assert_eq!(echo.text(), r#"{"y":2}"#);
 }
+
+/// A broker that blocks until the test releases it: a keychain prompt left open.
+struct BlockingBroker(crossbeam_channel::Receiver<()>);
+
+impl octet_host::services::SecretBroker for BlockingBroker {
+    fn get(
+        &self,
+        _request: &octet_host::services::SecretRequest<'_>,
+    ) -> Result<Option<octet_host::services::SecretValue>, octet_host::services::BrokerError> {
+        let _ = self.0.recv_timeout(Duration::from_secs(30));
+        Ok(Some(octet_host::services::SecretValue::new(
+            "s3cret".into(),
+        )))
+    }
+}
+
+#[test]
+fn a_blocked_secret_broker_wedges_nothing_and_a_settled_parent_cancels_it() {
+    let root = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let manifest = format!(
+        "name = \"vault\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\n\n\
+         [capabilities]\nsecrets = [\"demo.token\"]\n\n\
+         [contributes]\ntools = [\"ask\", \"answers\", \"seen\"]\n",
+        script.to_string_lossy(),
+    );
+    let vault = write_manifest(root.path(), "vault", &manifest);
+    let other = peer_extension(root.path(), "other", "0.2", &["good"], &["echo"]);
+    let (release, released) = crossbeam_channel::unbounded();
+    let services = HostServices {
+        secrets: Some(Arc::new(BlockingBroker(released))),
+        ..HostServices::default()
+    };
+    let host = host_builder(root.path(), &[vault, other])
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .services(services)
+        .build()
+        .unwrap();
+    let vault = host.start("vault").unwrap();
+    let other = host.start("other").unwrap();
+    // The extension asks for a secret and settles its call without waiting.
+    let ask = json!({"requests": [{"id": "s", "method": "secret/get",
+        "params": {"name": "demo.token"}, "wait": false}]});
+    let options = CallOptions::with_deadline(Duration::from_secs(60));
+    vault.call_tool("ask", ask, options.clone()).unwrap();
+    // While the broker blocks, the host goes on: other calls, other extensions.
+    let out = other
+        .call_tool("echo", json!({"x": 1}), options.clone())
+        .unwrap();
+    assert!(out.text().contains("\"x\":1"), "{}", out.text());
+    // The settled parent cancelled the request; the broker's late value went nowhere.
+    let answers = vault
+        .call_tool("answers", json!({"ids": ["s"]}), options)
+        .unwrap();
+    let answers: Value = serde_json::from_str(&answers.text()).unwrap();
+    assert_eq!(answers["s"]["error"]["code"], -32800, "{answers}");
+    release.send(()).unwrap();
+}

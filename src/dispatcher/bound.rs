@@ -276,8 +276,10 @@ impl Dispatcher {
         let Some(child) = c.children.remove(&id) else {
             return;
         };
-        let ChildKind::Service { method, shortcut } = child.kind else {
-            return;
+        let (method, shortcut) = match child.kind {
+            ChildKind::Service { method, shortcut } => (method, shortcut),
+            ChildKind::Brokered => return self.on_brokered_answer(conn, &id, outcome),
+            _ => return,
         };
         match outcome {
             Outcome::Answered(result) => {
@@ -297,7 +299,7 @@ impl Dispatcher {
                 format!("the bound service's answer broke the method's rules: {why}"),
                 "answered wrongly",
             ),
-            Outcome::Dropped => self.service_failed(
+            Outcome::Dropped | Outcome::Error(_) => self.service_failed(
                 conn,
                 &id,
                 method,

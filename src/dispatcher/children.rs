@@ -69,15 +69,20 @@ impl Dispatcher {
             ));
         }
         c.child_ids_used.insert(id.clone());
+        if let Some(brokered) = super::brokered::BROKERED_METHODS
+            .into_iter()
+            .find(|m| *m == method)
+        {
+            self.on_brokered_request(conn, id, brokered, params);
+            return Ok(());
+        }
         if let Some(bound) = crate::services::bound::ServiceMethod::from_name(method) {
             return self.on_bound_request(conn, id, bound, params);
         }
         if super::services::SERVICE_METHODS.contains(&method) {
             let params = params.cloned().unwrap_or(Value::Null);
             let result = self.on_service_request(conn, method, &params)?;
-            let wipe = matches!(method, "secret/get" | "provider/credentials");
-            self.answer_with(conn, id, &result, wipe);
-            super::services::wipe_result(result);
+            self.answer_with(conn, id, &result, false);
             if method.starts_with("tools/") {
                 self.check_catalog_ack(conn);
             }
@@ -186,7 +191,9 @@ impl Dispatcher {
                     Answer::Confirmed(frontend.confirm(question))
                 });
             }
-            ChildKind::Service { .. } => unreachable!("bound services are admitted above"),
+            ChildKind::Service { .. } | ChildKind::Brokered => {
+                unreachable!("bound and brokered services are admitted above")
+            }
             ChildKind::Input => {
                 if prompt.trim().is_empty() {
                     return Err(invalid("`prompt` must contain non-whitespace text"));

@@ -60,6 +60,9 @@ pub(crate) enum ChildKind {
         method: ServiceMethod,
         shortcut: Option<String>,
     },
+    /// `secret/get` or `provider/credentials`, answered by the embedder's broker on a
+    /// thread of its own.
+    Brokered,
 }
 
 impl ChildKind {
@@ -70,7 +73,7 @@ impl ChildKind {
         match self {
             ChildKind::Confirmation => Answer::Confirmed(false),
             ChildKind::Input => Answer::Input(None),
-            ChildKind::Service { .. } => Answer::Cancelled,
+            ChildKind::Service { .. } | ChildKind::Brokered => Answer::Cancelled,
         }
     }
 }
@@ -133,7 +136,7 @@ pub(crate) struct Connection {
     /// who resolve media parts of tool results against it.
     pub artifacts: Option<Arc<Mutex<ArtifactStore>>>,
     /// Single-use approval tokens of this generation (section 2.9).
-    pub approvals: ApprovalTokens,
+    pub approvals: Arc<Mutex<ApprovalTokens>>,
     /// The 32-per-second presentation throttle of this generation (section 2.5).
     pub presentation: PresentationThrottle<PresentationOwner, PresentationSnapshot>,
     /// The live tool catalog: the `initialize` catalog (epoch 0), replaced by accepted
@@ -218,7 +221,7 @@ impl Connection {
                 .ok()
                 .map(|store| Arc::new(Mutex::new(store))),
             owner,
-            approvals: ApprovalTokens::new(),
+            approvals: Arc::new(Mutex::new(ApprovalTokens::new())),
             presentation: PresentationThrottle::new(),
             catalog: Arc::new(Vec::new()),
             catalog_revision: 0,

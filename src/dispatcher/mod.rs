@@ -8,6 +8,7 @@
 //! are dropped and counted when the embedder does not keep up.
 
 mod bound;
+mod brokered;
 mod children;
 mod command;
 mod connection;

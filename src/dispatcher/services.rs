@@ -1,6 +1,7 @@
-//! Extension-originated requests the host answers itself, at once: artifacts (2.8),
-//! policy (2.9), secrets (2.10), provider credentials (1.1) and dynamic tools (2.11,
-//! 2.12); and `presentation/update` snapshots (2.5).
+//! Extension-originated requests the host answers itself, at once: artifacts (2.8) and
+//! dynamic tools (2.11, 2.12); and `presentation/update` snapshots (2.5). Policy,
+//! secrets and provider credentials go to the embedder's engine or broker off the
+//! dispatcher thread (`brokered.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -14,22 +15,13 @@ use crate::limits::MAX_TOOLS;
 use crate::model::events::{Diagnostic, HostEvent};
 use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::presentation::{parse_update, Offer, PresentationOwner, PresentationScope};
-use crate::services::{
-    parent_request_id, policy_evaluate, provider_credentials, secret_get, wipe_json, ActiveParent,
-    OperationContext, PolicyService,
-};
+use crate::services::{parent_request_id, wipe_json};
 use crate::transport::ConnId;
 use crate::wire::{codes, ResponseError};
 
 /// The host-served methods, answered synchronously.
-pub(super) const SERVICE_METHODS: [&str; 6] = [
-    "artifact/publish",
-    "policy/evaluate",
-    "secret/get",
-    "provider/credentials",
-    "tools/register",
-    "tools/unregister",
-];
+pub(super) const SERVICE_METHODS: [&str; 3] =
+    ["artifact/publish", "tools/register", "tools/unregister"];
 
 impl Dispatcher {
     /// Answers a host-served request. The answer is never logged: a secret may be in it.
@@ -39,7 +31,6 @@ impl Dispatcher {
         method: &str,
         params: &Value,
     ) -> Result<Value, ResponseError> {
-        let shared = self.shared.clone();
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let features = c
             .negotiated
@@ -52,14 +43,6 @@ impl Dispatcher {
             .ok()
             .filter(|id| c.pending.is_call(id));
         let owner = c.owner.clone();
-        let ctx = OperationContext {
-            extension: &c.source.extension,
-            parent: parent.map(|parent_request_id| ActiveParent {
-                parent_request_id,
-                owner: Some(&owner),
-            }),
-        };
-        let service_error = |e: crate::services::ServiceError| e.to_response_error();
         match method {
             "artifact/publish" => {
                 if !features.contains(Feature::Artifacts) {
@@ -87,38 +70,6 @@ impl Dispatcher {
                     Err(e) => Err(ResponseError::new(e.code(), e.to_string())),
                 }
             }
-            "policy/evaluate" => {
-                let approvals = match (
-                    &shared.services.approver,
-                    features.contains(Feature::Approvals),
-                ) {
-                    (Some(_), true) => Some(&mut c.approvals),
-                    _ => None,
-                };
-                let service = PolicyService {
-                    engine: shared.services.policy.as_ref(),
-                    approver: shared.services.approver.as_deref(),
-                    approvals,
-                };
-                policy_evaluate(params, &ctx, &features, service, Instant::now())
-                    .map_err(service_error)
-            }
-            "secret/get" => secret_get(
-                params,
-                &c.located.manifest.capabilities.secrets,
-                &features,
-                shared.services.secrets.as_deref(),
-                &ctx,
-            )
-            .map_err(service_error),
-            "provider/credentials" => provider_credentials(
-                params,
-                c.located.manifest.capabilities.provider_credentials,
-                &features,
-                shared.services.credentials.as_deref(),
-                &ctx,
-            )
-            .map_err(service_error),
             "tools/register" | "tools/unregister" => self.on_catalog_mutation(conn, method, params),
             _ => Err(ResponseError::new(
                 codes::METHOD_NOT_FOUND,

@@ -50,7 +50,7 @@ fn allow_and_deny_never_carry_a_token_even_with_an_approver() {
             .evaluate(&params(2, intent(), None), &ctx(2, &owner))
             .unwrap();
         assert_eq!(decision(&answer), expected);
-        assert!(bench.tokens.is_empty());
+        assert!(bench.tokens.lock().is_empty());
         assert!(bench.approver.seen.lock().unwrap().is_empty());
     }
     // An operation without a rule is denied.
@@ -116,7 +116,7 @@ fn an_approved_ask_carries_a_single_use_token_that_allows_the_exact_retry() {
     let retry = params(2, intent(), Some(&token));
     let answer = bench.evaluate(&retry, &ctx(2, &owner)).unwrap();
     assert_eq!(decision(&answer), "allow");
-    assert!(bench.tokens.is_empty());
+    assert!(bench.tokens.lock().is_empty());
 
     // Reuse is denied.
     let answer = bench.evaluate(&retry, &ctx(2, &owner)).unwrap();
@@ -203,7 +203,7 @@ fn a_different_generation_or_owner_is_denied() {
         .evaluate(&params(2, intent(), Some(&token)), &ctx(2, &other_instance))
         .unwrap();
     assert_eq!(decision(&answer), "deny");
-    assert!(bench.tokens.is_empty());
+    assert!(bench.tokens.lock().is_empty());
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn generation_replacement_invalidates_tokens() {
     let owner = owner(1);
     let mut bench = Bench::new(Decision::Ask);
     let token = bench.approved_token(&owner);
-    assert_eq!(bench.tokens.invalidate_generation(EXTENSION, 1), 1);
+    assert_eq!(bench.tokens.lock().invalidate_generation(EXTENSION, 1), 1);
     let answer = bench
         .evaluate(&params(2, intent(), Some(&token)), &ctx(2, &owner))
         .unwrap();
@@ -248,7 +248,7 @@ fn tokens_expire_within_five_minutes() {
     assert_eq!(decision(&answer), "deny");
 
     // A shorter configured lifetime is honoured; a longer one is clamped.
-    bench.tokens = ApprovalTokens::with_ttl(Duration::from_secs(10));
+    bench.tokens = parking_lot::Mutex::new(ApprovalTokens::with_ttl(Duration::from_secs(10)));
     let token = bench.approved_token(&owner);
     let answer = bench
         .evaluate_at(
@@ -258,7 +258,8 @@ fn tokens_expire_within_five_minutes() {
         )
         .unwrap();
     assert_eq!(decision(&answer), "deny");
-    bench.tokens = ApprovalTokens::with_ttl(Duration::from_secs(24 * 3600));
+    bench.tokens =
+        parking_lot::Mutex::new(ApprovalTokens::with_ttl(Duration::from_secs(24 * 3600)));
     let token = bench.approved_token(&owner);
     let answer = bench
         .evaluate_at(
@@ -280,7 +281,7 @@ fn a_token_no_longer_allows_what_the_engine_now_denies() {
         .evaluate(&params(2, intent(), Some(&token)), &ctx(2, &owner))
         .unwrap();
     assert_eq!(decision(&answer), "deny");
-    assert!(bench.tokens.is_empty());
+    assert!(bench.tokens.lock().is_empty());
 }
 
 #[test]
@@ -347,7 +348,7 @@ fn malformed_tokens_are_invalid_params() {
         assert_eq!(error.code(), -32602, "{error}");
     }
     // None of them touched the real token.
-    assert_eq!(bench.tokens.len(), 1);
+    assert_eq!(bench.tokens.lock().len(), 1);
 }
 
 #[test]
@@ -355,12 +356,12 @@ fn declined_or_unbound_approval_leaves_a_plain_ask() {
     let owner = owner(1);
     let engine = RulesEngine::new().with_rule("browser.submit_form", Decision::Ask);
     let all = features(&[Feature::PolicyIntents, Feature::Approvals]);
-    let mut tokens = ApprovalTokens::new();
+    let tokens = parking_lot::Mutex::new(ApprovalTokens::new());
     for approver in [Some(&Declining as &dyn Approver), None] {
         let service = PolicyService {
             engine: &engine,
             approver,
-            approvals: Some(&mut tokens),
+            approvals: Some(&tokens),
         };
         let answer = policy_evaluate(
             &params(2, intent(), None),
@@ -372,7 +373,7 @@ fn declined_or_unbound_approval_leaves_a_plain_ask() {
         .unwrap();
         assert_eq!(decision(&answer), "ask");
     }
-    assert!(tokens.is_empty());
+    assert!(tokens.lock().is_empty());
 }
 
 #[test]
@@ -386,7 +387,10 @@ fn issuance_is_bounded_per_generation() {
         .evaluate(&params(2, intent(), None), &ctx(2, &owner))
         .unwrap();
     assert_eq!(decision(&answer), "ask");
-    assert_eq!(bench.tokens.len(), MAX_APPROVAL_TOKENS_PER_GENERATION);
+    assert_eq!(
+        bench.tokens.lock().len(),
+        MAX_APPROVAL_TOKENS_PER_GENERATION
+    );
 }
 
 #[test]
@@ -403,7 +407,7 @@ fn an_inactive_or_ownerless_parent_is_not_foreground_and_consumes_the_token() {
         .unwrap_err();
     assert_eq!(error, ServiceError::NoOwner);
     assert_eq!(error.code(), -32002);
-    assert!(bench.tokens.is_empty());
+    assert!(bench.tokens.lock().is_empty());
 
     let ownerless = OperationContext {
         extension: EXTENSION,
@@ -437,7 +441,7 @@ fn an_invalid_intent_is_invalid_params_and_consumes_the_token() {
         error,
         ServiceError::InvalidParams(ParamsError::UnknownMember { object: "intent" })
     );
-    assert!(bench.tokens.is_empty());
+    assert!(bench.tokens.lock().is_empty());
 }
 
 #[test]

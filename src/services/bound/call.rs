@@ -50,6 +50,9 @@ pub(crate) enum Outcome {
     Broken(String),
     /// The reply was dropped unanswered.
     Dropped,
+    /// A host-served method's own error (the brokered `secret/get` and
+    /// `provider/credentials`).
+    Error(crate::wire::ResponseError),
 }
 
 /// A service's answer on its way back to the dispatcher.

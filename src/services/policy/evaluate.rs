@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::engine::{Approval, Approver, Decision, PolicyEngine, PolicyRequest};
@@ -20,8 +21,10 @@ pub struct PolicyService<'a> {
     pub engine: &'a dyn PolicyEngine,
     /// The trusted frontend that may approve `ask` intents; `None` by default.
     pub approver: Option<&'a dyn Approver>,
-    /// The generation's approval tokens, when approval-token issuance is enabled.
-    pub approvals: Option<&'a mut ApprovalTokens>,
+    /// The generation's approval tokens, when approval-token issuance is enabled. They
+    /// are locked only to discard, redeem or issue a token, never while the engine or
+    /// the approver decides.
+    pub approvals: Option<&'a Mutex<ApprovalTokens>>,
 }
 
 #[doc(hidden)]
@@ -89,14 +92,14 @@ pub fn policy_evaluate(
     let PolicyService {
         engine,
         approver,
-        mut approvals,
+        approvals,
     } = service;
     let request = parse_request(map, params, ctx);
     let (parent, intent, owner) = match request {
         Ok(parsed) => parsed,
         Err(error) => {
-            if let (Some(token), Some(store)) = (&token, approvals.as_deref_mut()) {
-                store.discard(token);
+            if let (Some(token), Some(store)) = (&token, approvals) {
+                store.lock().discard(token);
             }
             return Err(error);
         }
@@ -111,7 +114,7 @@ pub fn policy_evaluate(
 
     if let Some(token) = token {
         let redemption = match approvals {
-            Some(store) => store.redeem(&token, &request, now),
+            Some(store) => store.lock().redeem(&token, &request, now),
             None => Redemption::Unknown,
         };
         let allowed = redemption == Redemption::Valid && decision != Decision::Deny;
@@ -126,7 +129,8 @@ pub fn policy_evaluate(
     if decision == Decision::Ask && approvals_negotiated {
         if let (Some(store), Some(approver)) = (approvals, approver) {
             if approver.approve(&request) == Approval::Approved {
-                if let Ok(token) = store.issue(&request, now) {
+                let issued = store.lock().issue(&request, now);
+                if let Ok(token) = issued {
                     return Ok(json!({
                         "decision": Decision::Ask.as_str(),
                         "approval_token": token.as_str(),
