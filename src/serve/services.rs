@@ -23,8 +23,11 @@ use crate::services::bound::{
     RawReply, RawService, ServiceBindings, ServiceCall, ServiceKind, ServiceRequest,
 };
 
-/// How often the watcher looks for requests that are no longer wanted.
+/// How often the watcher looks for requests that are no longer wanted while some wait.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// How long the watcher sleeps while nothing waits (a new request wakes it at once).
+const IDLE_WAIT: Duration = Duration::from_secs(1);
 
 /// A `service_request` waiting for the client.
 struct Waiting {
@@ -38,6 +41,8 @@ pub(crate) struct ServeServices {
     /// Shares its request ids, so `request_cancelled` names one request only.
     frontend: Arc<ServeFrontend>,
     waiting: Mutex<HashMap<u64, Waiting>>,
+    /// Wakes the watcher when a request starts waiting.
+    wake: crossbeam_channel::Sender<()>,
 }
 
 /// Forwards one feature's requests to the client.
@@ -52,19 +57,27 @@ impl RawService for Forward {
 impl ServeServices {
     /// Services writing through `out`, with a watcher thread that ends with them.
     pub fn new(out: Emitter, frontend: Arc<ServeFrontend>) -> std::io::Result<Arc<ServeServices>> {
+        let (wake, woken) = crossbeam_channel::bounded(1);
         let services = Arc::new(ServeServices {
             out,
             frontend,
             waiting: Mutex::new(HashMap::new()),
+            wake,
         });
         let watched: Weak<ServeServices> = Arc::downgrade(&services);
         std::thread::Builder::new()
             .name("octet-serve-services".into())
             .spawn(move || loop {
-                std::thread::sleep(CANCEL_POLL);
-                match watched.upgrade() {
+                // Poll while requests wait; sleep (until woken) while none does.
+                let idle = match watched.upgrade() {
                     Some(services) => services.drop_unwanted(),
                     None => return,
+                };
+                match idle {
+                    true => {
+                        let _ = woken.recv_timeout(IDLE_WAIT);
+                    }
+                    false => std::thread::sleep(CANCEL_POLL),
                 }
             })?;
         Ok(services)
@@ -102,6 +115,7 @@ impl ServeServices {
                 cancelled: call.cancelled,
             },
         );
+        let _ = self.wake.try_send(());
         self.out.emit(Value::Object(line));
     }
 
@@ -132,8 +146,9 @@ impl ServeServices {
         Ok(json!({ "request_id": request_id }))
     }
 
-    /// Ends every request the host no longer wants with a `request_cancelled` line.
-    fn drop_unwanted(&self) {
+    /// Ends every request the host no longer wants with a `request_cancelled` line;
+    /// true when none is left waiting.
+    fn drop_unwanted(&self) -> bool {
         let mut waiting = self.waiting.lock();
         let mut ids: Vec<u64> = waiting
             .iter()
@@ -146,6 +161,7 @@ impl ServeServices {
             self.out
                 .emit(cancelled_line(id, CancelCause::NoLongerWanted));
         }
+        waiting.is_empty()
     }
 
     /// Serve is closing: every waiting request ends with a `request_cancelled` line
