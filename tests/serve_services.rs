@@ -363,3 +363,53 @@ fn every_wave1_method_round_trips_through_the_client() {
     }
     serve.close_input().unwrap();
 }
+
+#[test]
+fn owner_precedence_holds_through_serve() {
+    let mut serve = serve_with_peer("");
+    serve.request(json!({"id": 1, "op": "start", "extension": "peer", "services": ["composer"]}));
+    // A first call settles, so "previous" names a settled parent.
+    tool(&mut serve, "c0", "ask", json!({"requests": []}));
+    let get = |id: &str, parent: Value, owner: Value| json!({"id": id, "method": "composer/get", "params": {}, "parent": parent, "owner": owner});
+    let requests = json!([
+        get("live-foreign", json!("live"), json!("foreign")),
+        get("settled-issued", json!("previous"), json!("issued")),
+        get("settled-foreign", json!("previous"), json!("foreign")),
+        get("settled-absent", json!("previous"), Value::Null),
+    ]);
+    serve.send(
+        json!({"op": "call", "call_id": "c1", "extension": "peer", "tool": "ask",
+        "arguments": {"requests": requests}}),
+    );
+    // Two requests are admitted; each line carries the issued owner, never the foreign one.
+    for i in 0..2 {
+        let request = service_request(&mut serve);
+        assert_ne!(
+            request["owner"]["extension_instance_id"], "someone-else",
+            "{request}"
+        );
+        assert_eq!(
+            request["owner"]["process_generation"],
+            request["generation"]
+        );
+        let reply = serve.request(json!({"id": format!("a{i}"), "op": "service_answer",
+            "request_id": request["request_id"], "result": {"text": format!("t{i}")}}));
+        assert_eq!(reply["ok"], true, "{reply}");
+    }
+    let result = serve.result(json!("c1"));
+    let report: Value = serde_json::from_str(text_of(&result)).unwrap();
+    assert_eq!(report["live-foreign"]["result"]["text"], "t0", "{report}");
+    assert_eq!(report["settled-issued"]["result"]["text"], "t1", "{report}");
+    for id in ["settled-foreign", "settled-absent"] {
+        assert_eq!(report[id]["error"]["code"], -32002, "{id}: {report}");
+        let message = report[id]["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("not_foreground_owner"), "{message}");
+    }
+    let lines = serve
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "service_request")
+        .count();
+    assert_eq!(lines, 2);
+    serve.close_input().unwrap();
+}
