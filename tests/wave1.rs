@@ -9,7 +9,7 @@ mod support;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::Journal;
 
 use octet_host::host::{NotifyError, ServiceBindings, Wave1Notification};
@@ -48,10 +48,7 @@ impl ComposerService for Composer {
         ));
         if text == "block" {
             // Wait until the parent settles, then report that it was seen.
-            let start = Instant::now();
-            while !call.cancelled.is_cancelled() && start.elapsed() < Duration::from_secs(20) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            call.cancelled.wait_timeout(Duration::from_secs(20));
             self.journal
                 .push(format!("cancelled={}", call.cancelled.is_cancelled()));
             reply.ok(());

@@ -16,18 +16,56 @@ use std::sync::Arc;
 use super::events::GenerationRef;
 
 /// Set when the question no longer needs an answer (its parent settled, or the
-/// generation ended).
-#[derive(Clone, Debug, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
+/// generation ended). Clones share it. Poll [`CancelFlag::is_cancelled`], or wait for
+/// it with [`CancelFlag::wait_timeout`] or in a `select!` on [`CancelFlag::receiver`].
+#[derive(Clone, Debug)]
+pub struct CancelFlag(Arc<CancelInner>);
+
+#[derive(Debug)]
+struct CancelInner {
+    cancelled: AtomicBool,
+    /// Dropped on cancellation, which disconnects `signal` and wakes every waiter.
+    trigger: parking_lot::Mutex<Option<crossbeam_channel::Sender<()>>>,
+    signal: crossbeam_channel::Receiver<()>,
+}
+
+impl Default for CancelFlag {
+    fn default() -> CancelFlag {
+        let (trigger, signal) = crossbeam_channel::bounded(0);
+        CancelFlag(Arc::new(CancelInner {
+            cancelled: AtomicBool::new(false),
+            trigger: parking_lot::Mutex::new(Some(trigger)),
+            signal,
+        }))
+    }
+}
 
 impl CancelFlag {
     /// True once the answer is no longer wanted.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.0.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Sleeps until the answer is no longer wanted or `timeout` passes; true when it is
+    /// no longer wanted.
+    pub fn wait_timeout(&self, timeout: std::time::Duration) -> bool {
+        if self.is_cancelled() {
+            return true;
+        }
+        let _ = self.0.signal.recv_timeout(timeout);
+        self.is_cancelled()
+    }
+
+    /// A receiver that becomes ready (disconnected) once the answer is no longer
+    /// wanted, for `octet_host::channel::select!` beside your own channels. It never
+    /// carries a message.
+    pub fn receiver(&self) -> &crossbeam_channel::Receiver<()> {
+        &self.0.signal
     }
 
     pub(crate) fn cancel(&self) {
-        self.0.store(true, Ordering::Release);
+        self.0.cancelled.store(true, Ordering::Release);
+        self.0.trigger.lock().take();
     }
 }
 
@@ -103,5 +141,23 @@ impl Frontend for HeadlessFrontend {
 
     fn input(&self, _request: InputRequest) -> Option<String> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn cancelling_wakes_every_waiter() {
+        let flag = CancelFlag::default();
+        assert!(!flag.wait_timeout(Duration::from_millis(1)));
+        let clone = flag.clone();
+        let waiter = std::thread::spawn(move || clone.wait_timeout(Duration::from_secs(60)));
+        flag.cancel();
+        assert!(waiter.join().unwrap());
+        assert!(flag.is_cancelled());
+        assert!(flag.receiver().recv().is_err());
     }
 }

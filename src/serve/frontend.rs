@@ -5,9 +5,8 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crossbeam_channel::{RecvTimeoutError, Sender};
+use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
@@ -16,10 +15,6 @@ use super::encode::insert_source;
 use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
 use crate::host::{CancelFlag, ConfirmationRequest, Frontend, GenerationRef, InputRequest};
-
-/// How often a waiting question looks at its [`CancelFlag`], which has no wake-up of its
-/// own.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// An answer from the client.
 #[derive(Debug)]
@@ -181,14 +176,13 @@ impl ServeFrontend {
             line.extend(fields);
         }
         self.out.emit(Value::Object(line));
-        loop {
-            match answers.recv_timeout(CANCEL_POLL) {
+        crossbeam_channel::select! {
+            recv(answers) -> answer => match answer {
                 Ok(answer) => return Some(answer),
-                Err(RecvTimeoutError::Timeout) if cancelled.is_cancelled() => break,
-                Err(RecvTimeoutError::Timeout) => {}
                 // `close` dropped the question and already wrote its line.
-                Err(RecvTimeoutError::Disconnected) => return None,
-            }
+                Err(_) => return None,
+            },
+            recv(cancelled.receiver()) -> _ => {}
         }
         let removed = self.questions.lock().pending.remove(&request_id).is_some();
         if !removed {
