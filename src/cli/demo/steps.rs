@@ -429,7 +429,7 @@ impl Demo<'_> {
         let deadline = Instant::now() + PROCESS_GONE_WITHIN;
         let mut left: Vec<u32> = pids.clone();
         while !left.is_empty() && Instant::now() < deadline {
-            left.retain(|pid| process_alive(*pid));
+            left.retain(|pid| child_alive(*pid));
             if !left.is_empty() {
                 std::thread::sleep(POLL_INTERVAL);
             }
@@ -485,7 +485,7 @@ pub(super) fn ready_text(info: &StartedExtension) -> String {
 /// Waits up to `within` for `pid` to be gone; true when it is.
 pub(super) fn wait_gone(pid: u32, within: Duration) -> bool {
     let deadline = Instant::now() + within;
-    while process_alive(pid) {
+    while child_alive(pid) {
         if Instant::now() >= deadline {
             return false;
         }
@@ -496,16 +496,24 @@ pub(super) fn wait_gone(pid: u32, within: Duration) -> bool {
 
 /// True while `pid` names a process that is not a zombie.
 pub(super) fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state letter follows the parenthesised command name.
-        Ok(stat) => !matches!(
-            stat.rsplit(')')
-                .next()
-                .and_then(|rest| rest.split_whitespace().next()),
-            Some("Z") | Some("X") | None
-        ),
-        Err(_) => false,
-    }
+    stat_fields(pid).is_some_and(|(state, _)| !matches!(state.as_str(), "Z" | "X"))
+}
+
+/// True while `pid` names a live child of this process: the demo's extensions are its
+/// children, so a pid the kernel already gave to someone else's process (pids are
+/// reused, sooner on a busy machine) does not count as one of them still running.
+fn child_alive(pid: u32) -> bool {
+    process_alive(pid) && stat_fields(pid).is_some_and(|(_, parent)| parent == std::process::id())
+}
+
+/// The state letter and the parent pid of `pid`, from `/proc/<pid>/stat` (they follow
+/// the parenthesised command name).
+fn stat_fields(pid: u32) -> Option<(String, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut rest = stat.rsplit(')').next()?.split_whitespace();
+    let state = rest.next()?.to_string();
+    let parent = rest.next()?.parse().ok()?;
+    Some((state, parent))
 }
 
 /// Each generation's state changes among `events`, as `a → b → c`, in first-seen order.
@@ -611,5 +619,15 @@ mod tests {
     fn this_process_is_alive_and_a_bogus_pid_is_not() {
         assert!(process_alive(std::process::id()));
         assert!(!process_alive(u32::MAX));
+        // This process is nobody's child here, and a child is one until it is reaped.
+        assert!(!child_alive(std::process::id()));
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        assert!(child_alive(child.id()));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!child_alive(child.id()));
     }
 }
