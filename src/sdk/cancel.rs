@@ -1,11 +1,11 @@
-//! The cooperative cancellation signal a handler sees for its request (section 1.9).
+//! The cooperative cancellation signal a handler sees for its request (section 1.9):
+//! the host's [`CancelFlag`] under the SDK's name, so both sides share one mechanism.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
-use parking_lot::Mutex;
+use crossbeam_channel::Receiver;
+
+use crate::model::frontend::CancelFlag;
 
 /// A cooperative cancellation signal for one host request (section 1.9).
 ///
@@ -13,54 +13,34 @@ use parking_lot::Mutex;
 /// connection ends. Clones share the signal.
 #[derive(Clone, Debug)]
 pub struct CancellationToken {
-    inner: Arc<TokenInner>,
-}
-
-#[derive(Debug)]
-struct TokenInner {
-    cancelled: AtomicBool,
-    /// Dropped on cancellation, which disconnects `signal` and wakes every waiter.
-    trigger: Mutex<Option<Sender<()>>>,
-    signal: Receiver<()>,
+    flag: CancelFlag,
 }
 
 impl CancellationToken {
     pub(crate) fn new() -> CancellationToken {
-        let (trigger, signal) = bounded(0);
         CancellationToken {
-            inner: Arc::new(TokenInner {
-                cancelled: AtomicBool::new(false),
-                trigger: Mutex::new(Some(trigger)),
-                signal,
-            }),
+            flag: CancelFlag::default(),
         }
     }
 
     /// Whether cancellation was requested.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::Acquire)
+        self.flag.is_cancelled()
     }
 
     /// Sleeps until cancellation or `timeout`; true when cancelled.
     pub fn wait_timeout(&self, timeout: Duration) -> bool {
-        if self.is_cancelled() {
-            return true;
-        }
-        match self.inner.signal.recv_timeout(timeout) {
-            Err(RecvTimeoutError::Timeout) => self.is_cancelled(),
-            _ => true,
-        }
+        self.flag.wait_timeout(timeout)
     }
 
     /// A receiver that becomes ready (disconnected) on cancellation, for use in
     /// `crossbeam_channel::select!`. It never carries a message.
     pub fn receiver(&self) -> &Receiver<()> {
-        &self.inner.signal
+        self.flag.receiver()
     }
 
     pub(crate) fn cancel(&self) {
-        self.inner.cancelled.store(true, Ordering::Release);
-        self.inner.trigger.lock().take();
+        self.flag.cancel();
     }
 }
 
