@@ -18,8 +18,8 @@ use crate::model::frontend::CancelFlag;
 use crate::negotiation::Feature;
 use crate::services::bound::{Outcome, ServiceAnswer};
 use crate::services::{
-    parent_request_id, policy_evaluate, provider_credentials, secret_get, ActiveParent,
-    OperationContext, PolicyService,
+    policy_evaluate, provider_credentials, secret_get, ActiveParent, OperationContext,
+    PolicyService,
 };
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
@@ -41,16 +41,8 @@ impl Dispatcher {
         let shared = self.shared.clone();
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let params = params.cloned().unwrap_or(Value::Null);
-        let features = c
-            .negotiated
-            .as_ref()
-            .map(|n| n.features)
-            .unwrap_or_default();
-        // The active parent named by the params, if it is a live host call: its owner is
-        // this generation's issued triple (section 2).
-        let parent = parent_request_id(&params)
-            .ok()
-            .filter(|parent| c.pending.is_call(parent));
+        let features = c.features();
+        let parent = c.live_parent(&params);
         let owner = c.owner.clone();
         let extension = c.source.extension.clone();
         let declared = c.located.manifest.capabilities.secrets.clone();

@@ -245,6 +245,22 @@ impl Connection {
         }
     }
 
+    /// The negotiated features; none before `initialize` is answered.
+    pub fn features(&self) -> crate::negotiation::FeatureSet {
+        self.negotiated
+            .as_ref()
+            .map(|n| n.features)
+            .unwrap_or_default()
+    }
+
+    /// The `parent_request_id` of an extension's request when it names a live host
+    /// call: its owner is this generation's issued triple (section 2).
+    pub fn live_parent(&self, params: &Value) -> Option<u64> {
+        crate::services::parent_request_id(params)
+            .ok()
+            .filter(|id| self.pending.is_call(id))
+    }
+
     /// The id the next host request will get: every id below it was issued.
     pub fn peek_next_request_id(&self) -> u64 {
         self.next_id

@@ -17,14 +17,13 @@ use serde_json::{json, Value};
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{
-    MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES, MAX_MESSAGE_ID_BYTES,
-    MAX_WAVE1_NOTIFICATION_BYTES, MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS,
-    MESSAGE_BATCH_INTERVAL,
+    MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES, MAX_WAVE1_NOTIFICATION_BYTES,
+    MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS, MESSAGE_BATCH_INTERVAL,
 };
 use crate::model::events::Diagnostic;
 use crate::model::notify::{NotifyError, Wave1Notification};
 use crate::negotiation::Feature;
-use crate::services::bound::{Refusal, ServiceRefusal};
+use crate::services::bound::{check_message_id, Refusal, ServiceRefusal};
 use crate::transport::{ConnId, OutboundFrame};
 use crate::validate::encoded_len;
 
@@ -239,13 +238,4 @@ impl Dispatcher {
             )),
         }
     }
-}
-
-fn check_message_id(id: &str) -> Result<(), ServiceRefusal> {
-    if id.is_empty() || id.len() > MAX_MESSAGE_ID_BYTES {
-        return Err(Refusal::InvalidRequest.because(format!(
-            "message_id must be 1 to {MAX_MESSAGE_ID_BYTES} bytes"
-        )));
-    }
-    Ok(())
 }

@@ -15,7 +15,7 @@ use crate::limits::MAX_TOOLS;
 use crate::model::events::{Diagnostic, HostEvent};
 use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::presentation::{parse_update, Offer, PresentationOwner, PresentationScope};
-use crate::services::{parent_request_id, wipe_json};
+use crate::services::wipe_json;
 use crate::transport::ConnId;
 use crate::wire::{codes, ResponseError};
 
@@ -32,16 +32,8 @@ impl Dispatcher {
         params: &Value,
     ) -> Result<Value, ResponseError> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
-        let features = c
-            .negotiated
-            .as_ref()
-            .map(|n| n.features)
-            .unwrap_or_default();
-        // The active parent named by the params, if it is a live host call: its owner is
-        // this generation's issued triple (section 2).
-        let parent = parent_request_id(params)
-            .ok()
-            .filter(|id| c.pending.is_call(id));
+        let features = c.features();
+        let parent = c.live_parent(params);
         let owner = c.owner.clone();
         match method {
             "artifact/publish" => {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::limits::MAX_MESSAGE_BATCH_DELTAS;
-use crate::services::bound::{Refusal, ServiceRefusal};
+use crate::services::bound::{check_message_id, Refusal, ServiceRefusal};
 
 /// The params of `tool/render` (section 1.7), without `context`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -116,9 +116,9 @@ impl MessageUpdate {
         let message_id = map
             .get("message_id")
             .and_then(Value::as_str)
-            .filter(|id| !id.is_empty() && id.len() <= crate::limits::MAX_MESSAGE_ID_BYTES)
-            .ok_or_else(|| invalid("message_id must be a bounded non-empty string"))?
-            .to_string();
+            .ok_or_else(|| invalid("message_id must be a string"))?;
+        check_message_id(message_id)?;
+        let message_id = message_id.to_string();
         let array = map
             .get("deltas")
             .filter(|d| d.is_array())

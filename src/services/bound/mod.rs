@@ -35,7 +35,7 @@ pub use models03::{
     ProviderRegistration, SessionId,
 };
 pub use refusal::{Refusal, ServiceRefusal};
-pub use request::{check_composer_text, MessageRole, ServiceRequest, Shortcut};
+pub use request::{check_composer_text, check_message_id, MessageRole, ServiceRequest, Shortcut};
 pub use v0_3::{ProviderAuthService, ProviderCatalogService, SessionLifecycleService};
 pub(crate) use wave1::RawService;
 pub use wave1::{

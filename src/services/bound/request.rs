@@ -10,8 +10,8 @@ use super::refusal::{Refusal, ServiceRefusal};
 use crate::limits::{
     MAX_ACTIVE_TOOLS, MAX_ACTIVE_TOOL_NAME_BYTES, MAX_COMPOSER_TEXT_BYTES, MAX_ENTRY_DATA_BYTES,
     MAX_ENTRY_ID_BYTES, MAX_ENTRY_TYPE_BYTES, MAX_INJECTED_TEXT_BYTES, MAX_JSON_DEPTH,
-    MAX_JSON_NODES, MAX_SESSION_LABEL_BYTES, MAX_SHORTCUT_DESCRIPTION_BYTES, MAX_SHORTCUT_ID_BYTES,
-    MAX_SHORTCUT_KEY_BYTES,
+    MAX_JSON_NODES, MAX_MESSAGE_ID_BYTES, MAX_SESSION_LABEL_BYTES, MAX_SHORTCUT_DESCRIPTION_BYTES,
+    MAX_SHORTCUT_ID_BYTES, MAX_SHORTCUT_KEY_BYTES,
 };
 use crate::validate::{check_bounds, Bounds, BoundsError};
 
@@ -477,6 +477,17 @@ impl ServiceMethod {
             },
         }
     }
+}
+
+/// Checks a `message/updated` message id (section 1.11, "bounded id"): 1 to
+/// [`MAX_MESSAGE_ID_BYTES`] bytes.
+pub fn check_message_id(id: &str) -> Result<(), ServiceRefusal> {
+    if id.is_empty() || id.len() > MAX_MESSAGE_ID_BYTES {
+        return Err(Refusal::InvalidRequest.because(format!(
+            "message_id must be 1 to {MAX_MESSAGE_ID_BYTES} bytes"
+        )));
+    }
+    Ok(())
 }
 
 /// Checks a composer text (section 2.19): at most [`MAX_COMPOSER_TEXT_BYTES`] of UTF-8
