@@ -9,6 +9,8 @@
 //! `resource_owner` that matches this generation's issued triple); the closed params
 //! and their bounds; the method's own host state (shortcut scope, count, duplicates).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::connection::{ChildKind, ChildRequest};
@@ -16,11 +18,11 @@ use super::shortcuts::ShortcutBook;
 use super::Dispatcher;
 use crate::limits::MAX_SHORTCUTS;
 use crate::manifest::ApiVersion;
-use crate::model::events::Diagnostic;
+use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::{
-    Outcome, RawReply, Refusal, ServiceAnswer, ServiceCall, ServiceMethod, ServiceRefusal,
-    ServiceRequest,
+    Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall, ServiceMethod,
+    ServiceRefusal, ServiceRequest,
 };
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
@@ -32,6 +34,39 @@ struct Admitted {
     owner: ResourceOwner,
     /// The parent had settled; the explicit owner was admitted.
     independent: bool,
+}
+
+impl Admitted {
+    /// What the service is told about the request.
+    fn into_call(
+        self,
+        source: GenerationRef,
+        method: ServiceMethod,
+        cancelled: CancelFlag,
+    ) -> ServiceCall {
+        ServiceCall {
+            source,
+            method,
+            parent_request_id: self.parent,
+            owner: self.owner,
+            independent: self.independent,
+            cancelled,
+        }
+    }
+}
+
+/// Runs a service on a thread of its own: it may block, and the dispatcher never waits
+/// for an embedder.
+fn run_service(
+    service: Arc<dyn RawService>,
+    call: ServiceCall,
+    request: ServiceRequest,
+    reply: RawReply,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("octet-service".into())
+        .spawn(move || service.serve(call, request, reply))
+        .map(|_| ())
 }
 
 impl Dispatcher {
@@ -68,14 +103,7 @@ impl Dispatcher {
                 cancelled: cancelled.clone(),
             },
         );
-        let call = ServiceCall {
-            source: c.source.clone(),
-            method,
-            parent_request_id: admitted.parent,
-            owner: admitted.owner,
-            independent: admitted.independent,
-            cancelled: cancelled.clone(),
-        };
+        let call = admitted.into_call(c.source.clone(), method, cancelled.clone());
         let reply = RawReply::new(
             conn,
             id.clone(),
@@ -83,12 +111,9 @@ impl Dispatcher {
             cancelled,
             self.service_answer_sender.clone(),
         );
-        // The service may block: it never runs on the dispatcher. Without a thread the
-        // reply is dropped, which answers the extension with an internal error.
-        let spawned = std::thread::Builder::new()
-            .name("octet-service".into())
-            .spawn(move || service.serve(call, request, reply));
-        if let Err(error) = spawned {
+        // Without a thread the reply is dropped, which answers the extension with an
+        // internal error.
+        if let Err(error) = run_service(service, call, request, reply) {
             let source = c.source.clone();
             self.shared.events.diagnostic(
                 &source,
@@ -250,19 +275,9 @@ impl Dispatcher {
             return Err(format!("no {} service is bound", method.kind()));
         };
         let cancelled = CancelFlag::default();
-        let call = ServiceCall {
-            source: c.source.clone(),
-            method,
-            parent_request_id: None,
-            owner: admitted.owner,
-            independent: false,
-            cancelled: cancelled.clone(),
-        };
+        let call = admitted.into_call(c.source.clone(), method, cancelled.clone());
         let reply = RawReply::detached(method, cancelled);
-        std::thread::Builder::new()
-            .name("octet-service".into())
-            .spawn(move || service.serve(call, request, reply))
-            .map(|_| ())
+        run_service(service, call, request, reply)
             .map_err(|e| format!("no thread for the service: {e}"))
     }
 
