@@ -23,8 +23,8 @@
 //!
 //! How these docs cite the protocol: "section 1.8" (or "1.8") names a section of the
 //! octet wire protocol reference, and "SUPPLEMENT" names a heading of its supplement
-//! (environment, manifest schema, default bounds, API 0.3). Both ship beside this
-//! crate in `shared/spec/`; every bound they set is a named constant in [`limits`].
+//! (environment, manifest schema, default bounds, API 0.3). Every bound they set is a
+//! named constant in [`limits`], whose doc comment names its section.
 
 #![warn(missing_docs)]
 

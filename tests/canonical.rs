@@ -13,25 +13,9 @@ use octet_host::wire::canonical::{
 use octet_host::wire::codes::PARSE_ERROR;
 use serde_json::{json, Map, Value};
 
-/// Where the JSONTestSuite files sit relative to a checkout in `/work/main`.
-const TEST_PARSING: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/conformance/json-parsing/test_parsing"
-);
-
-/// The JSONTestSuite directory: [`TEST_PARSING`], or else the nearest ancestor of the
-/// crate holding `shared/conformance/json-parsing/test_parsing` (a git worktree sits one
-/// level deeper than the main checkout).
+/// The vendored JSONTestSuite files (`tests/data/json-parsing`).
 fn test_parsing_dir() -> PathBuf {
-    let primary = PathBuf::from(TEST_PARSING);
-    if primary.is_dir() {
-        return primary;
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|dir| dir.join("shared/conformance/json-parsing/test_parsing"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| panic!("JSONTestSuite test_parsing not found from {TEST_PARSING}"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-parsing/test_parsing")
 }
 
 fn encode(value: &Value) -> Result<Vec<u8>, CanonicalError> {

@@ -1,5 +1,5 @@
-//! JSON parsing conformance (nst/JSONTestSuite `test_parsing/`, copied under
-//! `shared/conformance/json-parsing/`), by its README's rules:
+//! JSON parsing conformance (nst/JSONTestSuite `test_parsing/`, vendored under
+//! `tests/data/json-parsing/`), by its README's rules:
 //!
 //! - `y_*` must decode as one JSON value;
 //! - `n_*` must be rejected with a parse error, without crashing;
@@ -19,36 +19,11 @@ use octet_host::transport::{
 };
 use octet_host::wire::{classify, decode, parse_json, FrameError};
 
-/// Where the data lives: beside the clone (`../shared`), as in CI. A git worktree one
-/// level further down (`../../shared`) is accepted too, and `OCTET_CONFORMANCE_DIR`
-/// (the `conformance` directory) overrides both.
-const BESIDE_CLONE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/conformance/json-parsing/test_parsing"
-);
-const BESIDE_WORKTREE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/json-parsing/test_parsing"
-);
-
 /// How long the framed run may take on a loaded machine.
 const LIVENESS: Duration = Duration::from_secs(120);
 
 fn data_dir() -> PathBuf {
-    let candidates: Vec<PathBuf> = match std::env::var_os("OCTET_CONFORMANCE_DIR") {
-        Some(dir) => vec![Path::new(&dir).join("json-parsing/test_parsing")],
-        None => vec![BESIDE_CLONE.into(), BESIDE_WORKTREE.into()],
-    };
-    for dir in &candidates {
-        if dir.is_dir() {
-            return dir.clone();
-        }
-    }
-    panic!(
-        "the JSON parsing conformance data is missing; looked in {candidates:?}. \
-         It lives in shared/conformance/json-parsing/test_parsing beside the clone \
-         (set OCTET_CONFORMANCE_DIR to the `conformance` directory to point elsewhere)"
-    );
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-parsing/test_parsing")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

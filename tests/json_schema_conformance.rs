@@ -1,7 +1,7 @@
 //! JSON Schema conformance for the bounded `output_schema` subset (section 1.1).
 //!
 //! Runs the draft 2020-12 subset of JSON-Schema-Test-Suite in
-//! `../shared/conformance/json-schema` as its README prescribes: every group of every
+//! `tests/data/json-schema` as its README prescribes: every group of every
 //! file under `draft2020-12/` (including `optional/`) is looked up in `manifest.json`.
 //! A `pass` group must compile and every test's `valid` must match exactly; a
 //! `reject-unsupported-keyword` group must fail to compile with
@@ -14,10 +14,7 @@ use std::path::{Path, PathBuf};
 use octet_host::validate::schema::{OutputSchema, SchemaError};
 use serde_json::Value;
 
-const ROOT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/conformance/json-schema"
-);
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/json-schema");
 
 fn root() -> PathBuf {
     let root = PathBuf::from(ROOT);
