@@ -196,8 +196,10 @@ fn bound_capabilities_are_offered_and_served_with_closed_models() {
     );
     // The service's oversized lease never reached the extension.
     assert_eq!(answers["revoke"]["error"]["code"], -32603, "{answers}");
+    // The 0.3 error table's exact message; the detail travels in `data`.
+    assert_eq!(answers["revoke"]["error"]["message"], "internal error");
     assert_eq!(
-        answers["revoke"]["error"]["message"],
+        answers["revoke"]["error"]["data"]["reason"],
         "internal error: the host's provider_auth service answered wrongly"
     );
     for id in [

@@ -194,6 +194,37 @@ fn a_settled_parent_cancels_the_client_request() {
 }
 
 #[test]
+fn a_call_past_its_deadline_withdraws_its_service_requests_before_its_result() {
+    let mut serve = serve_with_peer("");
+    serve.request(json!({"id": 1, "op": "start", "extension": "peer", "services": ["composer"]}));
+    // The call waits inside `ask` for an answer the client never gives in time.
+    let requests = json!([{"id": "waits", "method": "composer/set", "params": {"text": "x"}}]);
+    serve.send(
+        json!({"op": "call", "call_id": "late", "extension": "peer", "tool": "ask",
+                      "arguments": {"requests": requests}, "timeout_ms": 300}),
+    );
+    let request = service_request(&mut serve);
+    let request_id = request["request_id"].clone();
+    // The withdrawal is written before the call's result: every line in order.
+    let mut withdrawn = false;
+    loop {
+        let line = serve.next();
+        if line["type"] == "request_cancelled" && line["request_id"] == request_id {
+            withdrawn = true;
+        }
+        if line["type"] == "result" && line["call_id"] == "late" {
+            assert!(withdrawn, "the result came before the withdrawal: {line}");
+            break;
+        }
+    }
+    // So an answer sent after the result is always refused.
+    let reply = serve
+        .request(json!({"id": 2, "op": "service_answer", "request_id": request_id, "result": {}}));
+    assert_eq!(reply["error"]["code"], "unknown_request_id", "{reply}");
+    serve.close_input().unwrap();
+}
+
+#[test]
 fn shortcuts_register_through_the_client_and_trigger_with_notify() {
     let env = format!(
         "OCTET_PEER_SHORTCUTS = {:?}",
@@ -221,6 +252,14 @@ fn shortcuts_register_through_the_client_and_trigger_with_notify() {
     assert_eq!(reply["error"]["code"], "notification_refused", "{reply}");
     let reply = serve.request(json!({"id": 6, "op": "notify", "extension": "peer", "method": "message/updated", "params": {}}));
     assert_eq!(reply["error"]["code"], "invalid_value", "{reply}");
+    // The params are closed and bounded (section 1.11): neither is ever sent.
+    let reply = serve.request(json!({"id": 7, "op": "notify", "extension": "peer", "method": "shortcut/trigger", "params": {"id": "open", "extra": 1}}));
+    assert_eq!(reply["error"]["code"], "notification_refused", "{reply}");
+    assert_eq!(reply["error"]["refusal"], "invalid_request", "{reply}");
+    let big = "x".repeat(1_100_000);
+    let reply = serve.request(json!({"id": 8, "op": "notify", "extension": "peer", "method": "shortcut/trigger", "params": {"id": "open", "pad": big}}));
+    assert_eq!(reply["error"]["code"], "notification_refused", "{reply}");
+    assert_eq!(reply["error"]["refusal"], "bounds_exceeded", "{reply}");
     let seen = tool(&mut serve, "seen", "seen", json!({}));
     assert_eq!(seen["registrations"]["open"]["result"], json!({}));
     assert_eq!(

@@ -187,7 +187,9 @@ fn start_code(error: &StartError) -> &'static str {
         StartError::Io(_) => "start.io",
         StartError::Encode(_) => "start.encode",
         StartError::InitializeRejected(_) => "start.initialize_rejected",
-        StartError::Negotiation(_) => "start.negotiation",
+        StartError::Negotiation(_) | StartError::RefusedInitializeAnswer { .. } => {
+            "start.negotiation"
+        }
         StartError::InitializeTimeout { .. } => "start.initialize_timeout",
         StartError::TransportLost { .. } => "start.transport_lost",
         StartError::ReRegistrationRequired { .. } => "start.re_registration_required",

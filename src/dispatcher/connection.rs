@@ -342,12 +342,34 @@ impl Connection {
         .with_stderr(self.io.stderr_tail.snapshot())
     }
 
+    /// On API 0.3 the message is the error table's, exactly ([`ResponseError::in_v0_3_table`]).
     pub fn encode_error(
         &self,
         id: &RequestId,
         error: &ResponseError,
     ) -> Result<Vec<u8>, CodecEncodeError> {
-        self.codec.encode_error(id, error, self.limit())
+        match self.api {
+            ApiVersion::V0_3 => {
+                let error = error.clone().in_v0_3_table();
+                self.codec.encode_error(id, &error, self.limit())
+            }
+            _ => self.codec.encode_error(id, error, self.limit()),
+        }
+    }
+
+    /// Encodes an error answer with `"id": null`, for a request whose id cannot be used;
+    /// on API 0.3 with the error table's message.
+    pub fn encode_error_without_id(
+        &self,
+        error: &ResponseError,
+    ) -> Result<Vec<u8>, CodecEncodeError> {
+        match self.api {
+            ApiVersion::V0_3 => {
+                let error = error.clone().in_v0_3_table();
+                self.codec.encode_error_without_id(&error, self.limit())
+            }
+            _ => self.codec.encode_error_without_id(error, self.limit()),
+        }
     }
 
     /// Registers host request `id` as pending and queues its frame; the frame can be

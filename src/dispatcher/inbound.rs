@@ -4,14 +4,76 @@ use serde_json::Value;
 
 use super::connection::PendingKind;
 use super::Dispatcher;
+use crate::limits::MAX_CHILD_IDS_PER_GENERATION;
 use crate::model::call::CallError;
 use crate::model::events::{Diagnostic, HostEvent};
 use crate::model::progress::{self, Progress, ProgressEvent};
 use crate::model::status::LifecycleState;
+use crate::services::bound::{Refusal, ServiceMethod};
 use crate::transport::OutboundFrame;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;
-use crate::wire::{codes, FrameError, Message, Notification, ResponseError};
+use crate::wire::salvage::RefusedRequest;
+use crate::wire::{codes, FrameError, Message, Notification, RequestId, ResponseError};
+
+/// What is wrong with a refused request frame.
+enum Fault<'a> {
+    /// It could not be decoded, or broke an envelope rule.
+    Frame(&'a FrameError),
+    /// It was over the frame bound: its size and the bound, in bytes.
+    Oversized(usize, usize),
+}
+
+/// The error a refused request is answered with (section 2: every request whose id
+/// can be read is answered; its params are never passed on). A fault that lies in the
+/// params alone (a lone surrogate escape in a text, params that are not structured,
+/// a frame over the bound that carries params) is -32602: for a Wave-1 method with
+/// its contract name first (`invalid_request`, or `bounds_exceeded` for size, section
+/// 3). Any other fault is -32700 when the frame is not JSON (or not canonical on API
+/// 0.3) and -32600 otherwise. On API 0.3 the codec sends the table's exact message
+/// with these words in `data.reason`.
+fn refused_request_error(request: &RefusedRequest, fault: Fault<'_>) -> ResponseError {
+    let wave1 = ServiceMethod::from_name(&request.method).is_some_and(ServiceMethod::is_wave1);
+    let (params_problem, refusal, detail) = match fault {
+        Fault::Oversized(bytes, limit) => (
+            request.has_params,
+            Refusal::BoundsExceeded,
+            format!("the request frame of {bytes} bytes exceeds the {limit}-byte frame bound"),
+        ),
+        Fault::Frame(_) if request.lone_surrogate => (
+            true,
+            Refusal::InvalidRequest,
+            "the params hold a lone UTF-16 surrogate escape (such as \\ud800 without its \
+             pair); text must be valid Unicode, so cut strings on character boundaries"
+                .to_string(),
+        ),
+        Fault::Frame(error) => (
+            request.params_only || matches!(error, FrameError::ParamsNotStructured),
+            Refusal::InvalidRequest,
+            format!("the params are not readable: {error}"),
+        ),
+    };
+    if params_problem && wave1 {
+        return refusal.because(detail).to_response();
+    }
+    if params_problem {
+        return ResponseError::new(codes::INVALID_PARAMS, format!("invalid params: {detail}"));
+    }
+    let code = match fault {
+        Fault::Frame(FrameError::Parse { .. } | FrameError::NotCanonical(_)) => codes::PARSE_ERROR,
+        _ => codes::INVALID_REQUEST,
+    };
+    let detail = match fault {
+        Fault::Frame(error) => error.to_string(),
+        Fault::Oversized(..) => detail,
+    };
+    let words = if code == codes::PARSE_ERROR {
+        "parse error"
+    } else {
+        "invalid request"
+    };
+    ResponseError::new(code, format!("{words}: {detail}"))
+}
 
 impl Dispatcher {
     pub(super) fn on_transport(&mut self, message: TransportMessage) {
@@ -144,20 +206,25 @@ impl Dispatcher {
     /// A frame the host refuses to read as a message. Besides the diagnostic: while
     /// initializing, stdout lines that are not JSON are counted for the start error;
     /// an answer whose id can still be read fails its call at once (it would otherwise
-    /// wait for its deadline); and a request whose id is unusable gets an error reply
-    /// with `id: null` (JSON-RPC 2.0, -32600).
+    /// wait for its deadline); a request whose id can still be read is answered at once
+    /// ([`refused_request_error`]); and a request whose id is unusable gets an error
+    /// reply with `id: null` (JSON-RPC 2.0, -32600).
     fn on_refused_frame(&mut self, conn: ConnId, frame: InboundFrame) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
         self.shared.events.frame_diagnostic(&c.source, &frame);
-        let (salvage, reason) = match frame {
+        let (salvage, reason, refused) = match frame {
             InboundFrame::Invalid {
                 error,
                 salvage,
                 excerpt,
                 ..
             } => {
+                let refused = salvage
+                    .request
+                    .as_ref()
+                    .map(|request| refused_request_error(request, Fault::Frame(&error)));
                 if matches!(error, FrameError::Parse { .. })
                     && c.state == LifecycleState::Initializing
                 {
@@ -169,7 +236,7 @@ impl Dispatcher {
                         codes::INVALID_REQUEST,
                         format!("invalid request id: {error}"),
                     );
-                    if let Ok(bytes) = c.codec.encode_error_without_id(&reply, c.limit()) {
+                    if let Ok(bytes) = c.encode_error_without_id(&reply) {
                         c.push_frame(OutboundFrame {
                             bytes,
                             state: None,
@@ -177,20 +244,55 @@ impl Dispatcher {
                         });
                     }
                 }
-                (salvage, error.to_string())
+                (salvage, error.to_string(), refused)
             }
-            InboundFrame::Oversized { bytes, salvage } => (
-                salvage,
-                format!(
+            InboundFrame::Oversized { bytes, salvage } => {
+                let refused = salvage.request.as_ref().map(|request| {
+                    refused_request_error(request, Fault::Oversized(bytes, c.limit()))
+                });
+                let reason = format!(
                     "a frame of {bytes} bytes exceeds the {}-byte bound",
                     c.limit()
-                ),
-            ),
+                );
+                (salvage, reason, refused)
+            }
             InboundFrame::Message(_) => return,
         };
+        if let (Some(request), Some(error)) = (salvage.request, refused) {
+            self.answer_refused_request(conn, request.id, &error);
+        }
         if let Some(id) = salvage.response_id {
             self.refuse_answer(conn, id, reason);
         }
+    }
+
+    /// Answers a refused request whose id could be read. The id counts as used (section
+    /// 2: ids are never reused in a generation); an id that was already used, or is
+    /// still outstanding, is answered with `id: null` instead, so the extension can
+    /// never take the answer for that of its earlier request.
+    fn answer_refused_request(&mut self, conn: ConnId, id: RequestId, error: &ResponseError) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let reused = c.children.contains_key(&id) || c.child_ids_used.contains(&id);
+        if reused {
+            let reply = ResponseError::new(
+                codes::INVALID_REQUEST,
+                format!("request id {id} was already used; {}", error.message),
+            );
+            if let Ok(bytes) = c.encode_error_without_id(&reply) {
+                c.push_frame(OutboundFrame {
+                    bytes,
+                    state: None,
+                    wipe: false,
+                });
+            }
+            return;
+        }
+        if c.child_ids_used.len() < MAX_CHILD_IDS_PER_GENERATION {
+            c.child_ids_used.insert(id.clone());
+        }
+        self.send_error(conn, &id, error);
     }
 
     /// Extension-originated notifications (sections 2.1, 2.3, 2.4, 2.6).

@@ -191,11 +191,13 @@ impl Dispatcher {
                 let Some(pending) = c.pending.remove(&id) else {
                     return;
                 };
+                // Children are withdrawn before the waiter hears the outcome, so a
+                // service answer that comes after the outcome is always refused.
+                self.settle_children(conn, id);
                 if let PendingKind::Call { reply, .. } = pending.kind {
                     let _ = reply.send(Err(error));
                 }
                 let frame = pending.frame;
-                self.settle_children(conn, id);
                 let c = self.conns.get_mut(&conn).expect("connection is live");
                 let now = Instant::now();
                 if frame.try_skip() {
@@ -320,8 +322,9 @@ impl Dispatcher {
                         }),
                         Err(error) => Err(CallError::Remote(error)),
                     };
-                    let _ = reply.send(answer);
+                    // Withdraw the children first: see `cancel_call`.
                     self.settle_children(conn, id);
+                    let _ = reply.send(answer);
                     self.admit(conn);
                     self.maybe_finish_drain(conn);
                 }
@@ -343,12 +346,22 @@ impl Dispatcher {
     }
 
     /// The extension answered call `id` with a frame the host refused (`reason`): the
-    /// call fails at once, as if answered with an error. A refused answer to a
-    /// cancelled id settles it like any late answer.
+    /// call fails at once, as if answered with an error, and so does a start whose
+    /// `initialize` was answered so. A refused answer to a cancelled id settles it like
+    /// any late answer.
     pub(super) fn refuse_answer(&mut self, conn: ConnId, id: u64, reason: String) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
+        if c.pending.initialize_id() == Some(id) {
+            let Some(PendingKind::Initialize { role, .. }) = c.pending.remove(&id).map(|p| p.kind)
+            else {
+                return;
+            };
+            self.settle_children(conn, id);
+            self.refuse_start(conn, role, StartError::RefusedInitializeAnswer { reason });
+            return;
+        }
         if !c.pending.is_call(&id) {
             if c.tombstones.settle(id) {
                 self.admit(conn);
@@ -360,11 +373,11 @@ impl Dispatcher {
         };
         // A second answer to the id is then a late response, not an unknown one.
         c.tombstones.insert(id, Instant::now(), false);
+        self.settle_children(conn, id);
         if let PendingKind::Call { call, reply, .. } = pending.kind {
             self.calls.remove(&call);
             let _ = reply.send(Err(CallError::RefusedResponse { reason }));
         }
-        self.settle_children(conn, id);
         self.admit(conn);
         self.maybe_finish_drain(conn);
     }

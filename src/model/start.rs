@@ -134,6 +134,13 @@ pub enum StartError {
     InitializeRejected(ResponseError),
     /// The `initialize` answer broke a rule of section 1.1; the process group was killed.
     Negotiation(NegotiationError),
+    /// The `initialize` answer was a frame the host refuses to read (not canonical on
+    /// API 0.3, over the frame bound, or breaking an envelope rule); the start failed
+    /// at once and the process group was killed.
+    RefusedInitializeAnswer {
+        /// What is wrong with the frame.
+        reason: String,
+    },
     /// No `initialize` answer within the deadline; the process group was killed.
     InitializeTimeout {
         /// The deadline that applied.
@@ -219,6 +226,11 @@ impl fmt::Display for StartError {
                 }
             }
             StartError::Negotiation(e) => write!(f, "initialize rejected: {e}"),
+            StartError::RefusedInitializeAnswer { reason } => write!(
+                f,
+                "the extension answered initialize with a frame the host refuses ({reason}); \
+                 answer with one JSON-RPC object on one line"
+            ),
             StartError::InitializeTimeout { after, evidence } => {
                 write!(
                     f,

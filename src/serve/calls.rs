@@ -129,15 +129,17 @@ pub(crate) struct Calls {
 type Confirming = Arc<Mutex<HashMap<ClientId, CancelFlag>>>;
 
 impl Calls {
-    /// Starts the calls thread, which writes to `out`.
-    pub fn start(out: Emitter) -> std::io::Result<Calls> {
+    /// Starts the calls thread, which writes to `out`. `before_result` runs before
+    /// each `result` line is queued: serve withdraws there the service requests the
+    /// call's end cancelled, so their `request_cancelled` lines come first.
+    pub fn start(out: Emitter, before_result: Box<dyn Fn() + Send>) -> std::io::Result<Calls> {
         let active = Arc::new(Mutex::new(HashSet::new()));
         let (mail, mailbox) = crossbeam_channel::unbounded();
         let thread = {
             let active = active.clone();
             std::thread::Builder::new()
                 .name("octet-serve-calls".into())
-                .spawn(move || wait_for_calls(mailbox, active, out))?
+                .spawn(move || wait_for_calls(mailbox, active, out, before_result))?
         };
         Ok(Calls {
             active,
@@ -253,6 +255,7 @@ fn wait_for_calls(
     mut mailbox: Receiver<Mail>,
     active: Arc<Mutex<HashSet<ClientId>>>,
     out: Emitter,
+    before_result: Box<dyn Fn() + Send>,
 ) {
     let mut calls: Vec<Waiting> = Vec::new();
     let mut open = true;
@@ -299,6 +302,8 @@ fn wait_for_calls(
                     emit_progress(&out, &call, &progress);
                 }
                 let outcome = call.job.settle(received);
+                // The host withdrew the call's children before it answered the call.
+                before_result();
                 active.lock().remove(&call.call_id);
                 out.emit(result_line(
                     &call.call_id,
@@ -351,7 +356,7 @@ mod tests {
     #[test]
     fn ids_are_unique_while_active_and_reusable_after() {
         let (out, _writer) = super::super::io::start_writer(std::io::sink()).unwrap();
-        let calls = Calls::start(out).unwrap();
+        let calls = Calls::start(out, Box::new(|| {})).unwrap();
         let id = ClientId::Text("a".into());
         calls.reserve(&id).unwrap();
         assert_eq!(

@@ -14,6 +14,7 @@ use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
 use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
+use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
 use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
@@ -334,7 +335,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             let params = f.object_or_empty("params")?;
             let notification = match method.as_str() {
                 "shortcut/trigger" => Wave1Notification::ShortcutTrigger {
-                    id: Fields::new(params.as_object().expect("an object"), "params.")
+                    id: closed_notification(&method, &params, &["id"])?
                         .string("id")?,
                 },
                 _ => {
@@ -582,6 +583,35 @@ fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
 }
 
 /// `delta` (one string) or `deltas` (an array of strings; `updates` is an alias).
+/// The params of a `notify`: a closed object with only `members` (section 1.11: "every
+/// payload is a bounded plain object"), of at most [`MAX_WAVE1_NOTIFICATION_BYTES`] as
+/// compact JSON. Anything else is refused with `notification_refused` and never sent.
+fn closed_notification<'a>(
+    method: &str,
+    params: &'a Value,
+    members: &[&str],
+) -> Result<Fields<'a>, ServeError> {
+    let object = params.as_object().expect("object_or_empty gives an object");
+    let size = serde_json::to_vec(params).map_or(usize::MAX, |bytes| bytes.len());
+    if size > MAX_WAVE1_NOTIFICATION_BYTES {
+        return Err(refused_notification(Refusal::BoundsExceeded.because(
+            format!("a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"),
+        )));
+    }
+    if let Some(member) = object.keys().find(|k| !members.contains(&k.as_str())) {
+        return Err(refused_notification(Refusal::InvalidRequest.because(
+            format!("{method} has no member `{member}`; its params are exactly {members:?}"),
+        )));
+    }
+    Ok(Fields::new(object, "params."))
+}
+
+/// The `notification_refused` error for `refusal`, with the contract name.
+pub(crate) fn refused_notification(refusal: ServiceRefusal) -> ServeError {
+    ServeError::new(ErrorCode::NotificationRefused, refusal.to_string())
+        .with("refusal", refusal.refusal.name())
+}
+
 fn message_deltas(f: &Fields) -> Result<Vec<String>, ServeError> {
     if let Some(delta) = f.opt_string("delta")? {
         return Ok(vec![delta]);

@@ -241,7 +241,9 @@ impl From<&StartError> for ServeError {
             StartError::Io(_) => ErrorCode::IoError,
             StartError::Encode(_) => ErrorCode::InvalidRequest,
             StartError::InitializeRejected(_) => ErrorCode::InitializeRejected,
-            StartError::Negotiation(_) => ErrorCode::NegotiationFailed,
+            StartError::Negotiation(_) | StartError::RefusedInitializeAnswer { .. } => {
+                ErrorCode::NegotiationFailed
+            }
             StartError::InitializeTimeout { .. } => ErrorCode::InitializeTimeout,
             StartError::TransportLost { .. } => ErrorCode::TransportLost,
             StartError::ReRegistrationRequired { .. } => ErrorCode::ReRegistrationRequired,

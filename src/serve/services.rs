@@ -70,7 +70,7 @@ impl ServeServices {
             .spawn(move || loop {
                 // Poll while requests wait; sleep (until woken) while none does.
                 let idle = match watched.upgrade() {
-                    Some(services) => services.drop_unwanted(),
+                    Some(services) => services.withdraw_unwanted(),
                     None => return,
                 };
                 match idle {
@@ -128,6 +128,15 @@ impl ServeServices {
                 format!("no service request {request_id} is waiting for an answer"),
             ));
         };
+        // Withdrawn by the host, though its line may not be written yet: it is now.
+        if waiting.cancelled.is_cancelled() {
+            self.out
+                .emit(cancelled_line(request_id, CancelCause::NoLongerWanted));
+            return Err(ServeError::new(
+                ErrorCode::UnknownRequestId,
+                format!("service request {request_id} was withdrawn; the host no longer wants its answer"),
+            ));
+        }
         match answer {
             ServiceAnswerSpec::Result(result) => {
                 let method = waiting.reply.method();
@@ -147,8 +156,10 @@ impl ServeServices {
     }
 
     /// Ends every request the host no longer wants with a `request_cancelled` line;
-    /// true when none is left waiting.
-    fn drop_unwanted(&self) -> bool {
+    /// true when none is left waiting. The watcher calls it, and so does the calls
+    /// thread before each `result` line: the host cancels a call's children before it
+    /// answers the call, so their withdrawal is always written first.
+    pub fn withdraw_unwanted(&self) -> bool {
         let mut waiting = self.waiting.lock();
         let mut ids: Vec<u64> = waiting
             .iter()

@@ -93,10 +93,17 @@ impl Session {
                 }
                 events.try_iter().for_each(forward);
             })?;
+        let services = ServeServices::new(out.clone(), frontend.clone())?;
+        let withdraw = services.clone();
         Ok(Session {
             host: Arc::new(host),
-            calls: Calls::start(out.clone())?,
-            services: ServeServices::new(out.clone(), frontend.clone())?,
+            calls: Calls::start(
+                out.clone(),
+                Box::new(move || {
+                    withdraw.withdraw_unwanted();
+                }),
+            )?,
+            services,
             out,
             frontend,
             started: Arc::default(),
@@ -206,11 +213,9 @@ impl Session {
         };
         match sent {
             Ok(()) => self.reply_ok(id, json!({})),
-            Err(crate::host::NotifyError::Refused(refusal)) => self.reply_error(
-                id,
-                ServeError::new(ErrorCode::NotificationRefused, refusal.to_string())
-                    .with("refusal", refusal.refusal.name()),
-            ),
+            Err(crate::host::NotifyError::Refused(refusal)) => {
+                self.reply_error(id, super::control::refused_notification(refusal))
+            }
             Err(error) => self.reply_error(
                 id,
                 ServeError::new(ErrorCode::NotStarted, error.to_string()),

@@ -22,7 +22,7 @@ use mio::{Events, Interest, Poll, Token};
 use super::stop::{deliver, Delivery, StopSignal};
 use super::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::wire::codec::Codec;
-use crate::wire::salvage::{excerpt, salvage};
+use crate::wire::salvage::{excerpt, salvage, salvage_frame};
 use crate::wire::{FrameSplitter, Split};
 
 /// Bytes read from the pipe at a time (the Linux pipe buffer holds 64 KiB).
@@ -201,7 +201,7 @@ pub(crate) fn split_and_decode(
                 Err(error) => InboundFrame::Invalid {
                     error,
                     bytes: bytes.len() + 1,
-                    salvage: salvage(bytes),
+                    salvage: salvage_frame(bytes, codec),
                     excerpt: excerpt(bytes),
                 },
             },

@@ -24,3 +24,20 @@ pub const CAPABILITY_MISMATCH: i64 = -32011;
 pub const RESOURCE_EXHAUSTED: i64 = -32012;
 /// The request was cancelled (section 1.9).
 pub const REQUEST_CANCELLED: i64 = -32800;
+
+/// API 0.3: the exact `error.message` its error table gives `code` (SUPPLEMENT "Error
+/// table (code and message exact)"), or `None` for a code the table does not list.
+pub fn v0_3_message(code: i64) -> Option<&'static str> {
+    Some(match code {
+        PARSE_ERROR => "parse error",
+        INVALID_REQUEST => "invalid request",
+        METHOD_NOT_FOUND => "unknown or unnegotiated method",
+        INVALID_PARAMS => "invalid params",
+        INTERNAL_ERROR => "internal error",
+        VERSION_MISMATCH => "extension API version mismatch",
+        CAPABILITY_MISMATCH => "extension capability mismatch",
+        RESOURCE_EXHAUSTED => "extension resource exhausted",
+        REQUEST_CANCELLED => "request cancelled",
+        _ => return None,
+    })
+}

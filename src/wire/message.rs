@@ -61,6 +61,29 @@ impl ResponseError {
             data: None,
         }
     }
+
+    /// This error as API 0.3 sends it: the exact message of the error table for its
+    /// code (SUPPLEMENT "Error table (code and message exact)"), with the words it
+    /// carried moved into `data.reason` so that the detail is not lost. An error whose
+    /// code the table does not list, or whose message already is the table's, is
+    /// returned unchanged; `data` that is not an object is kept as it is.
+    pub fn in_v0_3_table(mut self) -> ResponseError {
+        let Some(exact) = super::codes::v0_3_message(self.code) else {
+            return self;
+        };
+        if self.message == exact {
+            return self;
+        }
+        let reason = std::mem::replace(&mut self.message, exact.to_string());
+        match &mut self.data {
+            None => self.data = Some(serde_json::json!({ "reason": reason })),
+            Some(Value::Object(map)) => {
+                map.entry("reason").or_insert(Value::String(reason));
+            }
+            Some(_) => {}
+        }
+        self
+    }
 }
 
 impl fmt::Display for ResponseError {
