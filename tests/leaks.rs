@@ -150,7 +150,13 @@ fn a_killed_host_takes_its_children_along_and_its_scratch_is_swept_later() {
     let tmp = tempfile::tempdir().unwrap();
     // It ignores stdin EOF: only the parent-death signal can end it once serve is gone.
     let dir = peer_extension(root.path(), "lingering", "0.2", &["ignore-eof"], &["echo"]);
-    let mut sidecar = Sidecar::start_with(workspace.path(), &[dir], &[("TMPDIR", tmp.path())]);
+    // Without the guardian, the next host is what removes the dead host's scratch.
+    let mut sidecar = Sidecar::start_with_args(
+        workspace.path(),
+        &[dir],
+        &[("TMPDIR", tmp.path())],
+        &["--no-guardian"],
+    );
     let pid = start(&mut sidecar, 1, "lingering");
     let roots = |parent: &Path| -> Vec<PathBuf> {
         std::fs::read_dir(parent)
@@ -188,4 +194,55 @@ fn a_killed_host_takes_its_children_along_and_its_scratch_is_swept_later() {
     );
     drop(next);
     assert!(roots(tmp.path()).is_empty());
+}
+
+#[test]
+fn a_killed_serve_takes_every_descendant_and_its_scratch_along_through_its_guardian() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let grandchild_file = root.path().join("grandchild.pid");
+    let escapee_file = root.path().join("escapee.pid");
+    // A grandchild in the extension's group, started before `initialize`.
+    let grandchild_arg = grandchild_file.to_string_lossy().into_owned();
+    let dir = peer_extension(
+        root.path(),
+        "spawner",
+        "0.2",
+        &["spawn-grandchild", &grandchild_arg],
+        &["echo"],
+    );
+    let mut sidecar = Sidecar::start_with(workspace.path(), &[dir], &[("TMPDIR", tmp.path())]);
+    let pid = start(&mut sidecar, 1, "spawner");
+    // And an escapee that left the group with `setsid`.
+    let arguments = json!({"escape": "setsid", "pidfile": escapee_file});
+    sidecar.send(
+        &json!({"id": 2, "op": "call", "call_id": "c", "extension": "spawner", "tool": "echo", "arguments": arguments})
+            .to_string(),
+    );
+    sidecar.until(|l| l["type"] == "result" && l["call_id"] == "c");
+    let grandchild = read_pid(&grandchild_file);
+    let escapee = read_pid(&escapee_file);
+    let _cleanup = Escapees(vec![grandchild, escapee]);
+    assert!(process_alive(grandchild) && process_alive(escapee));
+    let scratch: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(scratch.len(), 1, "{scratch:?}");
+
+    sidecar.signal(libc::SIGKILL);
+    assert_eq!(sidecar.wait(), None, "killed by a signal");
+    for (what, pid) in [
+        ("extension", pid),
+        ("grandchild", grandchild),
+        ("escapee", escapee),
+    ] {
+        assert!(
+            wait_gone(pid, LIVENESS),
+            "the {what} {pid} outlived its killed host"
+        );
+    }
+    eventually("the scratch root removed", || !scratch[0].exists());
 }

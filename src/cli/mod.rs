@@ -71,6 +71,10 @@ pub(crate) struct GlobalArgs {
     #[arg(long = "startup-timeout", global = true, value_name = "DURATION",
           value_parser = duration::parse)]
     pub startup_timeout: Option<std::time::Duration>,
+    /// Do not start the guardian, the small process that kills every extension process
+    /// and removes the scratch directories should octet-host be killed outright
+    #[arg(long = "no-guardian", global = true)]
+    pub no_guardian: bool,
 }
 
 /// The subcommands.
@@ -174,6 +178,7 @@ fn serve(global: &GlobalArgs) -> i32 {
     if global.no_input {
         options = options.no_input();
     }
+    options = options.guardian(!global.no_guardian);
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {

@@ -26,7 +26,8 @@ impl Session {
         if !workspace.is_dir() {
             return Err(CliError::Workspace { path: workspace });
         }
-        let mut builder = ExtensionHost::builder(&workspace);
+        // The CLI's extensions never outlive it, however it ends.
+        let mut builder = ExtensionHost::builder(&workspace).guardian(!global.no_guardian);
         // `--no-input` keeps the headless default: deny and cancel without asking.
         if global.yes {
             builder = builder.frontend(super::frontend::YesFrontend::new());

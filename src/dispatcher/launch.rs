@@ -121,7 +121,19 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
             }
         }
     };
+    // The guardian learns the marker before the child exists and its group right after,
+    // so nothing the child starts escapes it should the host die.
+    #[cfg(target_os = "linux")]
+    let mut lease = shared
+        .guardian
+        .as_ref()
+        .map(|guardian| guardian.watch_fence(fence.marker()));
+    #[cfg(not(target_os = "linux"))]
+    let mut lease = shared.guardian.as_ref().map(|guardian| guardian.lease());
     let mut spawned = transport::spawn(&spec).map_err(StartError::Spawn)?;
+    if let Some(lease) = &mut lease {
+        lease.watch_group(spawned.pid);
+    }
 
     let conn = ConnId(shared.next_conn.fetch_add(1, Ordering::Relaxed));
     let generation = {
@@ -166,9 +178,14 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         stderr_sink,
     )
     .map_err(StartError::Io)?;
-    let child = spawned.into_process();
+    let mut child = spawned.into_process();
     #[cfg(target_os = "linux")]
-    let child = child.with_fence(fence);
+    {
+        child = child.with_fence(fence);
+    }
+    if let Some(lease) = lease {
+        child = child.with_guardian(lease);
+    }
     Ok(Launched {
         conn,
         generation,

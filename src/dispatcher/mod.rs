@@ -109,6 +109,8 @@ pub(crate) struct Shared {
     pub launch: crate::model::settings::LaunchSettings,
     /// This host's locked root of scratch directories.
     pub scratch_root: crate::transport::ScratchRoot,
+    /// The guardian that cleans up should the host die without a goodbye.
+    pub guardian: Option<Arc<crate::transport::Guardian>>,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that

@@ -90,6 +90,10 @@ pub struct ServeOptions {
     /// the module docs; `None` ends it only by `shutdown` or the end of the input. The
     /// CLI forwards the process's signals here.
     pub signals: Option<crossbeam_channel::Receiver<i32>>,
+    /// Start the host's guardian (default: on), so that a `serve` killed outright takes
+    /// every extension process and scratch directory with it
+    /// ([`crate::host::ExtensionHostBuilder::guardian`]).
+    pub guardian: bool,
 }
 
 impl ServeOptions {
@@ -104,7 +108,14 @@ impl ServeOptions {
             startup_timeout: None,
             no_input: false,
             signals: None,
+            guardian: true,
         }
+    }
+
+    /// Turns the guardian on or off (see [`ServeOptions::guardian`]).
+    pub fn guardian(mut self, enabled: bool) -> ServeOptions {
+        self.guardian = enabled;
+        self
     }
 
     /// Declares the client headless (see [`ServeOptions::no_input`]).
@@ -141,7 +152,8 @@ impl ServeOptions {
     fn build_host(self, frontend: FrontendHandle) -> std::io::Result<ExtensionHost> {
         let mut builder = ExtensionHost::builder(&self.workspace)
             .host_context(self.host_context)
-            .frontend(frontend);
+            .frontend(frontend)
+            .guardian(self.guardian);
         builder = match self.home {
             Some(home) => builder.home_dir(home),
             None => builder.no_global_extensions(),

@@ -53,6 +53,11 @@ impl GenerationFence {
         Ok(GenerationFence { marker })
     }
 
+    /// The marker itself, 32 hexadecimal characters.
+    pub fn marker(&self) -> &str {
+        &self.marker
+    }
+
     /// The environment entry that marks the child.
     pub fn env_entry(&self) -> (OsString, OsString) {
         (

@@ -23,6 +23,8 @@ pub mod env;
 #[cfg(target_os = "linux")]
 pub mod fence;
 #[cfg(unix)]
+pub mod guardian;
+#[cfg(unix)]
 pub mod io;
 #[cfg(unix)]
 pub mod process;
@@ -41,11 +43,12 @@ pub mod writer;
 
 pub use env::{child_environment, process_environment};
 #[cfg(unix)]
+pub use guardian::{Guardian, GuardianLease};
+#[cfg(unix)]
 pub use io::{
     start_io, start_io_with_codec, start_io_with_pipes, start_io_with_pipes_and_codec, ChildPipes,
     GenerationIo, IoConfig,
 };
-#[cfg(unix)]
 pub use process::{has_exited, kill_group, reap, ChildProcess, Signal};
 #[cfg(unix)]
 pub use scratch::{ScratchDir, ScratchRoot};

@@ -145,6 +145,8 @@ pub struct ChildProcess {
     /// reaped (Linux; see [`super::fence`]).
     #[cfg(target_os = "linux")]
     fence: Option<super::fence::GenerationFence>,
+    /// What the host's guardian watches for this child; released once it is reaped.
+    guardian: Option<super::guardian::GuardianLease>,
 }
 
 impl ChildProcess {
@@ -158,7 +160,16 @@ impl ChildProcess {
             status: None,
             #[cfg(target_os = "linux")]
             fence: None,
+            guardian: None,
         }
+    }
+
+    /// Hands the guardian's registration of this child (its group and fence marker)
+    /// to the child: it is released once the child is reaped and its descendants are
+    /// swept, when the group number may be reused ([`super::guardian`]).
+    pub fn with_guardian(mut self, lease: super::guardian::GuardianLease) -> ChildProcess {
+        self.guardian = Some(lease);
+        self
     }
 
     /// Also kills, once the child is reaped, every process still carrying `fence`'s
@@ -273,6 +284,7 @@ impl ChildProcess {
         if let Some(fence) = &self.fence {
             fence.sweep();
         }
+        self.guardian = None;
         Ok(status)
     }
 }

@@ -27,8 +27,19 @@ impl Sidecar {
 
     /// [`Sidecar::start`] with extra environment entries for `serve`.
     pub fn start_with(workspace: &Path, dirs: &[PathBuf], env: &[(&str, &Path)]) -> Sidecar {
+        Sidecar::start_with_args(workspace, dirs, env, &[])
+    }
+
+    /// [`Sidecar::start_with`] with extra global options, such as `--no-guardian`.
+    pub fn start_with_args(
+        workspace: &Path,
+        dirs: &[PathBuf],
+        env: &[(&str, &Path)],
+        args: &[&str],
+    ) -> Sidecar {
         let mut command = Command::new(octet_binary());
         command.arg("--workspace").arg(workspace).arg("--no-global");
+        command.args(args);
         for dir in dirs {
             command.arg("--extension-dir").arg(dir);
         }

@@ -34,6 +34,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
     let wave1 = wave1::DemoServices::new();
     let mut builder = ExtensionHost::builder(&world.workspace)
         .no_global_extensions()
+        .guardian(true)
         .bind_for(setup::NOTES, wave1.bindings());
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
