@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::command::{InitRole, StartRequest};
 use super::connection::{Connection, PendingKind, ShutdownStage};
 use super::launch;
+use super::launcher::{Launch, LaunchJob};
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{MAX_MANIFEST_BYTES_DISCOVERY, RELOAD_DRAIN_TIMEOUT};
@@ -27,9 +28,9 @@ use crate::wire::codec::Codec;
 use crate::wire::{self, RequestId};
 
 impl Dispatcher {
-    /// A first start: launch the generation here, on the dispatcher thread, and
-    /// negotiate with it. A launch failure is a parked generation-0 entry, never
-    /// retried.
+    /// A first start: hand the launch to a launcher thread ([`super::launcher`]); its
+    /// outcome comes back to [`Self::on_launched`]. An extension already running,
+    /// starting or being launched is refused at once.
     pub(super) fn on_start_command(
         &mut self,
         located: LocatedManifest,
@@ -40,15 +41,76 @@ impl Dispatcher {
             let _ = reply.send(Err(StartError::HostShutDown));
             return;
         }
-        match launch::launch(&self.shared, located.clone()) {
-            Ok(launched) => self.on_start(StartRequest {
+        let name = &located.manifest.name;
+        let busy = self.routes.contains_key(name)
+            || self.launching.contains_key(name)
+            || self
+                .conns
+                .values()
+                .any(|c| c.source.extension == *name && c.state == LifecycleState::Initializing);
+        if busy {
+            let error = StartError::AlreadyRunning {
+                extension: name.clone(),
+            };
+            let _ = reply.send(Err(error));
+            return;
+        }
+        self.launch(located, InitRole::Start { reply }, startup_timeout);
+    }
+
+    /// Hands a launch to the launcher threads.
+    fn launch(
+        &mut self,
+        located: LocatedManifest,
+        role: InitRole,
+        startup_timeout: std::time::Duration,
+    ) {
+        *self
+            .launching
+            .entry(located.manifest.name.clone())
+            .or_insert(0) += 1;
+        let job = LaunchJob {
+            located,
+            role,
+            startup_timeout,
+        };
+        // The launcher threads live as long as the dispatcher; should one be gone, the
+        // launch runs here rather than be lost.
+        if let Err(crossbeam_channel::SendError(job)) = self.launch_jobs.send(job) {
+            let result = launch::launch(&self.shared, job.located.clone());
+            self.on_launched(Launch { job, result });
+        }
+    }
+
+    /// A launch came back: register the generation and send `initialize`, or report
+    /// the failure to whoever waits. A first start's failure is a parked generation-0
+    /// entry, never retried; a restart's counts against its budget.
+    pub(super) fn on_launched(&mut self, launch: Launch) {
+        let Launch { job, result } = launch;
+        let name = job.located.manifest.name.clone();
+        if let Some(count) = self.launching.get_mut(&name) {
+            *count -= 1;
+            if *count == 0 {
+                self.launching.remove(&name);
+            }
+        }
+        let LaunchJob {
+            located,
+            role,
+            startup_timeout,
+        } = job;
+        match (result, role) {
+            (Ok(launched), role) => self.on_start(StartRequest {
                 launched,
-                role: InitRole::Start { reply },
+                role,
                 startup_timeout,
             }),
-            Err(error) => {
-                let name = located.manifest.name.clone();
+            (Err(error), InitRole::Start { reply }) => {
                 self.record_initial_failure(&name, Some(located), error.to_string());
+                let _ = reply.send(Err(error));
+            }
+            (Err(error), InitRole::Restart) => self.on_restart_failed(&name, &error),
+            (Err(error), InitRole::Reload { reply }) => {
                 let _ = reply.send(Err(error));
             }
         }
@@ -409,14 +471,7 @@ impl Dispatcher {
             return;
         }
         let located = supervision.located.clone();
-        match launch::launch(&self.shared, located) {
-            Ok(launched) => self.on_start(StartRequest {
-                launched,
-                role: InitRole::Restart,
-                startup_timeout: self.shared.startup_timeout,
-            }),
-            Err(error) => self.on_restart_failed(&name, &error),
-        }
+        self.launch(located, InitRole::Restart, self.shared.startup_timeout);
     }
 
     /// A restart of `name` failed, at launch or in `initialize`: a permanent error
@@ -489,16 +544,11 @@ impl Dispatcher {
                 return;
             }
         }
-        match launch::launch(&self.shared, located) {
-            Ok(launched) => self.on_start(StartRequest {
-                launched,
-                role: InitRole::Reload { reply },
-                startup_timeout: self.shared.startup_timeout,
-            }),
-            Err(error) => {
-                let _ = reply.send(Err(error));
-            }
-        }
+        self.launch(
+            located,
+            InitRole::Reload { reply },
+            self.shared.startup_timeout,
+        );
     }
 
     /// The candidate `next` replaced `previous`: calls still waiting for a slot on the

@@ -15,6 +15,7 @@ mod connection;
 mod generations;
 mod inbound;
 mod launch;
+mod launcher;
 mod lifecycle;
 mod messages;
 mod pending;
@@ -174,6 +175,11 @@ pub(crate) struct Dispatcher {
     /// reader may be blocked handing the dispatcher a batch, so the dispatcher itself
     /// must never wait for one.
     janitor: Sender<GenerationIo>,
+    /// Launches for the launcher threads, and what they launched.
+    launch_jobs: Sender<launcher::LaunchJob>,
+    launches: Receiver<launcher::Launch>,
+    /// Launches in progress, per extension name; the host's shutdown waits for them.
+    launching: HashMap<String, usize>,
 }
 
 /// Starts the dispatcher thread.
@@ -192,7 +198,13 @@ pub(crate) fn spawn(
         })?;
     let (answer_sender, answers) = crossbeam_channel::unbounded();
     let (service_answer_sender, service_answers) = crossbeam_channel::unbounded();
+    let (launch_jobs, jobs) = crossbeam_channel::unbounded();
+    let (launched, launches) = crossbeam_channel::unbounded();
+    launcher::start(&shared, jobs, launched)?;
     let dispatcher = Dispatcher {
+        launch_jobs,
+        launches,
+        launching: HashMap::new(),
         answers,
         answer_sender,
         service_answers,
@@ -237,6 +249,7 @@ impl Dispatcher {
                         || !self.transport.is_empty()
                         || !self.answers.is_empty()
                         || !self.service_answers.is_empty()
+                        || !self.launches.is_empty()
                         || due.is_some_and(|at| at <= Instant::now())
                 });
             }
@@ -271,6 +284,12 @@ impl Dispatcher {
                         self.on_service_answer(answer);
                     }
                 }
+                recv(self.launches) -> launch => {
+                    if let Ok(launch) = launch {
+                        active = true;
+                        self.on_launched(launch);
+                    }
+                }
                 default(wait) => {}
             }
             // Handle everything already waiting before sleeping again: one wake-up
@@ -293,6 +312,10 @@ impl Dispatcher {
                     self.on_service_answer(answer);
                     progressed = true;
                 }
+                while let Ok(launch) = self.launches.try_recv() {
+                    self.on_launched(launch);
+                    progressed = true;
+                }
                 if !progressed {
                     break;
                 }
@@ -302,7 +325,7 @@ impl Dispatcher {
             if self.timers.wants_compaction() {
                 self.drop_stale_timers();
             }
-            if self.shutdown.is_some() && self.conns.is_empty() {
+            if self.shutdown.is_some() && self.conns.is_empty() && self.launching.is_empty() {
                 self.finish_host_shutdown();
                 // Dropping `self` closes the transport channel (so no reader can stay
                 // blocked on it) and the janitor's queue (so the janitor ends).
