@@ -38,6 +38,8 @@ pub mod spawn;
 pub mod stderr;
 #[cfg(unix)]
 mod stop;
+#[cfg(target_os = "linux")]
+mod vfork;
 #[cfg(unix)]
 pub mod writer;
 

@@ -38,7 +38,8 @@
 //! `ECHILD`); the host must not be embedded that way.
 
 use std::io;
-use std::process::{Child, ExitStatus};
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 /// A signal number, such as `libc::SIGTERM` or `libc::SIGKILL`.
@@ -106,11 +107,23 @@ pub fn has_exited(pid: u32) -> io::Result<bool> {
     }
 }
 
-/// Waits for `child` to exit and reaps it, releasing its pid (and, if no other member
-/// remains, its process-group id). Reaping an already reaped child returns the
-/// remembered status.
-pub fn reap(child: &mut Child) -> io::Result<ExitStatus> {
-    child.wait()
+/// Waits for the child `pid` to exit and reaps it, releasing its pid (and, if no other
+/// member remains, its process-group id). Call it once: a second call fails with
+/// `ECHILD`, or, should the pid have been reused by a new child of this process, waits
+/// for that one.
+pub fn reap(pid: u32) -> io::Result<ExitStatus> {
+    let pid = checked_pid(pid)?;
+    loop {
+        let mut status = 0;
+        // SAFETY: waits for our own child; `status` is a valid out-pointer.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+            return Ok(ExitStatus::from_raw(status));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
 }
 
 fn checked_pid(pid: u32) -> io::Result<libc::pid_t> {
@@ -138,7 +151,6 @@ const EXIT_POLL_MAX: Duration = Duration::from_millis(20);
 /// kernel needs to deliver `SIGKILL`.)
 #[derive(Debug)]
 pub struct ChildProcess {
-    child: Child,
     pid: u32,
     status: Option<ExitStatus>,
     /// The generation fence whose marked processes are killed once the child is
@@ -150,12 +162,11 @@ pub struct ChildProcess {
 }
 
 impl ChildProcess {
-    /// Takes charge of `child`, which must lead its own process group (spawned with
-    /// `process_group(0)`, as [`super::spawn::spawn`] does).
-    pub fn new(child: Child) -> ChildProcess {
-        let pid = child.id();
+    /// Takes charge of the child `pid`: this process's own child, not yet reaped, which
+    /// leads its own process group (spawned as [`super::spawn::spawn`] does). Nothing
+    /// else may reap it.
+    pub fn from_pid(pid: u32) -> ChildProcess {
         ChildProcess {
-            child,
             pid,
             status: None,
             #[cfg(target_os = "linux")]
@@ -254,7 +265,10 @@ impl ChildProcess {
         if let Err(error) = kill_group(self.pid, libc::SIGKILL) {
             // The group could not be signalled (EPERM after a member changed its
             // credentials, say); at least make sure the child itself dies.
-            self.child.kill().map_err(|_| error)?;
+            // SAFETY: kill takes plain integers; our unreaped child keeps its pid.
+            if unsafe { libc::kill(self.pid as libc::pid_t, libc::SIGKILL) } != 0 {
+                return Err(error);
+            }
         }
         self.reap()
     }
@@ -276,7 +290,7 @@ impl ChildProcess {
     }
 
     fn reap(&mut self) -> io::Result<ExitStatus> {
-        let status = reap(&mut self.child)?;
+        let status = reap(self.pid)?;
         self.status = Some(status);
         // The child is reaped, so the sweep cannot take its exit status; what still
         // carries the marker left the group and must go too.

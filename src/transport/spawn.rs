@@ -8,9 +8,10 @@ use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStderr, ChildStdin, ChildStdout};
+#[cfg(not(target_os = "linux"))]
+use std::process::{Command, Stdio};
 
 use super::process::ChildProcess;
 
@@ -174,15 +175,14 @@ pub struct SpawnSpec {
 /// description, so `O_NONBLOCK` here does not affect the child's ends, which stay
 /// blocking as the child expects.
 ///
-/// This type does not kill anything when dropped: move `child` into a
-/// [`ChildProcess`] right away ([`SpawnedChild::into_process`] after taking the
-/// pipes), which does.
+/// Dropping it kills the child's group and reaps it, like its [`ChildProcess`]
+/// ([`SpawnedChild::into_process`], after taking the pipes).
 #[derive(Debug)]
 pub struct SpawnedChild {
     /// The child's pid, which is also its process-group id.
     pub pid: u32,
-    /// The child; its own `stdin`/`stdout`/`stderr` fields are empty (moved below).
-    pub child: Child,
+    /// The child's process, in charge of killing and reaping it.
+    process: ChildProcess,
     /// The write end of the child's stdin, until taken.
     pub stdin: Option<ChildStdin>,
     /// The read end of the child's stdout, until taken.
@@ -195,7 +195,7 @@ impl SpawnedChild {
     /// Hands the process over to a [`ChildProcess`], which kills and reaps its group
     /// when dropped. Pipes not taken yet are closed.
     pub fn into_process(self) -> ChildProcess {
-        ChildProcess::new(self.child)
+        self.process
     }
 }
 
@@ -209,8 +209,10 @@ impl SpawnedChild {
 /// On Linux the child also gets `PR_SET_PDEATHSIG(SIGKILL)`: when the host dies, even
 /// by SIGKILL, the kernel kills the child. The signal fires when the *thread* that
 /// spawned the child exits, not the process, so call this only from a thread that
-/// lives as long as the host (the host spawns from its dispatcher thread). A host that
-/// already died between the fork and the `prctl` is noticed, and the child exits.
+/// lives as long as the host (the host spawns from its launcher thread). A host that
+/// already died between the clone and the `prctl` is noticed, and the child exits. It
+/// is spawned the way `posix_spawn` does (`transport::vfork`), never with a `fork` of the
+/// whole host.
 pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
     let program = std::path::absolute(&spec.program).map_err(|error| SpawnError::Io {
         program: spec.program.clone(),
@@ -220,23 +222,19 @@ pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
         program: program.clone(),
         error,
     };
-    let mut command = Command::new(&program);
-    command
-        .args(&spec.args)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(&spec.cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
     #[cfg(target_os = "linux")]
-    die_with_the_host(&mut command);
-    let mut child = command.spawn().map_err(io_error)?;
-    let pid = child.id();
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
+    let (pid, stdin, stdout, stderr) = {
+        let spawned =
+            super::vfork::spawn(&program, &spec.args, &spec.env, &spec.cwd).map_err(io_error)?;
+        (
+            spawned.pid,
+            Some(ChildStdin::from(spawned.stdin)),
+            Some(ChildStdout::from(spawned.stdout)),
+            Some(ChildStderr::from(spawned.stderr)),
+        )
+    };
+    #[cfg(not(target_os = "linux"))]
+    let (pid, stdin, stdout, stderr) = spawn_std(spec, &program).map_err(io_error)?;
     let prepared = [
         stdin.as_ref().map(AsRawFd::as_raw_fd),
         stdout.as_ref().map(AsRawFd::as_raw_fd),
@@ -247,7 +245,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
     .try_for_each(set_nonblocking_cloexec);
     let spawned = SpawnedChild {
         pid,
-        child,
+        process: ChildProcess::from_pid(pid),
         stdin,
         stdout,
         stderr,
@@ -260,29 +258,37 @@ pub fn spawn(spec: &SpawnSpec) -> Result<SpawnedChild, SpawnError> {
     Ok(spawned)
 }
 
-/// Makes the child get SIGKILL when the spawning thread of the host ends.
-#[cfg(target_os = "linux")]
-fn die_with_the_host(command: &mut Command) {
+/// The child's pid and host pipe ends.
+#[cfg(not(target_os = "linux"))]
+type StdSpawned = (
+    u32,
+    Option<ChildStdin>,
+    Option<ChildStdout>,
+    Option<ChildStderr>,
+);
+
+/// Outside Linux there is no parent-death signal: `Command` spawns the child.
+#[cfg(not(target_os = "linux"))]
+fn spawn_std(spec: &SpawnSpec, program: &Path) -> io::Result<StdSpawned> {
     use std::os::unix::process::CommandExt;
-    // SAFETY: getpid has no preconditions.
-    let host = unsafe { libc::getpid() };
-    // SAFETY: the closure runs in the child between fork and exec and calls only
-    // async-signal-safe functions (prctl, getppid); it allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // The host died before the prctl took effect: the signal will never come.
-            if libc::getppid() != host {
-                return Err(io::Error::new(
-                    io::ErrorKind::BrokenPipe,
-                    "the host exited while the extension was starting",
-                ));
-            }
-            Ok(())
-        });
-    }
+    let mut command = Command::new(program);
+    command
+        .args(&spec.args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = command.spawn()?;
+    // Dropping a `Child` neither kills nor reaps it: the `ChildProcess` does both.
+    Ok((
+        child.id(),
+        child.stdin.take(),
+        child.stdout.take(),
+        child.stderr.take(),
+    ))
 }
 
 /// Sets `O_NONBLOCK` and `FD_CLOEXEC` on `fd`. std already creates its pipes
