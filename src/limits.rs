@@ -33,6 +33,21 @@ pub const MAX_CONCURRENT_REQUESTS: u32 = 64;
 /// Frames that may wait in one generation's writer queue (SUPPLEMENT "Default bounds").
 pub const WRITER_QUEUE_FRAMES: usize = 128;
 
+/// Bytes of answers and notifications that may wait for one generation behind its
+/// writer queue before the host stops reading that extension (host policy: section 2
+/// has every readable request answered, and no queue may grow without bound). Over it,
+/// the reader leaves the extension's stdout alone until the backlog has drained, so an
+/// extension that does not read its answers is stopped by its own blocked writes, and a
+/// Wave-1 notification for it is refused (`bounds_exceeded`) instead of queued. Host
+/// requests do not count: the negotiated concurrency bounds them.
+pub const MAX_OUTBOUND_BACKLOG_BYTES: usize = 4 * 1024 * 1024;
+
+/// Batches of one generation (each what one read of up to 64 KiB completed) that may
+/// wait for the dispatcher at once; the reader reads on only once the dispatcher has
+/// handled one (host policy, the bound on what an extension's flood can queue inside
+/// the host).
+pub const MAX_INFLIGHT_BATCHES: usize = 32;
+
 /// Default deadline of an ordinary host request (SUPPLEMENT "Default bounds").
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::command::{CallRequest, InitRole};
 pub(crate) use super::pending::{Pending, PendingKind};
 use super::tombstones::Tombstones;
+use crate::limits::MAX_OUTBOUND_BACKLOG_BYTES;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::model::call::CancelReason;
 use crate::model::events::GenerationRef;
@@ -119,6 +120,10 @@ pub(crate) struct Connection {
     pub queued: VecDeque<Box<CallRequest>>,
     /// Frames waiting for room in the writer queue.
     pub backlog: VecDeque<OutboundFrame>,
+    /// Bytes of the frames in `backlog` that are not host requests: answers to the
+    /// extension's requests and notifications. Host requests are bounded by the
+    /// negotiated concurrency; these are bounded by holding the reader back.
+    backlog_bytes: usize,
     pub tombstones: Tombstones,
     /// Outstanding extension-originated requests (at most 128, section 2).
     pub children: HashMap<RequestId, ChildRequest>,
@@ -212,6 +217,7 @@ impl Connection {
             pending: Default::default(),
             queued: VecDeque::new(),
             backlog: VecDeque::new(),
+            backlog_bytes: 0,
             tombstones: Tombstones::default(),
             children: HashMap::new(),
             child_ids_used: HashSet::new(),
@@ -426,7 +432,7 @@ impl Connection {
             trace_frame(&self.source, "->", &frame.bytes, frame.wipe);
         }
         if !self.backlog.is_empty() {
-            self.backlog.push_back(frame);
+            self.push_backlog(frame);
             return;
         }
         let frame = match self.io.writer.try_send(frame) {
@@ -442,17 +448,35 @@ impl Connection {
         self.io.writer.report_written(true);
         match self.io.writer.try_send(frame) {
             Ok(()) => {}
-            Err(TrySendFrameError::Full(frame)) => self.backlog.push_back(frame),
+            Err(TrySendFrameError::Full(frame)) => self.push_backlog(frame),
             Err(TrySendFrameError::Closed(_)) => self.writer_failed = true,
         }
+    }
+
+    /// Appends to the backlog; over [`MAX_OUTBOUND_BACKLOG_BYTES`] the reader is held
+    /// back ([`crate::transport::gate`]): the extension is not read while it does not
+    /// read.
+    fn push_backlog(&mut self, frame: OutboundFrame) {
+        self.backlog_bytes += unsolicited_bytes(&frame);
+        self.backlog.push_back(frame);
+        if self.backlog_bytes > MAX_OUTBOUND_BACKLOG_BYTES && !self.io.read_gate.is_held() {
+            self.io.read_gate.hold(true);
+        }
+    }
+
+    /// True while frames for the extension pile up unwritten: the backlog went over its
+    /// bound and has not drained since. Notifications are refused meanwhile.
+    pub fn outbound_full(&self) -> bool {
+        self.io.read_gate.is_held()
     }
 
     /// The writer made room: move backlog frames into its queue; once the backlog is
     /// empty, progress reports are no longer needed.
     pub fn on_written(&mut self) {
         while let Some(frame) = self.backlog.pop_front() {
+            let bytes = unsolicited_bytes(&frame);
             match self.io.writer.try_send(frame) {
-                Ok(()) => {}
+                Ok(()) => self.backlog_bytes -= bytes,
                 Err(TrySendFrameError::Full(frame)) => {
                     self.backlog.push_front(frame);
                     return;
@@ -460,11 +484,25 @@ impl Connection {
                 Err(TrySendFrameError::Closed(_)) => {
                     self.writer_failed = true;
                     self.backlog.clear();
+                    self.backlog_bytes = 0;
                     return;
                 }
             }
         }
         self.io.writer.report_written(false);
+        // Drained: read the extension again.
+        if self.io.read_gate.is_held() {
+            self.io.read_gate.hold(false);
+        }
+    }
+}
+
+/// The bytes of `frame` that count against [`MAX_OUTBOUND_BACKLOG_BYTES`]: all of an
+/// answer's or a notification's, none of a host request's (it carries its frame state).
+fn unsolicited_bytes(frame: &OutboundFrame) -> usize {
+    match frame.state {
+        Some(_) => 0,
+        None => frame.bytes.len(),
     }
 }
 

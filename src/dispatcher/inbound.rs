@@ -83,6 +83,10 @@ impl Dispatcher {
                 for frame in frames {
                     self.on_frame(conn, frame);
                 }
+                // The reader may hand over another batch ([`crate::transport::gate`]).
+                if let Some(c) = self.conns.get(&conn) {
+                    c.io.read_gate.batch_handled();
+                }
             }
             TransportEvent::Written { .. } => {
                 if let Some(c) = self.conns.get_mut(&conn) {

@@ -15,6 +15,7 @@
 //! There are [`LAUNCHER_THREADS`] of them (see its docs for why so few).
 
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -45,26 +46,30 @@ pub(crate) struct Launch {
 }
 
 /// Starts the launcher threads. They end when `jobs`' sender is dropped (or the
-/// dispatcher stops taking launches), after the launch in hand.
+/// dispatcher stops taking launches), after the launch in hand; join them then, so that
+/// nothing holds the host's shared state after the dispatcher.
 pub(crate) fn start(
     shared: &Arc<Shared>,
     jobs: Receiver<LaunchJob>,
     done: Sender<Launch>,
-) -> std::io::Result<()> {
+) -> std::io::Result<Vec<JoinHandle<()>>> {
+    let mut threads = Vec::with_capacity(LAUNCHER_THREADS);
     for i in 0..LAUNCHER_THREADS {
         let shared = shared.clone();
         let jobs = jobs.clone();
         let done = done.clone();
-        std::thread::Builder::new()
-            .name(format!("octet-launcher-{i}"))
-            .spawn(move || {
-                for job in jobs {
-                    let result = launch(&shared, job.located.clone());
-                    if done.send(Launch { job, result }).is_err() {
-                        return;
+        threads.push(
+            std::thread::Builder::new()
+                .name(format!("octet-launcher-{i}"))
+                .spawn(move || {
+                    for job in jobs {
+                        let result = launch(&shared, job.located.clone());
+                        if done.send(Launch { job, result }).is_err() {
+                            return;
+                        }
                     }
-                }
-            })?;
+                })?,
+        );
     }
-    Ok(())
+    Ok(threads)
 }

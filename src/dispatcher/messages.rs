@@ -17,8 +17,9 @@ use serde_json::{json, Value};
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{
-    MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES, MAX_WAVE1_NOTIFICATION_BYTES,
-    MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS, MESSAGE_BATCH_INTERVAL,
+    MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES, MAX_OUTBOUND_BACKLOG_BYTES,
+    MAX_WAVE1_NOTIFICATION_BYTES, MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS,
+    MESSAGE_BATCH_INTERVAL,
 };
 use crate::model::events::Diagnostic;
 use crate::model::notify::{NotifyError, Wave1Notification};
@@ -224,6 +225,14 @@ impl Dispatcher {
             )));
         }
         let c = self.conns.get_mut(&conn).expect("connection is live");
+        if c.outbound_full() {
+            return Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
+                format!(
+                    "the extension is not reading its stdin (over {MAX_OUTBOUND_BACKLOG_BYTES} \
+                 bytes wait to be written to it); {method} was not sent"
+                ),
+            )));
+        }
         match c.encode_notification(method, &params) {
             Ok(bytes) => {
                 c.push_frame(OutboundFrame {

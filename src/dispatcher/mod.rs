@@ -200,7 +200,7 @@ pub(crate) fn spawn(
     let (service_answer_sender, service_answers) = crossbeam_channel::unbounded();
     let (launch_jobs, jobs) = crossbeam_channel::unbounded();
     let (launched, launches) = crossbeam_channel::unbounded();
-    launcher::start(&shared, jobs, launched)?;
+    let launchers = launcher::start(&shared, jobs, launched)?;
     let dispatcher = Dispatcher {
         launch_jobs,
         launches,
@@ -230,6 +230,9 @@ pub(crate) fn spawn(
         .spawn(move || {
             dispatcher.run();
             let _ = janitor_thread.join();
+            for launcher in launchers {
+                let _ = launcher.join();
+            }
         })
 }
 

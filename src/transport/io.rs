@@ -11,6 +11,7 @@ use crossbeam_channel::Sender;
 use mio::unix::pipe;
 use mio::{Poll, Waker};
 
+use super::gate::ReadGate;
 use super::reader::{Reader, WAKE};
 use super::spawn::SpawnedChild;
 use super::stderr::{StderrDrain, StderrSink, StderrTail};
@@ -97,6 +98,8 @@ impl SpawnedChild {
 pub struct GenerationIo {
     /// Queues frames for the child's stdin.
     pub writer: WriterHandle,
+    /// Holds the reader back while the dispatcher is behind or the backlog is full.
+    pub read_gate: ReadGate,
     /// The last lines of the child's stderr.
     pub stderr_tail: StderrTail,
     conn: ConnId,
@@ -239,9 +242,10 @@ pub fn start_io_with_pipes_and_codec(
     stderr_sink: StderrSink,
 ) -> io::Result<GenerationIo> {
     let stop = StopSignal::new();
-    let reader_poll = stoppable_poll(&stop)?;
-    let writer_poll = stoppable_poll(&stop)?;
-    let stderr_poll = stoppable_poll(&stop)?;
+    let (reader_poll, reader_waker) = stoppable_poll(&stop)?;
+    let (writer_poll, _) = stoppable_poll(&stop)?;
+    let (stderr_poll, _) = stoppable_poll(&stop)?;
+    let read_gate = ReadGate::new(reader_waker);
 
     let stdin = pipe::Sender::from(pipes.stdin);
     stdin.set_nonblocking(true)?;
@@ -254,6 +258,7 @@ pub fn start_io_with_pipes_and_codec(
     let stderr_tail = StderrTail::new();
     let mut io = GenerationIo {
         writer,
+        read_gate: read_gate.clone(),
         stderr_tail: stderr_tail.clone(),
         conn,
         stop: stop.clone(),
@@ -269,6 +274,7 @@ pub fn start_io_with_pipes_and_codec(
         events: events.clone(),
         stop: stop.clone(),
         spin: config.spin_before_sleep,
+        gate: read_gate,
     };
     io.threads.push(spawn_named(
         format!("octet-reader-{}", conn.0),
@@ -306,12 +312,12 @@ pub fn start_io_with_pipes_and_codec(
 /// The index of the stderr drain in [`GenerationIo`]'s threads (reader, writer, stderr).
 const STDERR_THREAD: usize = 2;
 
-/// A `Poll` whose waker the stop signal fires.
-fn stoppable_poll(stop: &StopSignal) -> io::Result<Poll> {
+/// A `Poll` whose waker the stop signal fires, and that waker.
+fn stoppable_poll(stop: &StopSignal) -> io::Result<(Poll, Arc<Waker>)> {
     let poll = Poll::new()?;
-    let waker = Waker::new(poll.registry(), WAKE)?;
-    stop.add_waker(Arc::new(waker));
-    Ok(poll)
+    let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
+    stop.add_waker(waker.clone());
+    Ok((poll, waker))
 }
 
 fn spawn_named(name: String, body: impl FnOnce() + Send + 'static) -> io::Result<JoinHandle<()>> {

@@ -23,6 +23,8 @@ pub mod env;
 #[cfg(target_os = "linux")]
 pub mod fence;
 #[cfg(unix)]
+pub mod gate;
+#[cfg(unix)]
 pub mod guardian;
 #[cfg(unix)]
 pub mod io;
@@ -45,6 +47,7 @@ pub mod writer;
 
 pub use env::{child_environment, process_environment};
 #[cfg(unix)]
+pub use gate::ReadGate;
 pub use guardian::{Guardian, GuardianLease};
 #[cfg(unix)]
 pub use io::{

@@ -82,6 +82,8 @@ pub(crate) struct Reader {
     pub(crate) stop: StopSignal,
     /// How long to spin before sleeping for the next read (see [`crate::spin`]).
     pub(crate) spin: Duration,
+    /// Closed while the dispatcher is behind on this generation ([`super::gate`]).
+    pub(crate) gate: super::gate::ReadGate,
 }
 
 /// How the read loop ended.
@@ -125,6 +127,18 @@ impl Reader {
             if self.stop.is_stopped() {
                 return End::Closed(None);
             }
+            // Backpressure: while the gate is closed the pipe is left alone, so the
+            // extension's own writes block once its buffer is full.
+            if !self.gate.is_open() {
+                if self.gate.may_sleep() {
+                    let slept = wait(&mut self.poll, &mut events);
+                    self.gate.woke();
+                    if let Err(error) = slept {
+                        return End::Closed(Some(error));
+                    }
+                }
+                continue;
+            }
             match self.stdout.read(buffer.space()) {
                 Ok(0) => return End::Closed(None),
                 Ok(n) => {
@@ -140,6 +154,9 @@ impl Reader {
                         conn: self.conn,
                         event: TransportEvent::Frames(frames),
                     };
+                    // Counted before it is handed over: the dispatcher may handle it
+                    // before `deliver` returns.
+                    self.gate.batch_sent();
                     match deliver(&self.events, &self.stop, message) {
                         Delivery::Delivered => {}
                         Delivery::Stopped => return End::Closed(None),
