@@ -33,6 +33,12 @@ pub const MAX_CONCURRENT_REQUESTS: u32 = 64;
 /// Frames that may wait in one generation's writer queue (SUPPLEMENT "Default bounds").
 pub const WRITER_QUEUE_FRAMES: usize = 128;
 
+/// How long the embedder's tool policy may take to decide one `tools/register`
+/// (section 2.11, "applies the active host tool policy"; host policy): the dispatcher
+/// waits at most this long, and a policy that has not answered refuses every tool of
+/// that registration.
+pub const TOOL_POLICY_TIMEOUT: Duration = Duration::from_millis(200);
+
 /// Bytes of answers and notifications that may wait for one generation behind its
 /// writer queue before the host stops reading that extension (host policy: section 2
 /// has every readable request answered, and no queue may grow without bound). Over it,

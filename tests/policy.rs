@@ -42,6 +42,7 @@ fn owner(generation: u64) -> ResourceOwner {
 
 fn ctx(parent: u64, owner: &ResourceOwner) -> OperationContext<'_> {
     OperationContext {
+        cancelled: None,
         extension: EXTENSION,
         parent: Some(ActiveParent {
             parent_request_id: parent,

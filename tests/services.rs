@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use octet_host::host::{CallOptions, ExtensionHandle, HostEvent, HostServices};
+use octet_host::host::{CallOptions, ExtensionHandle, HostEvent, ServiceBindings};
 use octet_host::services::{Decision, InMemorySecretBroker, RulesEngine};
 use octet_host::validate::{ContentPart, ToolResult};
 use octet_host::ExtensionHost;
@@ -50,19 +50,13 @@ fn artifacts_dynamic_tools_presentation_policy_and_secrets_work_end_to_end() {
         "[capabilities]\nsecrets = [\"demo.token\"]\n\n[contributes]",
     );
     std::fs::write(dir.join("extension.toml"), manifest).unwrap();
-    let services = HostServices {
-        policy: Arc::new(RulesEngine::new().with_rule("demo.publish", Decision::Allow)),
-        secrets: Some(Arc::new(InMemorySecretBroker::new().with_secret(
-            "prober",
-            "demo.token",
-            "t0ken",
-        ))),
-        ..HostServices::default()
-    };
+    let services = ServiceBindings::new()
+        .policy(RulesEngine::new().with_rule("demo.publish", Decision::Allow))
+        .secrets(InMemorySecretBroker::new().with_secret("prober", "demo.token", "t0ken"));
     let host = ExtensionHost::builder(workspace.path())
         .no_global_extensions()
         .extension_dir(dir)
-        .services(services)
+        .bind(services)
         .build()
         .unwrap();
     let ext = host.start("prober").unwrap();
@@ -140,14 +134,11 @@ fn the_tool_policy_omits_refused_tools_from_a_registration() {
             .push(format!("{extension}/{}", tool.name));
         tool.name != "extra"
     };
-    let services = HostServices {
-        tool_policy: Some(Arc::new(policy)),
-        ..Default::default()
-    };
+    let services = ServiceBindings::new().tool_policy(policy);
     let host = ExtensionHost::builder(workspace.path())
         .no_global_extensions()
         .extension_dir(dir)
-        .services(services)
+        .bind(services)
         .build()
         .unwrap();
     let ext = host.start("policed").unwrap();
@@ -198,13 +189,10 @@ fn a_blocked_secret_broker_wedges_nothing_and_a_settled_parent_cancels_it() {
     let vault = write_manifest(root.path(), "vault", &manifest);
     let other = peer_extension(root.path(), "other", "0.2", &["good"], &["echo"]);
     let (release, released) = crossbeam_channel::unbounded();
-    let services = HostServices {
-        secrets: Some(Arc::new(BlockingBroker(released))),
-        ..HostServices::default()
-    };
+    let services = ServiceBindings::new().secrets(BlockingBroker(released));
     let host = host_builder(root.path(), &[vault, other])
         .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
-        .services(services)
+        .bind(services)
         .build()
         .unwrap();
     let vault = host.start("vault").unwrap();

@@ -38,8 +38,9 @@ impl Dispatcher {
         method: &'static str,
         params: Option<&Value>,
     ) {
-        let shared = self.shared.clone();
         let c = self.conns.get_mut(&conn).expect("connection is live");
+        // This generation's bindings: the host-wide ones under its own.
+        let services = c.services.clone();
         let params = params.cloned().unwrap_or(Value::Null);
         let features = c.features();
         let parent = c.live_parent(&params);
@@ -50,13 +51,15 @@ impl Dispatcher {
         // Approval tokens are issued only with a bound approver and negotiated
         // `approvals` (section 2.9).
         let approvals = match (
-            &shared.services.approver,
+            services.approver_service(),
             features.contains(Feature::Approvals),
         ) {
             (Some(_), true) => Some(c.approvals.clone()),
             _ => None,
         };
         let cancelled = CancelFlag::default();
+        // The engine or broker can stop waiting once the answer is no longer wanted.
+        let flag = cancelled.clone();
         c.children.insert(
             id.clone(),
             ChildRequest {
@@ -74,12 +77,14 @@ impl Dispatcher {
                     parent_request_id,
                     owner: Some(&owner),
                 }),
+                cancelled: Some(&flag),
             };
             let answered = panic::catch_unwind(AssertUnwindSafe(|| match method {
                 "policy/evaluate" => {
+                    let engine = services.policy_engine();
                     let service = PolicyService {
-                        engine: shared.services.policy.as_ref(),
-                        approver: shared.services.approver.as_deref(),
+                        engine: engine.as_ref(),
+                        approver: services.approver_service().map(|a| a.as_ref()),
                         approvals: approvals.as_deref(),
                     };
                     policy_evaluate(&params, &ctx, &features, service, Instant::now())
@@ -88,14 +93,14 @@ impl Dispatcher {
                     &params,
                     &declared,
                     &features,
-                    shared.services.secrets.as_deref(),
+                    services.secret_broker().map(|b| b.as_ref()),
                     &ctx,
                 ),
                 _ => provider_credentials(
                     &params,
                     credentials_declared,
                     &features,
-                    shared.services.credentials.as_deref(),
+                    services.credential_resolver().map(|r| r.as_ref()),
                     &ctx,
                 ),
             }));

@@ -37,19 +37,19 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
     let workspace = shared.workspace.clone();
     let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
+    let services = match shared.extension_services.lock().get(&manifest.name) {
+        Some(own) => own.over(&shared.services),
+        None => shared.services.clone(),
+    };
     // Conditional services are offered only when bound (section 1.1).
     if manifest.api_version.is_feature_negotiated() {
-        if shared.services.approver.is_some() {
+        if services.approver_service().is_some() {
             offer = offer.with_feature(Feature::Approvals);
         }
-        if shared.services.secrets.is_some() && !manifest.capabilities.secrets.is_empty() {
+        if services.secret_broker().is_some() && !manifest.capabilities.secrets.is_empty() {
             offer = offer.with_feature(Feature::Secrets);
         }
     }
-    let services = match shared.extension_services.lock().get(&manifest.name) {
-        Some(own) => own.over(&shared.services.bound),
-        None => shared.services.bound.clone(),
-    };
     // Wave-1 features ride API 0.2 and 0.4 only (section 1.11: API 0.3 negotiates
     // none); the API 0.3 services are contract capabilities, offered with their methods.
     for kind in services.kinds() {

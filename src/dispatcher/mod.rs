@@ -88,9 +88,9 @@ pub(crate) struct Shared {
     pub generations: Mutex<HashMap<String, u64>>,
     /// How restarts are paced and bounded.
     pub supervisor: crate::supervisor::SupervisorPolicy,
-    /// What the embedder bound for policy, approvals, secrets and credentials, and
-    /// the host-wide service bindings.
-    pub services: crate::model::services::HostServices,
+    /// The host-wide service bindings: request services, policy, approvals, secrets,
+    /// credentials and tool policy.
+    pub services: crate::services::bound::ServiceBindings,
     /// Service bindings per extension (builder or start), over the host-wide ones.
     pub extension_services: Mutex<HashMap<String, crate::services::bound::ServiceBindings>>,
     /// The host's own tool names, which no extension may register (section 2.11).

@@ -101,6 +101,7 @@ impl Dispatcher {
                 return Err(invalid(format!("at most {MAX_TOOLS} tools per request")));
             }
             let mut seen = HashSet::new();
+            let mut definitions = Vec::with_capacity(tools.len());
             for (i, tool) in tools.iter().enumerate() {
                 let definition =
                     ToolDefinition::parse(tool, &format!("tools[{i}]"), c.api, negotiated.features)
@@ -108,12 +109,24 @@ impl Dispatcher {
                 if !seen.insert(definition.name.clone()) {
                     return Err(invalid(format!("tool `{}` appears twice", definition.name)));
                 }
-                // The host's tool policy may omit requested tools (section 2.11).
-                if let Some(policy) = &self.shared.services.tool_policy {
-                    if !policy.allows(&c.source.extension, &definition) {
-                        continue;
-                    }
-                }
+                definitions.push(definition);
+            }
+            // The host's tool policy may omit requested tools (section 2.11); it is
+            // embedder code, so it answers within a bound or refuses.
+            if let Some(policy) = c.services.tool_policy_service() {
+                let allowed = crate::services::tool_policy::allowed_within(
+                    policy,
+                    &c.source.extension,
+                    &definitions,
+                    crate::limits::TOOL_POLICY_TIMEOUT,
+                );
+                definitions = definitions
+                    .into_iter()
+                    .zip(allowed)
+                    .filter_map(|(definition, allowed)| allowed.then_some(definition))
+                    .collect();
+            }
+            for definition in definitions {
                 match catalog.iter_mut().find(|t| t.name == definition.name) {
                     Some(existing) => *existing = definition,
                     None => catalog.push(definition),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::events;
-use super::{new_instance_id, ExtensionHost, Frontend, HeadlessFrontend, HostInner, HostServices};
+use super::{new_instance_id, ExtensionHost, Frontend, HeadlessFrontend, HostInner};
 use crate::dispatcher::{self, Shared};
 use crate::manifest::DiscoveryRoots;
 pub use crate::model::settings::ToolNamespace;
@@ -30,7 +30,6 @@ pub use crate::spin::DEFAULT_SPIN_BEFORE_SLEEP;
 pub struct ExtensionHostBuilder {
     host_tools: Vec<String>,
     tool_namespace: ToolNamespace,
-    services: HostServices,
     bound: crate::services::bound::ServiceBindings,
     bound_per_extension: std::collections::HashMap<String, crate::services::bound::ServiceBindings>,
     supervisor: SupervisorPolicy,
@@ -57,7 +56,6 @@ impl ExtensionHostBuilder {
         ExtensionHostBuilder {
             host_tools: Vec::new(),
             tool_namespace: ToolNamespace::Host,
-            services: HostServices::default(),
             bound: Default::default(),
             bound_per_extension: Default::default(),
             supervisor: SupervisorPolicy::default(),
@@ -239,10 +237,11 @@ impl ExtensionHostBuilder {
         self
     }
 
-    /// Binds services for every extension (the Wave-1 services of sections 2.19-2.23):
-    /// each bound feature is offered to API 0.2 and 0.4 extensions, and requests for it
-    /// reach the service after the runtime checked them. Bindings add up; a later one
-    /// of the same feature replaces the earlier.
+    /// Binds services for every extension: the request services by kind (each bound
+    /// feature is offered, and requests for it reach the service after the runtime
+    /// checked them), and the policy engine, approver, secret broker, credential
+    /// resolver and tool policy. Bindings add up; a later one of the same service
+    /// replaces the earlier. Unbound, policy denies and the others are unavailable.
     pub fn bind(mut self, services: crate::services::bound::ServiceBindings) -> Self {
         self.bound = services.over(&self.bound);
         self
@@ -261,13 +260,6 @@ impl ExtensionHostBuilder {
             .entry(extension.into())
             .or_default();
         *entry = services.over(entry);
-        self
-    }
-
-    /// Binds the host services: policy engine, approver, secret broker, credential
-    /// resolver. Unbound services deny or answer "unavailable".
-    pub fn services(mut self, services: HostServices) -> Self {
-        self.services = services;
         self
     }
 
@@ -349,8 +341,6 @@ impl ExtensionHostBuilder {
                 return Err(std::io::Error::last_os_error());
             }
         }
-        let mut services = self.services;
-        services.bound = self.bound.over(&services.bound);
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
             host_context: self.host_context,
@@ -363,7 +353,7 @@ impl ExtensionHostBuilder {
             next_conn: AtomicU64::new(1),
             generations: Mutex::new(std::collections::HashMap::new()),
             supervisor: self.supervisor,
-            services,
+            services: self.bound,
             extension_services: Mutex::new(self.bound_per_extension),
             host_tools: self.host_tools,
             tool_namespace: self.tool_namespace,

@@ -49,7 +49,7 @@ pub use crate::model::catalog::ToolCatalog;
 pub use crate::supervisor::{ParkReason, SupervisorPolicy};
 // What calls take and return, so an embedder needs only `host`.
 pub use crate::model::notify::{NotifyError, Wave1Notification};
-pub use crate::model::services::HostServices;
+
 pub use crate::model::status::{
     ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport,
 };

@@ -40,6 +40,15 @@ impl Default for CancelFlag {
     }
 }
 
+/// Two flags are equal when they are the same flag (clones of one another).
+impl PartialEq for CancelFlag {
+    fn eq(&self, other: &CancelFlag) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for CancelFlag {}
+
 impl CancelFlag {
     /// True once the answer is no longer wanted.
     pub fn is_cancelled(&self) -> bool {

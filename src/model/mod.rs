@@ -12,7 +12,6 @@ pub mod frontend;
 pub mod lifecycle;
 pub mod notify;
 pub mod progress;
-pub mod services;
 pub mod settings;
 pub mod start;
 pub mod status;

@@ -317,6 +317,7 @@ mod tests {
         let intent = Intent::parse(&json!({"kind": "k", "operation": "o"})).unwrap();
         let (one, two) = (owner(1), owner(2));
         let request = |owner| PolicyRequest {
+            cancelled: None,
             extension: "e",
             owner,
             parent_request_id: 1,

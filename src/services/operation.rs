@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::owner::ResourceOwner;
 use crate::manifest::IdentifierRule;
+use crate::model::frontend::CancelFlag;
 use crate::wire::{codes, ResponseError};
 
 /// What the host, not the extension, knows about an operation-scoped request: the
@@ -20,13 +21,16 @@ use crate::wire::{codes, ResponseError};
 /// The dispatcher builds this from its own state after looking up the request's
 /// `parent_request_id` (read it with [`parent_request_id`]); the services never accept
 /// identity or owner from child JSON (section 2.10).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct OperationContext<'a> {
     /// The requesting extension's name, as the host knows it.
     pub extension: &'a str,
     /// The host request the `parent_request_id` names, when it is still active (not
     /// settled, not unknown, of this process generation); `None` otherwise.
     pub parent: Option<ActiveParent<'a>>,
+    /// Set once the answer is no longer wanted (the parent settled, the extension
+    /// cancelled the request); handed to the engine or broker in its request.
+    pub cancelled: Option<&'a CancelFlag>,
 }
 
 /// An active host parent request.
@@ -318,6 +322,7 @@ mod tests {
             process_generation: 1,
         };
         let ctx = OperationContext {
+            cancelled: None,
             extension: "e",
             parent: Some(ActiveParent {
                 parent_request_id: 4,
@@ -327,6 +332,7 @@ mod tests {
         assert_eq!(ctx.owner_of(4), Ok(&owner));
         assert_eq!(ctx.owner_of(5), Err(ServiceError::NoOwner));
         let ownerless = OperationContext {
+            cancelled: None,
             extension: "e",
             parent: Some(ActiveParent {
                 parent_request_id: 4,
@@ -335,6 +341,7 @@ mod tests {
         };
         assert_eq!(ownerless.owner_of(4), Err(ServiceError::NoOwner));
         let inactive = OperationContext {
+            cancelled: None,
             extension: "e",
             parent: None,
         };

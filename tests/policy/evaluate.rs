@@ -399,6 +399,7 @@ fn an_inactive_or_ownerless_parent_is_not_foreground_and_consumes_the_token() {
     let mut bench = Bench::new(Decision::Ask);
     let token = bench.approved_token(&owner);
     let settled = OperationContext {
+        cancelled: None,
         extension: EXTENSION,
         parent: None,
     };
@@ -410,6 +411,7 @@ fn an_inactive_or_ownerless_parent_is_not_foreground_and_consumes_the_token() {
     assert!(bench.tokens.lock().is_empty());
 
     let ownerless = OperationContext {
+        cancelled: None,
         extension: EXTENSION,
         parent: Some(ActiveParent {
             parent_request_id: 2,
@@ -484,6 +486,7 @@ fn the_store_can_be_driven_directly() {
     let owner = owner(1);
     let intent = octet_host::services::Intent::parse(&intent()).unwrap();
     let request = PolicyRequest {
+        cancelled: None,
         extension: EXTENSION,
         owner: &owner,
         parent_request_id: 2,
@@ -526,6 +529,7 @@ fn refusals_happen_before_classification() {
         (
             params(2, intent(), None),
             OperationContext {
+                cancelled: None,
                 extension: EXTENSION,
                 parent: None,
             },

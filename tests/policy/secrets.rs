@@ -134,6 +134,7 @@ fn no_feature_no_broker_or_no_owner_is_refused() {
         secret_get(&request, &declared(), &secrets_on(), None, &ctx(2, &owner)).unwrap_err();
     assert_eq!((error, error.code()), (ServiceError::NoService, -32002));
     let settled = OperationContext {
+        cancelled: None,
         extension: EXTENSION,
         parent: None,
     };

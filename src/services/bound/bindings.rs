@@ -1,5 +1,8 @@
-//! Which services an embedder bound, by feature: the host-wide set on the builder, and
-//! per extension on the builder or at [`crate::host::StartOptions::services`].
+//! Which services an embedder bound: the host-wide set on the builder, and per
+//! extension on the builder or at [`crate::host::StartOptions::services`]. One object
+//! binds every service the host answers with embedder code: the request services by
+//! kind, and the policy engine, approver, secret broker, credential resolver and tool
+//! policy.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,6 +12,9 @@ use super::v0_3::{ProviderAuthService, ProviderCatalogService, Routed03, Session
 use super::wave1::{
     ActiveToolsService, ComposerService, MessageInjectionService, RawService, Routed,
     SessionEntryService, ShortcutService,
+};
+use crate::services::{
+    Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
 };
 
 /// The services bound for a host or an extension, keyed by the [`ServiceKind`] each one
@@ -45,6 +51,11 @@ use super::wave1::{
 #[derive(Clone, Default)]
 pub struct ServiceBindings {
     bound: BTreeMap<ServiceKind, Arc<dyn RawService>>,
+    policy: Option<Arc<dyn PolicyEngine>>,
+    approver: Option<Arc<dyn Approver>>,
+    secrets: Option<Arc<dyn SecretBroker>>,
+    credentials: Option<Arc<dyn CredentialResolver>>,
+    tool_policy: Option<Arc<dyn ToolPolicy>>,
 }
 
 impl ServiceBindings {
@@ -103,6 +114,45 @@ impl ServiceBindings {
         self.bind(ServiceKind::SessionLifecycle, Arc::new(Routed03(service)))
     }
 
+    /// Binds the policy engine that classifies `policy/evaluate` intents (section 2.9;
+    /// feature `policy_intents`). Unbound, every intent is denied ([`DenyAll`]).
+    pub fn policy(mut self, engine: impl PolicyEngine + 'static) -> ServiceBindings {
+        self.policy = Some(Arc::new(engine));
+        self
+    }
+
+    /// Binds the approver of intents classified `ask` (section 2.9). The `approvals`
+    /// feature, and with it single-use approval tokens, is offered only while one is
+    /// bound.
+    pub fn approver(mut self, approver: impl Approver + 'static) -> ServiceBindings {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Binds the secret broker that answers `secret/get` (section 2.10). The `secrets`
+    /// feature is offered only while one is bound and the manifest's allowlist is not
+    /// empty. Secret values never reach a diagnostic, log line, wire trace or event.
+    pub fn secrets(mut self, broker: impl SecretBroker + 'static) -> ServiceBindings {
+        self.secrets = Some(Arc::new(broker));
+        self
+    }
+
+    /// Binds the resolver that answers `provider/credentials` (section 1.1) for
+    /// manifests that declare `[capabilities].provider_credentials`.
+    pub fn credentials(mut self, resolver: impl CredentialResolver + 'static) -> ServiceBindings {
+        self.credentials = Some(Arc::new(resolver));
+        self
+    }
+
+    /// Binds the policy deciding which tools extensions may register at run time
+    /// (section 2.11); every valid registration is accepted while none is bound. It is
+    /// asked during `tools/register` and must answer within
+    /// [`crate::limits::TOOL_POLICY_TIMEOUT`]; a later answer counts as a refusal.
+    pub fn tool_policy(mut self, policy: impl ToolPolicy + 'static) -> ServiceBindings {
+        self.tool_policy = Some(Arc::new(policy));
+        self
+    }
+
     /// The bound kinds, in a stable order.
     pub fn kinds(&self) -> impl Iterator<Item = ServiceKind> + '_ {
         self.bound.keys().copied()
@@ -116,6 +166,36 @@ impl ServiceBindings {
     /// True when nothing is bound.
     pub fn is_empty(&self) -> bool {
         self.bound.is_empty()
+            && self.policy.is_none()
+            && self.approver.is_none()
+            && self.secrets.is_none()
+            && self.credentials.is_none()
+            && self.tool_policy.is_none()
+    }
+
+    /// The policy engine ([`DenyAll`] when none is bound).
+    pub(crate) fn policy_engine(&self) -> Arc<dyn PolicyEngine> {
+        self.policy.clone().unwrap_or_else(|| Arc::new(DenyAll))
+    }
+
+    /// The approver, if bound.
+    pub(crate) fn approver_service(&self) -> Option<&Arc<dyn Approver>> {
+        self.approver.as_ref()
+    }
+
+    /// The secret broker, if bound.
+    pub(crate) fn secret_broker(&self) -> Option<&Arc<dyn SecretBroker>> {
+        self.secrets.as_ref()
+    }
+
+    /// The credential resolver, if bound.
+    pub(crate) fn credential_resolver(&self) -> Option<&Arc<dyn CredentialResolver>> {
+        self.credentials.as_ref()
+    }
+
+    /// The tool policy, if bound.
+    pub(crate) fn tool_policy_service(&self) -> Option<&Arc<dyn ToolPolicy>> {
+        self.tool_policy.as_ref()
     }
 
     /// Binds `kind` to a JSON-level service (how `serve` forwards to its client).
@@ -139,14 +219,37 @@ impl ServiceBindings {
         for (kind, service) in &self.bound {
             merged.bound.insert(*kind, service.clone());
         }
+        fn pick<T: ?Sized>(own: &Option<Arc<T>>, base: &mut Option<Arc<T>>) {
+            if own.is_some() {
+                base.clone_from(own);
+            }
+        }
+        pick(&self.policy, &mut merged.policy);
+        pick(&self.approver, &mut merged.approver);
+        pick(&self.secrets, &mut merged.secrets);
+        pick(&self.credentials, &mut merged.credentials);
+        pick(&self.tool_policy, &mut merged.tool_policy);
         merged
     }
 }
 
 impl std::fmt::Debug for ServiceBindings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let brokers = [
+            ("policy", self.policy.is_some()),
+            ("approvals", self.approver.is_some()),
+            ("secrets", self.secrets.is_some()),
+            ("provider_credentials", self.credentials.is_some()),
+            ("tool_policy", self.tool_policy.is_some()),
+        ];
         f.debug_list()
             .entries(self.bound.keys().map(|k| k.name()))
+            .entries(
+                brokers
+                    .iter()
+                    .filter(|(_, bound)| *bound)
+                    .map(|(name, _)| name),
+            )
             .finish()
     }
 }

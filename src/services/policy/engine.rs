@@ -72,6 +72,10 @@ pub struct PolicyRequest<'a> {
     pub parent_request_id: u64,
     /// The validated intent.
     pub intent: &'a Intent,
+    /// Set once the answer is no longer wanted (the parent settled, the extension
+    /// cancelled the request): a service that waits, on a person or a remote client,
+    /// can stop waiting then. `None` where nothing can cancel it.
+    pub cancelled: Option<&'a crate::model::frontend::CancelFlag>,
 }
 
 /// The host's classification of intents. The host owns classification; an engine sees

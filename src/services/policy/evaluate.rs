@@ -109,6 +109,7 @@ pub fn policy_evaluate(
         owner,
         parent_request_id: parent,
         intent: &intent,
+        cancelled: ctx.cancelled,
     };
     let decision = engine.evaluate(&request).with_hints(intent.adapter_hints());
 

@@ -26,6 +26,10 @@ pub struct SecretRequest<'a> {
     pub parent_request_id: u64,
     /// The exact logical secret name, declared in the manifest's allowlist.
     pub name: &'a str,
+    /// Set once the answer is no longer wanted (the parent settled, the extension
+    /// cancelled the request): a service that waits, on a person or a remote client,
+    /// can stop waiting then. `None` where nothing can cancel it.
+    pub cancelled: Option<&'a crate::model::frontend::CancelFlag>,
 }
 
 /// Why a broker or credential resolver could not answer. The host keeps this to
@@ -140,6 +144,7 @@ pub fn secret_get(
         owner,
         parent_request_id: parent,
         name,
+        cancelled: ctx.cancelled,
     };
     match broker.get(&request) {
         Ok(Some(value)) if value.len() <= MAX_SECRET_VALUE_BYTES => {

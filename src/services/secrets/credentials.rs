@@ -36,6 +36,10 @@ pub struct CredentialRequest<'a> {
     pub provider: &'a str,
     /// The exact model named.
     pub model: &'a str,
+    /// Set once the answer is no longer wanted (the parent settled, the extension
+    /// cancelled the request): a service that waits, on a person or a remote client,
+    /// can stop waiting then. `None` where nothing can cancel it.
+    pub cancelled: Option<&'a crate::model::frontend::CancelFlag>,
 }
 
 /// A resolved credential and the identity it belongs to.
@@ -151,6 +155,7 @@ pub fn provider_credentials(
         parent_request_id: parent,
         provider,
         model,
+        cancelled: ctx.cancelled,
     };
     match resolver.resolve(&request) {
         Ok(Some(resolved))
