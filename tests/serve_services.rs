@@ -305,7 +305,7 @@ fn message_deltas_are_batched_and_bounded() {
 fn start_refuses_services_serve_cannot_bind() {
     let mut serve = serve_with_peer("");
     let reply = serve
-        .request(json!({"id": 1, "op": "start", "extension": "peer", "services": ["secrets"]}));
+        .request(json!({"id": 1, "op": "start", "extension": "peer", "services": ["telepathy"]}));
     assert_eq!(reply["error"]["code"], "invalid_value", "{reply}");
     assert_eq!(reply["error"]["field"], "services");
     serve.close_input().unwrap();

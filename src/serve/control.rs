@@ -12,11 +12,12 @@ use serde_json::Value;
 
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
+use super::services::ServeBinding;
 use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
-use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal};
+use crate::services::bound::{Refusal, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
@@ -92,7 +93,7 @@ pub(crate) enum Op {
         startup_timeout: Option<Duration>,
         /// The services the client answers for this extension (feature or capability
         /// names).
-        services: Vec<ServiceKind>,
+        services: Vec<ServeBinding>,
     },
     /// Stop an extension.
     Stop { extension: String },
@@ -539,18 +540,19 @@ fn client_id(f: &Fields, name: &str) -> Result<ClientId, ServeError> {
         .ok_or_else(|| ServeError::wrong_type(&f.name(name), "a string or an integer"))
 }
 
-/// `services`: the feature or capability names the client will answer.
-fn services(f: &Fields) -> Result<Vec<ServiceKind>, ServeError> {
-    let names: Vec<&str> = ServiceKind::ALL.iter().map(|k| k.name()).collect();
-    let mut kinds = Vec::new();
+/// `services`: the request services (feature or capability names) and brokers the
+/// client will answer.
+fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
+    let names = ServeBinding::names();
+    let mut bindings = Vec::new();
     for name in f.opt_strings("services")? {
-        let kind = ServiceKind::from_name(&name)
+        let binding = ServeBinding::from_name(&name)
             .ok_or_else(|| ServeError::invalid_value("services", &names))?;
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
+        if !bindings.contains(&binding) {
+            bindings.push(binding);
         }
     }
-    Ok(kinds)
+    Ok(bindings)
 }
 
 /// `result` or `refusal` (with an optional `message`), exactly one of them.

@@ -1,10 +1,15 @@
 //! The services `serve` binds to its client: for an extension started with
-//! `"services": [..]`, each validated request for one of those features becomes a
+//! `"services": [..]`, each validated request for one of those services becomes a
 //! `service_request` line, and the client's `service_answer` operation answers it. The
 //! runtime has checked the request (feature, params, bounds, parent and owner) before
 //! the line is written, and checks the client's result before the extension sees it.
 //! A request the host no longer wants (its parent settled, the extension cancelled it,
-//! the generation ended) gets a `request_cancelled` line, from one watcher thread.
+//! the generation ended) gets a `request_cancelled` line, from one watcher thread, and
+//! always before the `result` of the call whose end withdrew it.
+//!
+//! Besides the request services by kind, the client may answer for the host's brokers
+//! ([`Broker`]): the policy engine, the approver, the secret broker and the credential
+//! resolver. Their lines follow the same contract (`super::brokers`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -19,9 +24,11 @@ use super::error::{ErrorCode, ServeError};
 use super::frontend::{cancelled_line, CancelCause, ServeFrontend};
 use super::io::Emitter;
 use crate::host::CancelFlag;
+use crate::model::events::GenerationRef;
 use crate::services::bound::{
-    RawReply, RawService, ServiceBindings, ServiceCall, ServiceKind, ServiceRequest,
+    RawReply, RawService, ServiceBindings, ServiceCall, ServiceKind, ServiceRefusal, ServiceRequest,
 };
+use crate::services::ResourceOwner;
 
 /// How often the watcher looks for requests that are no longer wanted while some wait.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
@@ -29,9 +36,117 @@ const CANCEL_POLL: Duration = Duration::from_millis(20);
 /// How long the watcher sleeps while nothing waits (a new request wakes it at once).
 const IDLE_WAIT: Duration = Duration::from_secs(1);
 
+/// What a `start` line's `services` may name: a request service by its kind, or one
+/// of the host's brokers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ServeBinding {
+    /// A request service (`composer`, `provider_auth`, ...).
+    Kind(ServiceKind),
+    /// A broker the client answers for.
+    Broker(Broker),
+}
+
+impl ServeBinding {
+    /// Every name a `start` line may give, kinds first.
+    pub fn names() -> Vec<&'static str> {
+        let kinds = ServiceKind::ALL.iter().map(|k| k.name());
+        kinds.chain(Broker::ALL.iter().map(|b| b.name())).collect()
+    }
+
+    /// The binding `name` names.
+    pub fn from_name(name: &str) -> Option<ServeBinding> {
+        ServiceKind::from_name(name)
+            .map(ServeBinding::Kind)
+            .or_else(|| {
+                Broker::ALL
+                    .into_iter()
+                    .find(|b| b.name() == name)
+                    .map(ServeBinding::Broker)
+            })
+    }
+}
+
+/// A host broker the client can answer for; each asks with its own `method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Broker {
+    /// `policy`: classifies `policy/evaluate` intents (`method` `policy/evaluate`).
+    Policy,
+    /// `approvals`: approves intents classified `ask` (`method` `policy/approve`).
+    Approvals,
+    /// `secrets`: answers `secret/get` (`method` `secret/get`).
+    Secrets,
+    /// `provider_credentials`: answers `provider/credentials`.
+    ProviderCredentials,
+}
+
+impl Broker {
+    /// Every broker.
+    pub const ALL: [Broker; 4] = [
+        Broker::Policy,
+        Broker::Approvals,
+        Broker::Secrets,
+        Broker::ProviderCredentials,
+    ];
+
+    /// The name a `start` line binds it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Broker::Policy => "policy",
+            Broker::Approvals => "approvals",
+            Broker::Secrets => "secrets",
+            Broker::ProviderCredentials => "provider_credentials",
+        }
+    }
+
+    /// The `method` of its `service_request` lines.
+    pub fn method(self) -> &'static str {
+        match self {
+            Broker::Policy => "policy/evaluate",
+            Broker::Approvals => "policy/approve",
+            Broker::Secrets => "secret/get",
+            Broker::ProviderCredentials => "provider/credentials",
+        }
+    }
+
+    /// Checks the client's `result`: a closed object with exactly one member.
+    pub fn check_result(self, result: &Value) -> Result<(), String> {
+        let (member, valid): (&str, fn(&Value) -> bool) = match self {
+            Broker::Policy => ("decision", |v| {
+                matches!(v.as_str(), Some("allow" | "ask" | "deny"))
+            }),
+            Broker::Approvals => ("approved", Value::is_boolean),
+            Broker::Secrets => ("value", |v| v.is_string() || v.is_null()),
+            Broker::ProviderCredentials => ("credential", |v| v.is_string() || v.is_null()),
+        };
+        let expected = match self {
+            Broker::Policy => "\"allow\", \"ask\" or \"deny\"",
+            Broker::Approvals => "a boolean",
+            Broker::Secrets | Broker::ProviderCredentials => "a string or null",
+        };
+        match result.as_object() {
+            Some(map) if map.len() == 1 && map.get(member).is_some_and(valid) => Ok(()),
+            _ => Err(format!(
+                "{} answers {{\"{member}\": {expected}}} and nothing else",
+                self.method()
+            )),
+        }
+    }
+}
+
+/// Who waits for a `service_answer`.
+enum Answerer {
+    /// A request service's reply.
+    Raw(RawReply),
+    /// A broker's forwarder, blocked on its thread until the answer comes.
+    Broker {
+        broker: Broker,
+        answer: crossbeam_channel::Sender<Result<Value, ServiceRefusal>>,
+    },
+}
+
 /// A `service_request` waiting for the client.
 struct Waiting {
-    reply: RawReply,
+    answerer: Answerer,
     cancelled: CancelFlag,
 }
 
@@ -83,11 +198,55 @@ impl ServeServices {
         Ok(services)
     }
 
-    /// Bindings that forward `kinds` to the client.
-    pub fn bindings(self: &Arc<Self>, kinds: &[ServiceKind]) -> ServiceBindings {
-        kinds.iter().fold(ServiceBindings::new(), |bindings, kind| {
-            bindings.bind(*kind, Arc::new(Forward(self.clone())))
-        })
+    /// Bindings that forward the named services to the client.
+    pub fn bindings(self: &Arc<Self>, named: &[ServeBinding]) -> ServiceBindings {
+        named
+            .iter()
+            .fold(ServiceBindings::new(), |bindings, binding| match binding {
+                ServeBinding::Kind(kind) => bindings.bind(*kind, Arc::new(Forward(self.clone()))),
+                ServeBinding::Broker(broker) => super::brokers::bind(bindings, *broker, self),
+            })
+    }
+
+    /// Asks the client for a broker's answer and waits for it on the calling thread
+    /// (a broker runs on a thread of its own, never the dispatcher's). `None` when the
+    /// answer is no longer wanted, or serve is closing; the refusal the client sent, or
+    /// its checked result.
+    pub fn ask_broker(
+        &self,
+        broker: Broker,
+        source: &GenerationRef,
+        params: Value,
+        owner: &ResourceOwner,
+        parent_request_id: u64,
+        cancelled: Option<&CancelFlag>,
+    ) -> Option<Result<Value, ServiceRefusal>> {
+        let request_id = self.frontend.next_request_id()?;
+        let mut line = Map::new();
+        line.insert("type".into(), "service_request".into());
+        line.insert("request_id".into(), request_id.into());
+        insert_source(&mut line, source);
+        line.insert("method".into(), broker.method().into());
+        line.insert("params".into(), params);
+        line.insert("owner".into(), owner.to_value());
+        line.insert("parent_request_id".into(), parent_request_id.into());
+        line.insert("independent".into(), false.into());
+        let cancelled = cancelled.cloned().unwrap_or_default();
+        let (answer, answered) = crossbeam_channel::bounded(1);
+        self.waiting.lock().insert(
+            request_id,
+            Waiting {
+                answerer: Answerer::Broker { broker, answer },
+                cancelled: cancelled.clone(),
+            },
+        );
+        let _ = self.wake.try_send(());
+        self.out.emit(Value::Object(line));
+        crossbeam_channel::select! {
+            recv(answered) -> answer => answer.ok(),
+            // Withdrawn by the watcher (or by the calls thread before a result).
+            recv(cancelled.receiver()) -> _ => None,
+        }
     }
 
     fn forward(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
@@ -102,6 +261,10 @@ impl ServeServices {
         line.insert("method".into(), call.method.name().into());
         line.insert("params".into(), request.params());
         line.insert("owner".into(), call.owner.to_value());
+        if let Some(parent) = call.parent_request_id {
+            line.insert("parent_request_id".into(), parent.into());
+        }
+        line.insert("independent".into(), call.independent.into());
         // A notification (`providers/complete`) is shown but never answered.
         if call.method.is_notification() {
             drop(reply);
@@ -111,7 +274,7 @@ impl ServeServices {
         self.waiting.lock().insert(
             request_id,
             Waiting {
-                reply,
+                answerer: Answerer::Raw(reply),
                 cancelled: call.cancelled,
             },
         );
@@ -137,11 +300,11 @@ impl ServeServices {
                 format!("service request {request_id} was withdrawn; the host no longer wants its answer"),
             ));
         }
-        match answer {
-            ServiceAnswerSpec::Result(result) => {
-                let method = waiting.reply.method();
+        match (waiting.answerer, answer) {
+            (Answerer::Raw(reply), ServiceAnswerSpec::Result(result)) => {
+                let method = reply.method();
                 let broken = method.check_result(&result).err();
-                waiting.reply.answer(result);
+                reply.answer(result);
                 if let Some(why) = broken {
                     return Err(ServeError::new(
                         ErrorCode::InvalidResult,
@@ -150,7 +313,25 @@ impl ServeServices {
                     .with("request_id", request_id));
                 }
             }
-            ServiceAnswerSpec::Refusal(refusal) => waiting.reply.refuse(refusal),
+            (Answerer::Raw(reply), ServiceAnswerSpec::Refusal(refusal)) => reply.refuse(refusal),
+            (Answerer::Broker { broker, answer }, ServiceAnswerSpec::Result(mut result)) => {
+                if let Err(why) = broker.check_result(&result) {
+                    // Dropping `answer` fails the broker: the extension gets its error.
+                    crate::services::wipe_json(&mut result);
+                    return Err(ServeError::new(
+                        ErrorCode::InvalidResult,
+                        format!(
+                            "the answer breaks {}'s result rules: {why}",
+                            broker.method()
+                        ),
+                    )
+                    .with("request_id", request_id));
+                }
+                let _ = answer.send(Ok(result));
+            }
+            (Answerer::Broker { answer, .. }, ServiceAnswerSpec::Refusal(refusal)) => {
+                let _ = answer.send(Err(refusal));
+            }
         }
         Ok(json!({ "request_id": request_id }))
     }

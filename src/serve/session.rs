@@ -237,7 +237,7 @@ impl Session {
         id: Option<&ClientId>,
         extension: String,
         startup_timeout: Option<std::time::Duration>,
-        services: Vec<crate::services::bound::ServiceKind>,
+        services: Vec<super::services::ServeBinding>,
     ) {
         // A start of an extension that is already starting gets that start's outcome
         // (not `already_running` while it may still fail).
