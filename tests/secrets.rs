@@ -200,7 +200,10 @@ fn serve_clients_answer_the_brokers_and_the_secret_stays_off_every_line() {
     // Classified `ask` by the client's engine and approved by its approver: a
     // single-use approval token comes with the answer (section 2.9).
     assert_eq!(report["policy"]["result"]["decision"], "ask", "{report}");
-    assert!(report["policy"]["result"]["approval_token"].is_string(), "{report}");
+    assert!(
+        report["policy"]["result"]["approval_token"].is_string(),
+        "{report}"
+    );
     send(json!({"id": 2, "op": "shutdown"}));
     while let Some(Ok(line)) = lines.next() {
         seen.push(line);

@@ -17,12 +17,11 @@ use super::connection::{ChildKind, ChildRequest};
 use super::shortcuts::ShortcutBook;
 use super::Dispatcher;
 use crate::limits::MAX_SHORTCUTS;
-use crate::manifest::ApiVersion;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::{
-    Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall, ServiceMethod,
-    ServiceRefusal, ServiceRequest,
+    Admission, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall,
+    ServiceMethod, ServiceRefusal, ServiceRequest,
 };
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
@@ -78,15 +77,15 @@ impl Dispatcher {
         method: ServiceMethod,
         params: Option<&Value>,
     ) -> Result<(), ResponseError> {
-        let api = self.conns[&conn].api;
+        let family = method.family();
         let (request, admitted) = self
             .admit_bound(conn, method, params)
-            .map_err(|refusal| refusal_response(api, &refusal))?;
+            .map_err(|refusal| refusal_response(family, &refusal))?;
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let Some(service) = c.services.get(method.kind()).cloned() else {
             let refusal = Refusal::UnsupportedFeature
                 .because(format!("no {} service is bound", method.kind()));
-            return Err(refusal_response(api, &refusal));
+            return Err(refusal_response(family, &refusal));
         };
         let cancelled = CancelFlag::default();
         let shortcut = match &request {
@@ -133,14 +132,13 @@ impl Dispatcher {
         params: Option<&Value>,
     ) -> Result<(ServiceRequest, Admitted), ServiceRefusal> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
-        if !method.is_wave1() && c.api != ApiVersion::V0_3 {
-            return Err(
-                Refusal::UnsupportedFeature.because(format!("{method} exists on API 0.3 only"))
-            );
+        if !method.apis().contains(&c.api) {
+            return Err(Refusal::UnsupportedFeature
+                .because(format!("{method} is not a method of API {}", c.api)));
         }
-        if !method.is_wave1() {
-            // API 0.3: the inbound contract check admitted the method; the params are
-            // a closed model without parent or owner.
+        if method.admission() == Admission::None {
+            // The negotiated capability was checked inbound (the API 0.3 contract);
+            // the params are a closed model without parent or owner.
             let empty = Map::new();
             let params = match params {
                 Some(Value::Object(map)) => map,
@@ -164,7 +162,7 @@ impl Dispatcher {
             // Registrations are written inside `initialize`, before the answer that
             // selects the feature: offered is enough until then (section 2.20).
             (None, Some(init)) => {
-                method == ServiceMethod::ShortcutRegister && c.pending.offers(init, feature)
+                method.admission() == Admission::InsideInitialize && c.pending.offers(init, feature)
             }
             (None, None) => false,
         };
@@ -189,8 +187,8 @@ impl Dispatcher {
         // Owner precedence (section 2): a live parent's owner wins and an explicit
         // field is ignored; with a settled parent only this generation's issued triple
         // is admitted; anything else is refused, never coerced.
-        let live = match method {
-            ServiceMethod::ShortcutRegister => initialize == Some(parent),
+        let live = match method.admission() {
+            Admission::InsideInitialize => initialize == Some(parent),
             _ => c.pending.is_call(&parent),
         };
         let admitted = if live {
@@ -304,8 +302,7 @@ impl Dispatcher {
                 self.answer_with(conn, &id, &result, false);
             }
             Outcome::Refused(refusal) => {
-                let api = c.api;
-                self.send_error(conn, &id, &refusal_response(api, &refusal))
+                self.send_error(conn, &id, &refusal_response(method.family(), &refusal))
             }
             Outcome::Broken(why) => self.service_failed(
                 conn,
@@ -369,11 +366,11 @@ impl Dispatcher {
     }
 }
 
-/// The error an extension receives for `refusal`: on the feature wire the Wave-1
-/// vocabulary (section 3); on API 0.3 the fixed error table, with the contract name
-/// and detail in `data` (SUPPLEMENT "Error table").
-fn refusal_response(api: ApiVersion, refusal: &ServiceRefusal) -> ResponseError {
-    if api != ApiVersion::V0_3 {
+/// The error an extension receives for `refusal` in `family`: the Wave-1 vocabulary
+/// (section 3), or API 0.3's fixed error table with the contract name and detail in
+/// `data` (SUPPLEMENT "Error table").
+fn refusal_response(family: ErrorFamily, refusal: &ServiceRefusal) -> ResponseError {
+    if family == ErrorFamily::Wave1Tokens {
         return refusal.to_response();
     }
     let (code, message) = match refusal.refusal {

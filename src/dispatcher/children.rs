@@ -76,7 +76,12 @@ impl Dispatcher {
             self.on_brokered_request(conn, id, brokered, params);
             return Ok(());
         }
-        if let Some(bound) = crate::services::bound::ServiceMethod::from_name(method) {
+        // The row this connection speaks (name, API version, features); a name of
+        // another API version is still refused by its service's rules, with its token.
+        let c = self.conns.get(&conn).expect("connection is live");
+        let bound = crate::services::bound::ServiceMethod::resolve(method, c.api, &c.features())
+            .or_else(|| crate::services::bound::ServiceMethod::from_name(method));
+        if let Some(bound) = bound {
             return self.on_bound_request(conn, id, bound, params);
         }
         if super::services::SERVICE_METHODS.contains(&method) {

@@ -9,7 +9,7 @@ use crate::model::call::CallError;
 use crate::model::events::{Diagnostic, HostEvent};
 use crate::model::progress::{self, Progress, ProgressEvent};
 use crate::model::status::LifecycleState;
-use crate::services::bound::{Refusal, ServiceMethod};
+use crate::services::bound::{ErrorFamily, Refusal, ServiceMethod};
 use crate::transport::OutboundFrame;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;
@@ -32,8 +32,13 @@ enum Fault<'a> {
 /// 3). Any other fault is -32700 when the frame is not JSON (or not canonical on API
 /// 0.3) and -32600 otherwise. On API 0.3 the codec sends the table's exact message
 /// with these words in `data.reason`.
-fn refused_request_error(request: &RefusedRequest, fault: Fault<'_>) -> ResponseError {
-    let wave1 = ServiceMethod::from_name(&request.method).is_some_and(ServiceMethod::is_wave1);
+fn refused_request_error(
+    request: &RefusedRequest,
+    fault: Fault<'_>,
+    c: &super::connection::Connection,
+) -> ResponseError {
+    let wave1 = ServiceMethod::resolve(&request.method, c.api, &c.features())
+        .is_some_and(|m| m.family() == ErrorFamily::Wave1Tokens);
     let (params_problem, refusal, detail) = match fault {
         Fault::Oversized(bytes, limit) => (
             request.has_params,
@@ -228,7 +233,7 @@ impl Dispatcher {
                 let refused = salvage
                     .request
                     .as_ref()
-                    .map(|request| refused_request_error(request, Fault::Frame(&error)));
+                    .map(|request| refused_request_error(request, Fault::Frame(&error), c));
                 if matches!(error, FrameError::Parse { .. })
                     && c.state == LifecycleState::Initializing
                 {
@@ -252,7 +257,7 @@ impl Dispatcher {
             }
             InboundFrame::Oversized { bytes, salvage } => {
                 let refused = salvage.request.as_ref().map(|request| {
-                    refused_request_error(request, Fault::Oversized(bytes, c.limit()))
+                    refused_request_error(request, Fault::Oversized(bytes, c.limit()), c)
                 });
                 let reason = format!(
                     "a frame of {bytes} bytes exceeds the {}-byte bound",

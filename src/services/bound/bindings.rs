@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::kind::ServiceKind;
+use super::table::ServiceKind;
 use super::v0_3::{ProviderAuthService, ProviderCatalogService, Routed03, SessionLifecycleService};
 use super::wave1::{
     ActiveToolsService, ComposerService, MessageInjectionService, RawService, Routed,

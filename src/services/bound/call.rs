@@ -8,8 +8,8 @@ use std::marker::PhantomData;
 use crossbeam_channel::Sender;
 use serde_json::{json, Value};
 
-use super::method::ServiceMethod;
 use super::refusal::ServiceRefusal;
+use super::table::ServiceMethod;
 use crate::model::events::GenerationRef;
 use crate::model::frontend::CancelFlag;
 use crate::services::ResourceOwner;

@@ -16,19 +16,16 @@
 
 mod bindings;
 mod call;
-mod kind;
-mod method;
 mod models03;
 mod refusal;
 mod request;
+mod table;
 mod v0_3;
 mod wave1;
 
 pub use bindings::ServiceBindings;
 pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
-pub use kind::ServiceKind;
-pub use method::ServiceMethod;
 pub use models03::{
     AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
     ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderInfo, ProviderModel,
@@ -36,6 +33,7 @@ pub use models03::{
 };
 pub use refusal::{Refusal, ServiceRefusal};
 pub use request::{check_composer_text, check_message_id, MessageRole, ServiceRequest, Shortcut};
+pub use table::{Admission, ErrorFamily, Offer, ServiceKind, ServiceMethod, Shape};
 pub use v0_3::{ProviderAuthService, ProviderCatalogService, SessionLifecycleService};
 pub(crate) use wave1::RawService;
 pub use wave1::{
