@@ -303,9 +303,7 @@ impl ServeServices {
         match (waiting.answerer, answer) {
             (Answerer::Raw(reply), ServiceAnswerSpec::Result(result)) => {
                 let method = reply.method();
-                let broken = method.check_result(&result).err();
-                reply.answer(result);
-                if let Some(why) = broken {
+                if let Err(why) = reply.answer(result) {
                     return Err(ServeError::new(
                         ErrorCode::InvalidResult,
                         format!("the answer breaks {method}'s result rules: {why}; the extension got -32603"),

@@ -7,12 +7,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::table::ServiceKind;
-use super::v0_3::{ProviderAuthService, ProviderCatalogService, Routed03, SessionLifecycleService};
-use super::wave1::{
-    ActiveToolsService, ComposerService, MessageInjectionService, RawService, Routed,
-    SessionEntryService, ShortcutService,
+use super::provider_services::{ProviderAuthService, ProviderCatalogService};
+use super::route::{RawService, Routed};
+use super::session_services::{
+    ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
+    SessionLifecycleService, ShortcutService,
 };
+use super::table::ServiceKind;
 use crate::services::{
     Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
 };
@@ -98,20 +99,20 @@ impl ServiceBindings {
     /// Binds API 0.3 `provider_auth` (`provider/auth/request`, `provider/auth/revoke`).
     pub fn provider_auth(self, service: impl ProviderAuthService) -> ServiceBindings {
         let service: Arc<dyn ProviderAuthService> = Arc::new(service);
-        self.bind(ServiceKind::ProviderAuth, Arc::new(Routed03(service)))
+        self.bind(ServiceKind::ProviderAuth, Arc::new(Routed(service)))
     }
 
     /// Binds API 0.3 `provider_catalog` (`providers/register|update|unregister`,
     /// `providers/complete`).
     pub fn provider_catalog(self, service: impl ProviderCatalogService) -> ServiceBindings {
         let service: Arc<dyn ProviderCatalogService> = Arc::new(service);
-        self.bind(ServiceKind::ProviderCatalog, Arc::new(Routed03(service)))
+        self.bind(ServiceKind::ProviderCatalog, Arc::new(Routed(service)))
     }
 
     /// Binds API 0.3 `session_lifecycle` (`session/create|fork|reload|switch`).
     pub fn session_lifecycle(self, service: impl SessionLifecycleService) -> ServiceBindings {
         let service: Arc<dyn SessionLifecycleService> = Arc::new(service);
-        self.bind(ServiceKind::SessionLifecycle, Arc::new(Routed03(service)))
+        self.bind(ServiceKind::SessionLifecycle, Arc::new(Routed(service)))
     }
 
     /// Binds the policy engine that classifies `policy/evaluate` intents (section 2.9;

@@ -94,13 +94,16 @@ impl RawReply {
         self.cancelled.is_cancelled()
     }
 
-    /// Sends a result, after checking it against the method's result rules.
-    pub(crate) fn answer(self, result: Value) {
-        let outcome = match self.method.check_result(&result) {
+    /// Sends a result, after checking it (once) against the method's result rules;
+    /// returns why it broke them, when it did (the extension then gets -32603).
+    pub(crate) fn answer(self, result: Value) -> Result<(), String> {
+        let checked = self.method.check_result(&result);
+        let outcome = match &checked {
             Ok(()) => Outcome::Answered(result),
-            Err(why) => Outcome::Broken(why),
+            Err(why) => Outcome::Broken(why.clone()),
         };
         self.send(outcome);
+        checked
     }
 
     /// A reply to a notification: nothing is ever sent.
@@ -205,7 +208,8 @@ impl<T: ServiceResult> Reply<T> {
 
     /// Answers with a result.
     pub fn ok(self, result: T) {
-        self.raw.answer(result.into_result());
+        // A broken result reaches the host as a diagnostic; nothing more to do here.
+        let _ = self.raw.answer(result.into_result());
     }
 
     /// Refuses with a refusal of the vocabulary (section 3).
@@ -224,6 +228,16 @@ impl<T: ServiceResult> Reply<T> {
     /// True once the answer is no longer wanted (see [`ServiceCall::cancelled`]).
     pub fn is_cancelled(&self) -> bool {
         self.raw.is_cancelled()
+    }
+
+    /// Refuses with `unsupported_feature`: the binding does not serve `call`'s method.
+    /// Every service trait method does this unless the embedder implements it, so a
+    /// binding written before a method existed keeps compiling and refuses it.
+    pub fn unsupported(self, call: &ServiceCall) {
+        self.refuse(
+            super::refusal::Refusal::UnsupportedFeature
+                .because(format!("the bound service does not serve {}", call.method)),
+        );
     }
 }
 

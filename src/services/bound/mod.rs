@@ -16,27 +16,28 @@
 
 mod bindings;
 mod call;
-mod models03;
+mod provider_models;
+mod provider_services;
 mod refusal;
 mod request;
+mod route;
+mod session_services;
 mod table;
-mod v0_3;
-mod wave1;
 
 pub use bindings::ServiceBindings;
 pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
-pub use models03::{
+pub use provider_models::{
     AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
     ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderInfo, ProviderModel,
     ProviderRegistration, SessionId,
 };
+pub use provider_services::{ProviderAuthService, ProviderCatalogService};
 pub use refusal::{Refusal, ServiceRefusal};
 pub use request::{check_composer_text, check_message_id, MessageRole, ServiceRequest, Shortcut};
-pub use table::{Admission, ErrorFamily, Offer, ServiceKind, ServiceMethod, Shape};
-pub use v0_3::{ProviderAuthService, ProviderCatalogService, SessionLifecycleService};
-pub(crate) use wave1::RawService;
-pub use wave1::{
+pub(crate) use route::RawService;
+pub use session_services::{
     ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
-    ShortcutService,
+    SessionLifecycleService, ShortcutService,
 };
+pub use table::{Admission, ErrorFamily, Offer, ServiceKind, ServiceMethod, Shape};

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::models03::{self, ProviderAuthParams, ProviderRegistration};
+use super::provider_models::{self, ProviderAuthParams, ProviderRegistration};
 use super::refusal::{Refusal, ServiceRefusal};
 use super::table::{Admission, ServiceMethod};
 use crate::limits::{
@@ -371,8 +371,8 @@ impl ServiceRequest {
         }
         Ok(match method {
             ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
-                let p: ProviderAuthParams = models03::model(&value)?;
-                models03::check_auth(&p)?;
+                let p: ProviderAuthParams = provider_models::model(&value)?;
+                provider_models::check_auth(&p)?;
                 if method == ServiceMethod::ProviderAuthRequest {
                     ServiceRequest::ProviderAuthRequest(p)
                 } else {
@@ -380,8 +380,8 @@ impl ServiceRequest {
                 }
             }
             ServiceMethod::ProvidersRegister | ServiceMethod::ProvidersUpdate => {
-                let r: ProviderRegistration = models03::model(&value)?;
-                models03::check_registration(&r)?;
+                let r: ProviderRegistration = provider_models::model(&value)?;
+                provider_models::check_registration(&r)?;
                 if method == ServiceMethod::ProvidersRegister {
                     ServiceRequest::ProvidersRegister(r)
                 } else {
@@ -389,7 +389,7 @@ impl ServiceRequest {
                 }
             }
             ServiceMethod::ProvidersUnregister => {
-                let p: ProviderIdParams = models03::model(&value)?;
+                let p: ProviderIdParams = provider_models::model(&value)?;
                 if p.provider_id.is_empty()
                     || p.provider_id.len() > crate::limits::MAX_PROVIDER_ID_BYTES
                 {
@@ -403,8 +403,8 @@ impl ServiceRequest {
                 }
             }
             ServiceMethod::SessionSwitch => {
-                let p: SwitchParams = models03::model(&value)?;
-                models03::check_session_id(&p.session_id)?;
+                let p: SwitchParams = provider_models::model(&value)?;
+                provider_models::check_session_id(&p.session_id)?;
                 ServiceRequest::SessionSwitch {
                     session_id: p.session_id,
                 }
@@ -438,15 +438,15 @@ impl ServiceMethod {
     pub fn check_result(self, result: &Value) -> Result<(), String> {
         match self {
             ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
-                return models03::check_auth_answer(result)
+                return provider_models::check_auth_answer(result)
             }
             ServiceMethod::ProvidersRegister
             | ServiceMethod::ProvidersUpdate
-            | ServiceMethod::ProvidersUnregister => return models03::check_revision(result),
+            | ServiceMethod::ProvidersUnregister => return provider_models::check_revision(result),
             ServiceMethod::SessionCreate
             | ServiceMethod::SessionFork
             | ServiceMethod::SessionReload
-            | ServiceMethod::SessionSwitch => return models03::check_session_answer(result),
+            | ServiceMethod::SessionSwitch => return provider_models::check_session_answer(result),
             _ => {}
         }
         let Value::Object(map) = result else {

@@ -1,30 +1,40 @@
-//! The Wave-1 service traits an embedder implements (sections 2.19-2.23), one per
-//! feature, and how each is routed from a validated request.
+//! The services an extension asks of the host's session and its UI: the composer,
+//! shortcuts, session entries, message injection and the active tool set (features of
+//! sections 2.19-2.23), and session lifecycle (an API 0.3 capability). One trait per
+//! kind, and how each is routed from a validated request.
 //!
 //! Every method gets the [`ServiceCall`] (who asks, the derived owner, a cancellation
 //! flag), the typed, validated params, and a [`Reply`] to answer exactly once. It runs
 //! on a thread of its own, never the dispatcher's: a method may block (ask a person,
-//! wait for an editor) or keep the reply and answer later from another thread.
-
-use std::sync::Arc;
+//! wait for an editor) or keep the reply and answer later from another thread. Every
+//! method has a default body that refuses `unsupported_feature`, so a binding written
+//! before a method was added keeps compiling and refuses the new method.
 
 use serde_json::Value;
 
 use super::call::{ComposerText, EntryId, RawReply, Reply, ServiceCall};
-use super::refusal::Refusal;
+use super::provider_models::SessionId;
 use super::request::{MessageRole, ServiceRequest, Shortcut};
+use super::route::{misrouted, RawService, Routed};
 
 /// The host-owned composer (section 2.19, feature `composer`). Texts are checked
 /// before the service sees them, and the text `get` returns is checked the same way
 /// ([`crate::limits::MAX_COMPOSER_TEXT_BYTES`], no terminal control characters).
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait ComposerService: Send + Sync + 'static {
     /// `composer/get`: the composer's whole text.
-    fn get(&self, call: ServiceCall, reply: Reply<ComposerText>);
+    fn get(&self, call: ServiceCall, reply: Reply<ComposerText>) {
+        reply.unsupported(&call);
+    }
     /// `composer/set`: replaces the whole text. Refuse (for example with
-    /// [`Refusal::InvalidRequest`]) while another editor owns the composer.
-    fn set(&self, call: ServiceCall, text: String, reply: Reply<()>);
+    /// [`Refusal::InvalidRequest`](super::Refusal::InvalidRequest)) while another editor owns the composer.
+    fn set(&self, call: ServiceCall, text: String, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
     /// `composer/insert`: inserts `text` at the composer's cursor.
-    fn insert(&self, call: ServiceCall, text: String, reply: Reply<()>);
+    fn insert(&self, call: ServiceCall, text: String, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
 }
 
 /// Runtime shortcuts (section 2.20, feature `shortcuts`). Only registrations sent
@@ -33,12 +43,16 @@ pub trait ComposerService: Send + Sync + 'static {
 /// runtime and makes that id unavailable. A registration the service answers `ok` while
 /// `initialize` is still pending is admitted: [`crate::ExtensionHandle::trigger_shortcut`]
 /// then reaches it for that generation only.
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait ShortcutService: Send + Sync + 'static {
     /// `shortcut/register`: bind `shortcut.key` so that pressing it triggers it.
-    fn register(&self, call: ServiceCall, shortcut: Shortcut, reply: Reply<()>);
+    fn register(&self, call: ServiceCall, shortcut: Shortcut, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
 }
 
 /// Session entries, name and labels (section 2.21, feature `session_entries`).
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait SessionEntryService: Send + Sync + 'static {
     /// `session/append_entry`: store `data` durably and return the new entry's id.
     fn append_entry(
@@ -47,45 +61,41 @@ pub trait SessionEntryService: Send + Sync + 'static {
         entry_type: String,
         data: Value,
         reply: Reply<EntryId>,
-    );
+    ) {
+        reply.unsupported(&call);
+    }
     /// `session/set_name`; an empty name clears it.
-    fn set_name(&self, call: ServiceCall, name: String, reply: Reply<()>);
+    fn set_name(&self, call: ServiceCall, name: String, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
     /// `session/set_label`; an empty label clears it.
-    fn set_label(&self, call: ServiceCall, entry_id: String, label: String, reply: Reply<()>);
+    fn set_label(&self, call: ServiceCall, entry_id: String, label: String, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
 }
 
 /// Message injection (section 2.22, feature `message_injection`). Answer `ok` once the
 /// injection is admitted.
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait MessageInjectionService: Send + Sync + 'static {
     /// `session/send_message`: an `assistant` or `system` message.
-    fn send_message(&self, call: ServiceCall, role: MessageRole, text: String, reply: Reply<()>);
+    fn send_message(&self, call: ServiceCall, role: MessageRole, text: String, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
     /// `session/send_user_message`: a message as if the user had typed it.
-    fn send_user_message(&self, call: ServiceCall, text: String, reply: Reply<()>);
+    fn send_user_message(&self, call: ServiceCall, text: String, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
 }
 
 /// The active tool set (section 2.23, feature `active_tools`). A host that cannot
-/// apply the set must refuse ([`Refusal::UnsupportedFeature`]) rather than accept it.
+/// apply the set must refuse ([`Refusal::UnsupportedFeature`](super::Refusal::UnsupportedFeature)) rather than accept it.
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait ActiveToolsService: Send + Sync + 'static {
     /// `tools/set_active`: `names` is the complete replacement set.
-    fn set_active(&self, call: ServiceCall, names: Vec<String>, reply: Reply<()>);
-}
-
-/// A bound feature as the runtime drives it: one validated request and its reply.
-/// The embedder's traits are routed through it; `serve` forwards through it to its
-/// client.
-pub(crate) trait RawService: Send + Sync + 'static {
-    fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply);
-}
-
-/// Routes requests of one feature to one of the traits above.
-pub(crate) struct Routed<S: ?Sized>(pub Arc<S>);
-
-/// A request that reached a binding of another feature: the runtime never routes one
-/// there, so this refuses instead of guessing.
-fn misrouted(request: &ServiceRequest, reply: RawReply) {
-    reply.refuse(
-        Refusal::UnsupportedFeature.because(format!("{} is not bound here", request.method())),
-    );
+    fn set_active(&self, call: ServiceCall, names: Vec<String>, reply: Reply<()>) {
+        reply.unsupported(&call);
+    }
 }
 
 impl RawService for Routed<dyn ComposerService> {
@@ -147,6 +157,41 @@ impl RawService for Routed<dyn ActiveToolsService> {
         match request {
             ServiceRequest::ToolsSetActive { names } => {
                 self.0.set_active(call, names, Reply::new(reply))
+            }
+            other => misrouted(&other, reply),
+        }
+    }
+}
+
+/// `session_lifecycle` (API 0.3): the extension asks for session changes.
+#[allow(unused_variables)] // default bodies refuse without reading the params
+pub trait SessionLifecycleService: Send + Sync + 'static {
+    /// `session/create`: a new session.
+    fn create(&self, call: ServiceCall, reply: Reply<SessionId>) {
+        reply.unsupported(&call);
+    }
+    /// `session/fork`: a fork of the current session.
+    fn fork(&self, call: ServiceCall, reply: Reply<SessionId>) {
+        reply.unsupported(&call);
+    }
+    /// `session/reload`: the current session, reopened.
+    fn reload(&self, call: ServiceCall, reply: Reply<SessionId>) {
+        reply.unsupported(&call);
+    }
+    /// `session/switch`: make `session_id` current.
+    fn switch(&self, call: ServiceCall, session_id: String, reply: Reply<SessionId>) {
+        reply.unsupported(&call);
+    }
+}
+
+impl RawService for Routed<dyn SessionLifecycleService> {
+    fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
+        match request {
+            ServiceRequest::SessionCreate => self.0.create(call, Reply::new(reply)),
+            ServiceRequest::SessionFork => self.0.fork(call, Reply::new(reply)),
+            ServiceRequest::SessionReload => self.0.reload(call, Reply::new(reply)),
+            ServiceRequest::SessionSwitch { session_id } => {
+                self.0.switch(call, session_id, Reply::new(reply))
             }
             other => misrouted(&other, reply),
         }

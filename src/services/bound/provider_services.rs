@@ -1,19 +1,16 @@
-//! The API 0.3 extension-to-host services an embedder binds: `provider_auth`,
-//! `provider_catalog` and `session_lifecycle`, and how each is routed from a validated
-//! request. On API 0.3 refusals use the fixed error table (-32602 "invalid params",
-//! with the detail in `error.data`), not the Wave-1 vocabulary.
-
-use std::sync::Arc;
+//! The services through which an extension contributes model providers: `provider_auth`
+//! and `provider_catalog` (API 0.3 capabilities), their traits and how each is routed
+//! from a validated request. Their refusals use API 0.3's fixed error table (-32602
+//! "invalid params", with the detail in `error.data`), the family their table rows name.
 
 use serde_json::Value;
 
 use super::call::{RawReply, Reply, ServiceCall, ServiceResult};
-use super::models03::{
+use super::provider_models::{
     CatalogRevision, ProviderAuthAnswer, ProviderAuthParams, ProviderRegistration, SessionId,
 };
-use super::refusal::Refusal;
 use super::request::ServiceRequest;
-use super::wave1::RawService;
+use super::route::{misrouted, RawService, Routed};
 
 impl ServiceResult for ProviderAuthAnswer {
     fn into_result(self) -> Value {
@@ -34,6 +31,7 @@ impl ServiceResult for SessionId {
 }
 
 /// `provider_auth` (API 0.3): the host's authentication for an extension's providers.
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait ProviderAuthService: Send + Sync + 'static {
     /// `provider/auth/request`.
     fn request(
@@ -41,17 +39,22 @@ pub trait ProviderAuthService: Send + Sync + 'static {
         call: ServiceCall,
         params: ProviderAuthParams,
         reply: Reply<ProviderAuthAnswer>,
-    );
+    ) {
+        reply.unsupported(&call);
+    }
     /// `provider/auth/revoke`.
     fn revoke(
         &self,
         call: ServiceCall,
         params: ProviderAuthParams,
         reply: Reply<ProviderAuthAnswer>,
-    );
+    ) {
+        reply.unsupported(&call);
+    }
 }
 
 /// `provider_catalog` (API 0.3): the providers and models an extension contributes.
+#[allow(unused_variables)] // default bodies refuse without reading the params
 pub trait ProviderCatalogService: Send + Sync + 'static {
     /// `providers/register`.
     fn register(
@@ -59,43 +62,30 @@ pub trait ProviderCatalogService: Send + Sync + 'static {
         call: ServiceCall,
         registration: ProviderRegistration,
         reply: Reply<CatalogRevision>,
-    );
+    ) {
+        reply.unsupported(&call);
+    }
     /// `providers/update`.
     fn update(
         &self,
         call: ServiceCall,
         registration: ProviderRegistration,
         reply: Reply<CatalogRevision>,
-    );
+    ) {
+        reply.unsupported(&call);
+    }
     /// `providers/unregister`.
-    fn unregister(&self, call: ServiceCall, provider_id: String, reply: Reply<CatalogRevision>);
+    fn unregister(&self, call: ServiceCall, provider_id: String, reply: Reply<CatalogRevision>) {
+        reply.unsupported(&call);
+    }
     /// `providers/complete`: the extension registered everything it will at start. A
     /// notification: nothing is answered.
-    fn complete(&self, call: ServiceCall);
+    fn complete(&self, call: ServiceCall) {
+        let _ = call;
+    }
 }
 
-/// `session_lifecycle` (API 0.3): the extension asks for session changes.
-pub trait SessionLifecycleService: Send + Sync + 'static {
-    /// `session/create`: a new session.
-    fn create(&self, call: ServiceCall, reply: Reply<SessionId>);
-    /// `session/fork`: a fork of the current session.
-    fn fork(&self, call: ServiceCall, reply: Reply<SessionId>);
-    /// `session/reload`: the current session, reopened.
-    fn reload(&self, call: ServiceCall, reply: Reply<SessionId>);
-    /// `session/switch`: make `session_id` current.
-    fn switch(&self, call: ServiceCall, session_id: String, reply: Reply<SessionId>);
-}
-
-/// Routes requests of one API 0.3 capability to its trait.
-pub(crate) struct Routed03<S: ?Sized>(pub Arc<S>);
-
-fn misrouted(request: &ServiceRequest, reply: RawReply) {
-    reply.refuse(
-        Refusal::UnsupportedFeature.because(format!("{} is not bound here", request.method())),
-    );
-}
-
-impl RawService for Routed03<dyn ProviderAuthService> {
+impl RawService for Routed<dyn ProviderAuthService> {
     fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
         match request {
             ServiceRequest::ProviderAuthRequest(p) => self.0.request(call, p, Reply::new(reply)),
@@ -105,7 +95,7 @@ impl RawService for Routed03<dyn ProviderAuthService> {
     }
 }
 
-impl RawService for Routed03<dyn ProviderCatalogService> {
+impl RawService for Routed<dyn ProviderCatalogService> {
     fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
         match request {
             ServiceRequest::ProvidersRegister(r) => self.0.register(call, r, Reply::new(reply)),
@@ -116,20 +106,6 @@ impl RawService for Routed03<dyn ProviderCatalogService> {
             ServiceRequest::ProvidersComplete => {
                 self.0.complete(call);
                 reply.discard();
-            }
-            other => misrouted(&other, reply),
-        }
-    }
-}
-
-impl RawService for Routed03<dyn SessionLifecycleService> {
-    fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
-        match request {
-            ServiceRequest::SessionCreate => self.0.create(call, Reply::new(reply)),
-            ServiceRequest::SessionFork => self.0.fork(call, Reply::new(reply)),
-            ServiceRequest::SessionReload => self.0.reload(call, Reply::new(reply)),
-            ServiceRequest::SessionSwitch { session_id } => {
-                self.0.switch(call, session_id, Reply::new(reply))
             }
             other => misrouted(&other, reply),
         }

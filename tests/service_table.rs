@@ -1,0 +1,115 @@
+//! The method table is the one declaration of the bound services: serve's JSON Schema
+//! lists exactly its methods (and the brokers' `service_request` methods), every row
+//! resolves by name on its API versions, and a binding that implements only some of a
+//! kind's methods refuses the others with `unsupported_feature` (the trait's default
+//! bodies), against a real extension.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use octet_host::host::ServiceBindings;
+use octet_host::negotiation::FeatureSet;
+use octet_host::services::bound::{
+    ComposerService, ComposerText, Reply, ServiceCall, ServiceMethod,
+};
+use octet_host::CallOptions;
+use serde_json::{json, Value};
+
+/// The methods serve's own brokers ask with (docs/serve-protocol.md).
+const BROKER_METHODS: [&str; 4] = [
+    "policy/evaluate",
+    "policy/approve",
+    "secret/get",
+    "provider/credentials",
+];
+
+#[test]
+fn the_serve_schema_lists_exactly_the_table_and_the_brokers() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/serve-protocol.schema.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    fn find<'a>(value: &'a Value, title: &str) -> Option<&'a Value> {
+        match value {
+            Value::Object(map) if map.get("title").and_then(Value::as_str) == Some(title) => {
+                Some(value)
+            }
+            Value::Object(map) => map.values().find_map(|v| find(v, title)),
+            Value::Array(items) => items.iter().find_map(|v| find(v, title)),
+            _ => None,
+        }
+    }
+    let line = find(&schema, "service_request").expect("a service_request line");
+    let listed: BTreeSet<&str> = line["properties"]["method"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let table: BTreeSet<&str> = ServiceMethod::ALL
+        .iter()
+        .map(|m| m.name())
+        .chain(BROKER_METHODS)
+        .collect();
+    assert_eq!(listed, table);
+}
+
+#[test]
+fn every_row_resolves_on_its_api_versions_only() {
+    let none = FeatureSet::default();
+    for method in ServiceMethod::ALL {
+        for api in [
+            octet_host::manifest::ApiVersion::V0_1,
+            octet_host::manifest::ApiVersion::V0_2,
+            octet_host::manifest::ApiVersion::V0_3,
+            octet_host::manifest::ApiVersion::V0_4,
+        ] {
+            let resolved = ServiceMethod::resolve(method.name(), api, &none);
+            assert_eq!(
+                resolved == Some(method),
+                method.apis().contains(&api),
+                "{method} on {api}"
+            );
+        }
+    }
+}
+
+/// A composer that serves `get` only; `set` and `insert` keep their default bodies.
+struct ReadOnlyComposer;
+
+impl ComposerService for ReadOnlyComposer {
+    fn get(&self, _call: ServiceCall, reply: Reply<ComposerText>) {
+        reply.ok(ComposerText("draft".into()));
+    }
+}
+
+#[test]
+fn methods_a_binding_does_not_implement_are_refused_as_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    let ext = support::wave1_extension(dir.path(), "peer", "0.2", "");
+    let host = support::host_builder(dir.path(), &[ext])
+        .bind(ServiceBindings::new().composer(ReadOnlyComposer))
+        .build()
+        .unwrap();
+    let ext = host.start("peer").unwrap();
+    let requests = json!([
+        {"id": "get", "method": "composer/get", "params": {}},
+        {"id": "set", "method": "composer/set", "params": {"text": "x"}},
+    ]);
+    let out = ext
+        .call_tool(
+            "ask",
+            json!({ "requests": requests }),
+            CallOptions::with_deadline(Duration::from_secs(60)),
+        )
+        .unwrap();
+    let answers: Value = serde_json::from_str(&out.text()).unwrap();
+    assert_eq!(answers["get"], json!({"result": {"text": "draft"}}));
+    assert_eq!(answers["set"]["error"]["code"], -32601, "{answers}");
+    let message = answers["set"]["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("unsupported_feature: "), "{message}");
+    assert!(message.contains("composer/set"), "{message}");
+}
