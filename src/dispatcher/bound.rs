@@ -14,9 +14,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::connection::{ChildKind, ChildRequest};
-use super::shortcuts::ShortcutBook;
+use super::guards::Placed;
 use super::Dispatcher;
-use crate::limits::MAX_SHORTCUTS;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::{
@@ -33,6 +32,8 @@ struct Admitted {
     owner: ResourceOwner,
     /// The parent had settled; the explicit owner was admitted.
     independent: bool,
+    /// What the kind's guard gave the request to hold while it waits.
+    key: Option<String>,
 }
 
 impl Admitted {
@@ -88,14 +89,11 @@ impl Dispatcher {
             return Err(refusal_response(family, &refusal));
         };
         let cancelled = CancelFlag::default();
-        let shortcut = match &request {
-            ServiceRequest::ShortcutRegister(s) => Some(s.id.clone()),
-            _ => None,
-        };
+        let key = admitted.key.clone();
         c.children.insert(
             id.clone(),
             ChildRequest {
-                kind: ChildKind::Service { method, shortcut },
+                kind: ChildKind::Service { method, key },
                 // An independently answered request outlives its settled parent; the
                 // API 0.3 requests name none.
                 parent: admitted.parent.filter(|_| !admitted.independent),
@@ -150,6 +148,7 @@ impl Dispatcher {
                 parent: None,
                 owner: c.owner.clone(),
                 independent: false,
+                key: None,
             };
             return Ok((request, admitted));
         }
@@ -196,6 +195,7 @@ impl Dispatcher {
                 parent: Some(parent),
                 owner: c.owner.clone(),
                 independent: false,
+                key: None,
             }
         } else {
             let issued = parent >= 1 && parent < c.peek_next_request_id();
@@ -206,6 +206,7 @@ impl Dispatcher {
                     parent: Some(parent),
                     owner,
                     independent: true,
+                    key: None,
                 },
                 Some(Ok(_)) if !issued || pending => {
                     return Err(Refusal::NotForegroundOwner.because(format!(
@@ -225,34 +226,25 @@ impl Dispatcher {
             }
         };
         let request = ServiceRequest::parse(method, params)?;
-        if let ServiceRequest::ShortcutRegister(shortcut) = &request {
-            if admitted.independent || !live {
-                return Err(Refusal::InvalidRequest
-                    .because("shortcut/register is admitted only inside the initialize request"));
-            }
+        // The kind's own host state has the last word (`super::guards`).
+        let mut admitted = admitted;
+        if let Some(guard) = c.guards.get_mut(method.kind()) {
             let pending: Vec<&str> = c
                 .children
                 .values()
                 .filter_map(|child| match &child.kind {
                     ChildKind::Service {
-                        shortcut: Some(id), ..
-                    } => Some(id.as_str()),
+                        method: other,
+                        key: Some(key),
+                    } if other.kind() == method.kind() => Some(key.as_str()),
                     _ => None,
                 })
                 .collect();
-            let book = &mut c.shortcuts;
-            if book.is_known(&shortcut.id) || pending.contains(&shortcut.id.as_str()) {
-                // A duplicate leaves the id unavailable (section 2.20).
-                book.poison(&shortcut.id);
-                return Err(Refusal::InvalidRequest.because(format!(
-                    "shortcut `{}` was registered twice and is now unavailable",
-                    shortcut.id
-                )));
-            }
-            if book.admitted_count() + pending.len() >= MAX_SHORTCUTS {
-                return Err(Refusal::BoundsExceeded
-                    .because(format!("at most {MAX_SHORTCUTS} shortcuts per process")));
-            }
+            let placed = Placed {
+                live,
+                independent: admitted.independent,
+            };
+            admitted.key = guard.admit(&request, placed, &pending)?;
         }
         Ok((request, admitted))
     }
@@ -289,16 +281,16 @@ impl Dispatcher {
         let Some(child) = c.children.remove(&id) else {
             return;
         };
-        let (method, shortcut) = match child.kind {
-            ChildKind::Service { method, shortcut } => (method, shortcut),
+        let (method, key) = match child.kind {
+            ChildKind::Service { method, key } => (method, key),
             ChildKind::Brokered => return self.on_brokered_answer(conn, &id, outcome),
             _ => return,
         };
+        if let (Some(key), Some(guard)) = (key, c.guards.get_mut(method.kind())) {
+            guard.settled(key, matches!(outcome, Outcome::Answered(_)));
+        }
         match outcome {
             Outcome::Answered(result) => {
-                if let Some(shortcut) = shortcut {
-                    c.shortcuts.admit(shortcut);
-                }
                 self.answer_with(conn, &id, &result, false);
             }
             Outcome::Refused(refusal) => {
@@ -351,17 +343,16 @@ impl Dispatcher {
         );
     }
 
-    /// `initialize` settled: registrations still waiting were cancelled with it, and
-    /// without the negotiated `shortcuts` feature none stays admitted (section 2.20).
-    pub(super) fn seal_shortcuts(&mut self, conn: ConnId) {
+    /// `initialize` settled: requests still waiting were cancelled with it, and each
+    /// kind's guard learns whether its kind was negotiated (without `shortcuts`, no
+    /// shortcut stays admitted, section 2.20).
+    pub(super) fn initialize_settled(&mut self, conn: ConnId) {
         if let Some(c) = self.conns.get_mut(&conn) {
-            let negotiated = c
-                .negotiated
-                .as_ref()
-                .is_some_and(|n| n.features.contains(crate::negotiation::Feature::Shortcuts));
-            if !negotiated {
-                c.shortcuts = ShortcutBook::default();
-            }
+            let features = c.features();
+            c.guards.initialize_settled(|kind| {
+                kind.feature()
+                    .is_none_or(|feature| features.contains(feature))
+            });
         }
     }
 }

@@ -55,11 +55,11 @@ pub(crate) enum ChildKind {
     Confirmation,
     /// `input/request` (section 2.7).
     Input,
-    /// A request for a bound service (sections 2.19-2.23); `shortcut` is the id a
-    /// pending `shortcut/register` would admit.
+    /// A request for a bound service; `key` is what its kind's guard gave it to hold
+    /// while its service works (the id a pending `shortcut/register` would admit).
     Service {
         method: ServiceMethod,
-        shortcut: Option<String>,
+        key: Option<String>,
     },
     /// `secret/get` or `provider/credentials`, answered by the embedder's broker on a
     /// thread of its own.
@@ -175,8 +175,8 @@ pub(crate) struct Connection {
     /// The services bound for this generation when it launched (its offer followed
     /// them).
     pub services: ServiceBindings,
-    /// Shortcuts registered inside `initialize` (section 2.20).
-    pub shortcuts: super::shortcuts::ShortcutBook,
+    /// The host state of the service kinds that keep one (shortcuts, section 2.20).
+    pub guards: super::guards::KindGuards,
     /// Assistant-message deltas waiting to be batched into `message/updated`
     /// (section 1.11).
     pub messages: super::messages::MessageBatches,
@@ -245,7 +245,7 @@ impl Connection {
             failed_start: None,
             streams: Default::default(),
             services: ServiceBindings::new(),
-            shortcuts: Default::default(),
+            guards: super::guards::guards_for(),
             messages: Default::default(),
             wire_trace: false,
         }

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::guards::ShortcutBook;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{
@@ -24,7 +25,7 @@ use crate::limits::{
 use crate::model::events::Diagnostic;
 use crate::model::notify::{NotifyError, Wave1Notification};
 use crate::negotiation::Feature;
-use crate::services::bound::{check_message_id, Refusal, ServiceRefusal};
+use crate::services::bound::{check_message_id, Refusal, ServiceKind, ServiceRefusal};
 use crate::transport::{ConnId, OutboundFrame};
 use crate::validate::encoded_len;
 
@@ -101,7 +102,8 @@ impl Dispatcher {
                     );
                 }
                 // Unknown, refused or stale registrations fail closed (section 1.11).
-                if !c.shortcuts.is_admitted(&id) {
+                let book = c.guards.get::<ShortcutBook>(ServiceKind::Shortcuts);
+                if !book.is_some_and(|book| book.is_admitted(&id)) {
                     return refused(Refusal::InvalidRequest.because(format!(
                         "shortcut `{id}` is not admitted in generation {}",
                         c.source.generation

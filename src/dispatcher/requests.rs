@@ -296,7 +296,7 @@ impl Dispatcher {
                     // Registrations still waiting end with `initialize` (section 2.20).
                     self.settle_children(conn, id);
                     self.on_initialize_answer(conn, role, offer, response.outcome);
-                    self.seal_shortcuts(conn);
+                    self.initialize_settled(conn);
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::LifecycleHook => self.on_lifecycle_hook_answer(conn, response.outcome),

@@ -1,0 +1,146 @@
+//! Host state a service kind keeps per generation, behind one trait.
+//!
+//! The generic admission (negotiated feature, closed params and bounds, parent and
+//! owner) is the same for every method. What a kind must remember on top of it lives in
+//! its [`KindGuard`]: the guard admits each request the generic checks passed, the
+//! request holds the key the guard gave it while its service works, and the guard learns
+//! how it settled and when `initialize` settled. A kind with host state registers its
+//! guard in [`guards_for`], the one place; a kind without keeps none.
+//!
+//! Today one kind keeps host state: `shortcuts` ([`ShortcutBook`], section 2.20).
+
+use std::any::Any;
+use std::collections::{HashMap, HashSet};
+
+use crate::limits::MAX_SHORTCUTS;
+use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal, ServiceRequest};
+
+/// How the generic admission placed a request, for a guard to judge.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placed {
+    /// The request's parent is live (for `InsideInitialize`: it is the `initialize`).
+    pub live: bool,
+    /// The parent had settled and the explicit owner was admitted.
+    pub independent: bool,
+}
+
+/// A kind's host state on one connection.
+pub(crate) trait KindGuard: Send + Any {
+    /// Admits `request` after the generic checks; `pending` are the keys held by this
+    /// kind's requests still waiting for their service. The key returned (if any) is
+    /// held by the request until it settles.
+    fn admit(
+        &mut self,
+        request: &ServiceRequest,
+        placed: Placed,
+        pending: &[&str],
+    ) -> Result<Option<String>, ServiceRefusal>;
+
+    /// The request holding `key` settled: `answered` when its service answered.
+    fn settled(&mut self, key: String, answered: bool);
+
+    /// `initialize` settled; `negotiated` when the kind's feature was negotiated.
+    fn initialize_settled(&mut self, negotiated: bool);
+
+    /// The guard, for the host-to-extension messages that read it.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Every guard of one connection, by kind.
+#[derive(Default)]
+pub(crate) struct KindGuards(HashMap<ServiceKind, Box<dyn KindGuard>>);
+
+/// The guards of a new connection: the one place a kind's host state is registered.
+pub(crate) fn guards_for() -> KindGuards {
+    let mut guards = KindGuards::default();
+    guards
+        .0
+        .insert(ServiceKind::Shortcuts, Box::new(ShortcutBook::default()));
+    guards
+}
+
+impl KindGuards {
+    /// The guard of `kind`, if it keeps host state.
+    pub fn get_mut(&mut self, kind: ServiceKind) -> Option<&mut (dyn KindGuard + 'static)> {
+        self.0.get_mut(&kind).map(|guard| guard.as_mut())
+    }
+
+    /// The guard of `kind` as its own type.
+    pub fn get<G: KindGuard>(&self, kind: ServiceKind) -> Option<&G> {
+        self.0.get(&kind)?.as_any().downcast_ref()
+    }
+
+    /// `initialize` settled: each guard learns whether its kind was negotiated.
+    pub fn initialize_settled(&mut self, negotiated: impl Fn(ServiceKind) -> bool) {
+        for (kind, guard) in &mut self.0 {
+            guard.initialize_settled(negotiated(*kind));
+        }
+    }
+}
+
+/// The shortcuts of one generation (section 2.20): registrations the service admitted
+/// inside `initialize`, and ids a duplicate made unavailable.
+#[derive(Default)]
+pub(crate) struct ShortcutBook {
+    /// Registrations the service admitted inside `initialize`.
+    admitted: HashSet<String>,
+    /// Ids registered twice: unavailable for the rest of the generation.
+    poisoned: HashSet<String>,
+}
+
+impl ShortcutBook {
+    /// True when a `shortcut/trigger` for `id` may be sent.
+    pub fn is_admitted(&self, id: &str) -> bool {
+        self.admitted.contains(id)
+    }
+}
+
+impl KindGuard for ShortcutBook {
+    /// Only inside `initialize`; a duplicate (admitted, poisoned or pending) makes the id
+    /// unavailable for the generation; at most [`MAX_SHORTCUTS`] per process.
+    fn admit(
+        &mut self,
+        request: &ServiceRequest,
+        placed: Placed,
+        pending: &[&str],
+    ) -> Result<Option<String>, ServiceRefusal> {
+        let ServiceRequest::ShortcutRegister(shortcut) = request else {
+            return Ok(None);
+        };
+        if placed.independent || !placed.live {
+            return Err(Refusal::InvalidRequest
+                .because("shortcut/register is admitted only inside the initialize request"));
+        }
+        let id = shortcut.id.as_str();
+        if self.admitted.contains(id) || self.poisoned.contains(id) || pending.contains(&id) {
+            self.admitted.remove(id);
+            self.poisoned.insert(id.to_string());
+            return Err(Refusal::InvalidRequest.because(format!(
+                "shortcut `{id}` was registered twice and is now unavailable"
+            )));
+        }
+        if self.admitted.len() + pending.len() >= MAX_SHORTCUTS {
+            return Err(Refusal::BoundsExceeded
+                .because(format!("at most {MAX_SHORTCUTS} shortcuts per process")));
+        }
+        Ok(Some(id.to_string()))
+    }
+
+    /// Admits the id once the service answered, unless a duplicate poisoned it meanwhile.
+    fn settled(&mut self, key: String, answered: bool) {
+        if answered && !self.poisoned.contains(&key) {
+            self.admitted.insert(key);
+        }
+    }
+
+    /// Without the negotiated `shortcuts` feature none stays admitted.
+    fn initialize_settled(&mut self, negotiated: bool) {
+        if !negotiated {
+            *self = ShortcutBook::default();
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
