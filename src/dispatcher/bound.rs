@@ -7,7 +7,7 @@
 //! inside `initialize`, needs it offered); the params are an object with an unsigned
 //! `parent_request_id`; the owner (a live parent's own, else an explicit
 //! `resource_owner` that matches this generation's issued triple); the closed params
-//! and their bounds; the method's own host state (shortcut scope, count, duplicates).
+//! and their bounds; the kind's own host state, through its guard (`super::guards`).
 
 use std::sync::Arc;
 
