@@ -105,15 +105,7 @@ fn refused_request_frames_are_answered_and_lose_nothing_else() {
 
 /// The raw API 0.3 peer with the tools `ask` and `seen`, running `scenario`.
 fn peer03(root: &Path, name: &str, scenario: &str) -> std::path::PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer03.py");
-    let manifest = format!(
-        "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.3\"\n\n\
-         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}, {scenario:?}]\n\
-         env = {{ OCTET_PEER_TOOLS = \"ask,seen\" }}\n\n\
-         [contributes]\ntools = [\"ask\", \"seen\"]\n",
-        script.to_string_lossy(),
-    );
-    support::write_manifest(root, name, &manifest)
+    support::peer03_extension(root, name, scenario, &["ask", "seen"], "")
 }
 
 #[test]

@@ -21,15 +21,8 @@ use support::*;
 
 /// The 0.3 peer with the tool `ask`, taking the optional capabilities in `select`.
 fn peer03(root: &Path, name: &str, select: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer03.py");
-    let manifest = format!(
-        "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.3\"\n\n\
-         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}, \"good\"]\n\
-         env = {{ OCTET_PEER_TOOLS = \"ask,seen\", OCTET_PEER_SELECT = {select:?} }}\n\n\
-         [contributes]\ntools = [\"ask\", \"seen\"]\n",
-        script.to_string_lossy(),
-    );
-    write_manifest(root, name, &manifest)
+    let env = format!("OCTET_PEER_SELECT = {select:?}");
+    peer03_extension(root, name, "good", &["ask", "seen"], &env)
 }
 
 /// The test's services record every call.

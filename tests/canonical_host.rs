@@ -13,15 +13,7 @@ use serde_json::json;
 use support::*;
 
 fn peer03(root: &Path, name: &str, scenario: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer03.py");
-    let manifest = format!(
-        "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.3\"\n\n\
-         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}, {scenario:?}]\n\
-         env = {{ OCTET_PEER_TOOLS = \"echo,seen\" }}\n\n\
-         [contributes]\ntools = [\"echo\", \"seen\"]\n",
-        script.to_string_lossy(),
-    );
-    write_manifest(root, name, &manifest)
+    peer03_extension(root, name, scenario, &["echo", "seen"], "")
 }
 
 #[test]

@@ -21,6 +21,18 @@ use support::*;
 const PLANTED: &str = "PLANTED-s3cret-7f1d2c";
 const PLANTED_CREDENTIAL: &str = "PLANTED-cred-99ab";
 
+/// Fails when `everything` carries a planted value.
+fn assert_nothing_planted(everything: &str) {
+    assert!(
+        !everything.contains(PLANTED),
+        "the secret leaked: {everything}"
+    );
+    assert!(
+        !everything.contains(PLANTED_CREDENTIAL),
+        "the credential leaked: {everything}"
+    );
+}
+
 /// Records every log line of this test process.
 struct Recorder(Mutex<Vec<String>>);
 
@@ -103,14 +115,7 @@ fn planted_secrets_reach_the_extension_and_nothing_else_through_the_library() {
         everything.contains("secret/get"),
         "the trace saw the request"
     );
-    assert!(
-        !everything.contains(PLANTED),
-        "the secret leaked: {everything}"
-    );
-    assert!(
-        !everything.contains(PLANTED_CREDENTIAL),
-        "the credential leaked"
-    );
+    assert_nothing_planted(&everything);
 }
 
 #[test]
@@ -217,12 +222,5 @@ fn serve_clients_answer_the_brokers_and_the_secret_stays_off_every_line() {
         .unwrap();
     serve.wait().unwrap();
     let everything = format!("{}\n{stderr}", seen.join("\n"));
-    assert!(
-        !everything.contains(PLANTED),
-        "the secret leaked: {everything}"
-    );
-    assert!(
-        !everything.contains(PLANTED_CREDENTIAL),
-        "the credential leaked"
-    );
+    assert_nothing_planted(&everything);
 }

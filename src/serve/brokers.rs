@@ -76,17 +76,27 @@ fn intent_json(intent: &Intent) -> Value {
     })
 }
 
-impl PolicyEngine for Forward {
-    fn evaluate(&self, request: &PolicyRequest<'_>) -> Decision {
-        let answer = self.ask(
-            Broker::Policy,
+impl Forward {
+    /// Asks `broker` about the intent of `request`.
+    fn ask_intent(
+        &self,
+        broker: Broker,
+        request: &PolicyRequest<'_>,
+    ) -> Option<Result<Value, crate::services::bound::ServiceRefusal>> {
+        self.ask(
+            broker,
             request.extension,
             request.owner,
             request.parent_request_id,
             intent_json(request.intent),
             request.cancelled,
-        );
-        match answer {
+        )
+    }
+}
+
+impl PolicyEngine for Forward {
+    fn evaluate(&self, request: &PolicyRequest<'_>) -> Decision {
+        match self.ask_intent(Broker::Policy, request) {
             Some(Ok(result)) => match result["decision"].as_str() {
                 Some("allow") => Decision::Allow,
                 Some("ask") => Decision::Ask,
@@ -99,15 +109,7 @@ impl PolicyEngine for Forward {
 
 impl Approver for Forward {
     fn approve(&self, request: &PolicyRequest<'_>) -> Approval {
-        let answer = self.ask(
-            Broker::Approvals,
-            request.extension,
-            request.owner,
-            request.parent_request_id,
-            intent_json(request.intent),
-            request.cancelled,
-        );
-        match answer {
+        match self.ask_intent(Broker::Approvals, request) {
             Some(Ok(result)) if result["approved"] == true => Approval::Approved,
             _ => Approval::Declined,
         }

@@ -203,17 +203,23 @@ mod tests {
         false
     }
 
-    #[test]
-    fn a_goodbye_leaves_everything_alone() {
-        let root = tempfile::tempdir().unwrap();
-        let guardian = Guardian::start(root.path()).unwrap();
-        let mut sleeper = Command::new("sleep")
+    /// A `sleep` leading its own group, and a lease watching that group.
+    fn watched_sleeper(guardian: &Arc<Guardian>) -> (std::process::Child, GuardianLease) {
+        let sleeper = Command::new("sleep")
             .arg("30")
             .process_group(0)
             .spawn()
             .unwrap();
         let mut lease = guardian.lease();
         lease.watch_group(sleeper.id());
+        (sleeper, lease)
+    }
+
+    #[test]
+    fn a_goodbye_leaves_everything_alone() {
+        let root = tempfile::tempdir().unwrap();
+        let guardian = Guardian::start(root.path()).unwrap();
+        let (mut sleeper, _lease) = watched_sleeper(&guardian);
         guardian.goodbye();
         assert!(root.path().is_dir());
         assert!(
@@ -230,13 +236,7 @@ mod tests {
         let root = parent.path().join("root");
         std::fs::create_dir_all(root.join("gen-1")).unwrap();
         let guardian = Guardian::start(&root).unwrap();
-        let mut sleeper = Command::new("sleep")
-            .arg("30")
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let mut lease = guardian.lease();
-        lease.watch_group(sleeper.id());
+        let (mut sleeper, lease) = watched_sleeper(&guardian);
         let forgotten = guardian.lease();
         drop(forgotten);
         // What the kernel does when the host dies: the write end closes.

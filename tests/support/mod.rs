@@ -27,6 +27,34 @@ fn toml_list(items: &[&str]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
+/// Writes `<root>/<name>/extension.toml` running the raw API 0.3 peer
+/// (`tests/fixtures/peer03.py`) in `scenario`, offering `tools`; `env` holds extra
+/// `[entrypoint].env` entries (`KEY = "value", ...`), such as `OCTET_PEER_SELECT`.
+pub fn peer03_extension(
+    root: &Path,
+    name: &str,
+    scenario: &str,
+    tools: &[&str],
+    env: &str,
+) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer03.py");
+    let env = if env.is_empty() {
+        String::new()
+    } else {
+        format!(", {env}")
+    };
+    let manifest = format!(
+        "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.3\"\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}, {scenario:?}]\n\
+         env = {{ OCTET_PEER_TOOLS = {:?}{env} }}\n\n\
+         [contributes]\ntools = {}\n",
+        script.to_string_lossy(),
+        tools.join(","),
+        toml_list(tools),
+    );
+    write_manifest(root, name, &manifest)
+}
+
 /// Writes `<root>/<name>/extension.toml` running the raw peer with `scenario` and
 /// returns the extension directory.
 pub fn peer_extension(
