@@ -213,12 +213,14 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
     for needles in later {
         assert!(has_line(needles), "{needles:?} missing:\n{text}");
     }
-    // API 0.3 runs when the host supports it, and is skipped with a typed error if not.
+    // API 0.3 runs: a demo step passes or fails, and none is ever skipped.
     assert!(has_line(&["API 0.3 (canonical wire)"]), "{text}");
     assert!(
-        has_line(&["← Hello, canonical!"]) || has_line(&["skipped: [start."]),
+        has_line(&["tool/call hello-canonical hello_canonical"]),
         "{text}"
     );
+    assert!(has_line(&["← Hello, canonical!"]), "{text}");
+    assert!(!has_line(&["skipped: ["]), "{text}");
     assert!(has_line(&["shutdown"]), "{text}");
     for name in [
         "hello-world#2",
@@ -268,6 +270,10 @@ fn demo_json_is_one_document_of_steps() {
         assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
     }
     assert!(steps.iter().all(|s| s["ok"] == true), "{document:#}");
+    assert!(
+        steps.iter().all(|s| s.get("skipped").is_none()),
+        "no step is skipped: {document:#}"
+    );
     let apis: Vec<&str> = steps
         .iter()
         .filter(|s| s["step"] == "start")

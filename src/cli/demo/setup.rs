@@ -92,9 +92,9 @@ pub(super) const MORE_EXAMPLES: [Example; 4] = [
     },
     Example {
         name: CANONICAL,
-        program: "hello-world",
+        program: "hello-canonical",
         api: "0.3",
-        description: "hello-world on the API 0.3 canonical wire",
+        description: "hello-world on the API 0.3 canonical wire, its tool hello_canonical",
         capabilities: no_capabilities,
         contributes: canonical_contributes,
     },
@@ -193,10 +193,7 @@ fn notes_contributes() -> Table {
 
 fn canonical_contributes() -> Table {
     let mut t = Table::new();
-    t.insert("tools".into(), strings(&["hello_world"]));
-    // hello_world sends a notification; on API 0.3 the host offers the method only
-    // when the manifest declares it.
-    t.insert("notifications".into(), Value::Boolean(true));
+    t.insert("tools".into(), strings(&["hello_canonical"]));
     t
 }
 

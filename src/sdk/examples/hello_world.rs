@@ -18,9 +18,23 @@ struct HelloArgs {
 /// notification), command `hello [name]`, hooks `before_prompt` and `after_response`
 /// (both continue), context, status, and a renderer for `hello_world`.
 pub fn hello_world() -> Extension {
+    greeter("hello_world", true)
+}
+
+/// `hello-canonical`: hello-world with its tool named `hello_canonical`, so that it can
+/// run beside hello-world (tool names are unique across a host, section 2.11). The demo
+/// runs it on the API 0.3 canonical wire, whose vocabulary has no `notification`, so it
+/// greets without one.
+pub fn hello_canonical() -> Extension {
+    greeter("hello_canonical", false)
+}
+
+/// hello-world's extension, its greeting tool (and renderer) called `tool`; `notify`
+/// sends the success notification with each greeting.
+fn greeter(tool: &'static str, notify: bool) -> Extension {
     Extension::new()
         .tool(
-            "hello_world",
+            tool,
             "Greet someone from an executable extension",
             json!({
                 "type": "object",
@@ -28,12 +42,14 @@ pub fn hello_world() -> Extension {
                 "required": ["name"],
                 "additionalProperties": false
             }),
-            |args: HelloArgs, cx: &Context| {
-                cx.notify(
-                    NotificationLevel::Success,
-                    "Hello",
-                    format!("hello_world greeted {}", args.name),
-                );
+            move |args: HelloArgs, cx: &Context| {
+                if notify {
+                    cx.notify(
+                        NotificationLevel::Success,
+                        "Hello",
+                        format!("{tool} greeted {}", args.name),
+                    );
+                }
                 Ok(ToolOutput::text(format!("Hello, {}!", args.name)))
             },
         )
@@ -71,7 +87,7 @@ pub fn hello_world() -> Extension {
                     .with_style_role("extension.hello_world.status"),
             ))
         })
-        .renderer("hello_world", |request, _cx| {
+        .renderer(tool, |request, _cx| {
             Ok(RenderOutput::new(vec![RenderSegment::styled(
                 request.output_text(),
                 "extension.hello_world.greeting",

@@ -15,7 +15,7 @@ mod test_extension;
 
 pub use checkpoint::checkpoint;
 pub use git_status::git_status;
-pub use hello_world::hello_world;
+pub use hello_world::{hello_canonical, hello_world};
 pub use notes::notes;
 pub use showcase::showcase;
 pub use test_extension::test_extension;
@@ -23,8 +23,9 @@ pub use test_extension::test_extension;
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 7] = [
     "hello-world",
+    "hello-canonical",
     "git-status",
     "checkpoint",
     "test-extension",
@@ -36,6 +37,7 @@ pub const NAMES: [&str; 6] = [
 pub fn by_name(name: &str) -> Option<Extension> {
     match name.replace('_', "-").as_str() {
         "hello-world" => Some(hello_world()),
+        "hello-canonical" => Some(hello_canonical()),
         "git-status" => Some(git_status()),
         "checkpoint" => Some(checkpoint()),
         "test-extension" => Some(test_extension()),
