@@ -222,13 +222,46 @@ pub(crate) struct CompletionsArgs {
 }
 
 /// Prints the completion script of `shell` on stdout.
+///
+/// clap_complete's bash script names its per-subcommand `case` arms after the binary
+/// with every `-` turned into `__subcmd__` (`octet__subcmd__host__subcmd__call`), while
+/// its word loop builds `octet__host__subcmd__call`: with a hyphenated binary name
+/// nothing after the subcommand would complete. The arms are renamed to what the loop
+/// builds. Its fish script offers no values for a subcommand's positional arguments
+/// (`completions <TAB>` listed files): a `complete` line per such argument adds them.
 pub(crate) fn run_completions(args: &CompletionsArgs) -> i32 {
     let mut command = super::Cli::command();
-    clap_complete::generate(
-        args.shell,
-        &mut command,
-        "octet-host",
-        &mut std::io::stdout(),
-    );
-    0
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "octet-host", &mut script);
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    match args.shell {
+        clap_complete::Shell::Bash => {
+            script = script.replace("octet__subcmd__host", "octet__host");
+        }
+        clap_complete::Shell::Fish => {
+            for subcommand in command.get_subcommands() {
+                for positional in subcommand.get_positionals() {
+                    let values: Vec<String> = positional
+                        .get_possible_values()
+                        .iter()
+                        .filter(|v| !v.is_hide_set())
+                        .map(|v| v.get_name().to_string())
+                        .collect();
+                    if !values.is_empty() {
+                        script.push_str(&format!(
+                            "complete -c octet-host -n \"__fish_octet_host_using_subcommand {}\" -f -a \"{}\"\n",
+                            subcommand.get_name(),
+                            values.join(" ")
+                        ));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    use std::io::Write;
+    match std::io::stdout().write_all(script.as_bytes()) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
 }

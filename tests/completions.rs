@@ -1,0 +1,89 @@
+//! `octet-host completions SHELL` completes: each script is loaded into its shell and
+//! asked for candidates as a user's TAB would, after a subcommand too. Bash always;
+//! fish where it is installed (`.ci/run` installs it).
+
+mod support;
+
+use std::process::Command;
+
+/// The completion script of `shell`, from the real binary.
+fn script(shell: &str) -> String {
+    let output = Command::new(support::octet_binary())
+        .args(["completions", shell])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The candidates bash offers for `words` (the last one being completed).
+fn bash_candidates(script_path: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let program = format!(
+        "source '{}'\n\
+         COMP_WORDS=({})\n\
+         COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n\
+         _octet__host octet-host \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"\n\
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script_path.display(),
+        quoted.join(" "),
+    );
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(program)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completes_after_a_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("octet-host.bash");
+    std::fs::write(&path, script("bash")).unwrap();
+    let candidates = bash_candidates(&path, &["octet-host", "ca"]);
+    assert_eq!(candidates, vec!["call"]);
+    let candidates = bash_candidates(&path, &["octet-host", "call", "--ti"]);
+    assert_eq!(candidates, vec!["--timeout"]);
+    let candidates = bash_candidates(&path, &["octet-host", "new", "x", "--api", ""]);
+    assert!(candidates.contains(&"0.4".to_string()), "{candidates:?}");
+    let candidates = bash_candidates(&path, &["octet-host", "completions", ""]);
+    for shell in ["bash", "fish", "zsh"] {
+        assert!(candidates.contains(&shell.to_string()), "{candidates:?}");
+    }
+}
+
+#[test]
+fn fish_completes_after_a_subcommand_where_fish_is_installed() {
+    if Command::new("fish").arg("--version").output().is_err() {
+        eprintln!("fish is not installed here: its completion script was not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("octet-host.fish");
+    std::fs::write(&path, script("fish")).unwrap();
+    let complete = |line: &str| -> Vec<String> {
+        let program = format!("source '{}'; complete -C '{line}'", path.display());
+        let output = Command::new("fish")
+            .arg("-c")
+            .arg(program)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').next().unwrap().to_string())
+            .collect()
+    };
+    assert!(complete("octet-host ca").contains(&"call".to_string()));
+    let timeout = complete("octet-host call --ti");
+    assert!(timeout.contains(&"--timeout".to_string()), "{timeout:?}");
+    let shells = complete("octet-host completions ");
+    assert!(shells.contains(&"zsh".to_string()), "{shells:?}");
+}
