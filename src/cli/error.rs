@@ -115,6 +115,9 @@ pub(crate) enum CliError {
         /// How the extensions ended.
         report: ShutdownReport,
     },
+    /// An error already printed on stderr when it happened (at a call's deadline,
+    /// before the extensions were shut down); everything else is the inner error's.
+    Reported(Box<CliError>),
 }
 
 impl CliError {
@@ -135,6 +138,7 @@ impl CliError {
             CliError::ToolReportedError { .. } => "tool.is_error",
             CliError::DemoFailed { .. } => "demo.failed",
             CliError::Interrupted { .. } => "signal.interrupted",
+            CliError::Reported(error) => error.code(),
         }
     }
 
@@ -145,6 +149,7 @@ impl CliError {
             CliError::Call { .. } | CliError::ToolReportedError { .. } => EXIT_CALL_FAILED,
             CliError::DemoFailed { .. } => EXIT_CALL_FAILED,
             CliError::Interrupted { signal, .. } => 128 + signal,
+            CliError::Reported(error) => error.exit_code(),
             _ => EXIT_USAGE,
         }
     }
@@ -152,6 +157,9 @@ impl CliError {
     /// The error as a JSON object: `code`, `message`, `exit_code`, and `rpc_code` when
     /// a JSON-RPC error code applies.
     pub(crate) fn to_json(&self) -> Value {
+        if let CliError::Reported(error) = self {
+            return error.to_json();
+        }
         let mut error = json!({
             "code": self.code(),
             "message": self.to_string(),
@@ -267,6 +275,7 @@ impl fmt::Display for CliError {
                 crate::transport::process::signal_name(*signal),
                 report.extensions.len()
             ),
+            CliError::Reported(error) => error.fmt(f),
         }
     }
 }

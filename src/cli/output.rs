@@ -60,7 +60,9 @@ pub(crate) fn emit(result: Result<Report, CliError>, json: bool) -> i32 {
             if json {
                 print_json(&serde_json::json!({ "error": error.to_json() }));
             }
-            eprint_line(&format!("error: {error}"));
+            if !matches!(error, CliError::Reported(_)) {
+                eprint_line(&format!("error: {error}"));
+            }
             error.exit_code()
         }
     }

@@ -106,7 +106,66 @@ impl Session {
                 report: interrupt.report,
             });
         }
-        self.host.shutdown();
+        // The person waiting hears a call's failure (its deadline, say) when it
+        // happens, not after the extensions' shutdown sequence.
+        let result = result.map_err(|error| {
+            super::output::eprint_line(&format!("error: {error}"));
+            CliError::Reported(Box::new(error))
+        });
+        self.shutdown_attended();
         result
     }
+
+    /// Shuts the host down, saying what it waits for when that takes more than a
+    /// moment; a signal meanwhile kills every process group at once.
+    fn shutdown_attended(&self) {
+        let host = self.host.clone();
+        let (done, finished) = crossbeam_channel::bounded(1);
+        let shutdown = std::thread::spawn(move || {
+            host.shutdown();
+            let _ = done.send(());
+        });
+        let timed_out = |r: Result<(), crossbeam_channel::RecvTimeoutError>| {
+            r == Err(crossbeam_channel::RecvTimeoutError::Timeout)
+        };
+        if timed_out(finished.recv_timeout(SHUTDOWN_MOMENT)) {
+            let running: Vec<String> = self
+                .host
+                .status()
+                .into_iter()
+                .filter(|s| s.pid.is_some())
+                .map(|s| format!("`{}`", s.extension))
+                .collect();
+            super::output::eprint_line(&format!(
+                "waiting up to {} s for {} to exit (Ctrl-C kills at once)",
+                crate::limits::SHUTDOWN_AGGREGATE_DEADLINE.as_secs(),
+                if running.is_empty() {
+                    "the extensions".to_string()
+                } else {
+                    running.join(", ")
+                }
+            ));
+            let mut signals = signal_hook::iterator::Signals::new([
+                signal_hook::consts::SIGINT,
+                signal_hook::consts::SIGTERM,
+                signal_hook::consts::SIGHUP,
+            ])
+            .ok();
+            while timed_out(finished.recv_timeout(SIGNAL_POLL)) {
+                if signals
+                    .as_mut()
+                    .is_some_and(|s| s.pending().next().is_some())
+                {
+                    self.host.kill_all();
+                }
+            }
+        }
+        let _ = shutdown.join();
+    }
 }
+
+/// How long a shutdown may take before the CLI says what it waits for.
+const SHUTDOWN_MOMENT: Duration = Duration::from_millis(300);
+
+/// How often the CLI looks for a signal while it waits for the shutdown.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
