@@ -891,6 +891,22 @@ fn new_scaffolds_an_extension_that_call_runs_at_once() {
     );
     assert_eq!(rust.status.code(), Some(0), "{}", stderr(&rust));
     assert!(into.join("hello-rs/src/main.rs").is_file());
+    // No path of this machine in what it wrote: the entrypoint is the release binary
+    // beside the manifest, the SDK a path relative to the extension.
+    let manifest = std::fs::read_to_string(into.join("hello-rs/extension.toml")).unwrap();
+    assert!(
+        manifest.contains("command = \"target/release/hello-rs\""),
+        "{manifest}"
+    );
+    let cargo = std::fs::read_to_string(into.join("hello-rs/Cargo.toml")).unwrap();
+    for text in [&manifest, &cargo] {
+        assert!(!text.contains("= \"/"), "an absolute path: {text}");
+    }
+    assert!(
+        stdout(&rust).contains("cargo build --release"),
+        "{}",
+        stdout(&rust)
+    );
     let again = run(
         &strings(&["new", "hello-rs", "--into", &into.to_string_lossy()]),
         &world.workspace(),

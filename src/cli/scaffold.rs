@@ -59,22 +59,16 @@ pub(crate) fn run_new(args: &NewArgs) -> Result<Report, CliError> {
             let script = dir.join("extension.py");
             write(&script, &python_entrypoint(&tool))?;
             make_executable(&script)?;
-            ("extension.py".to_string(), Vec::new())
+            ("extension.py".to_string(), Vec::<String>::new())
         }
         Language::Rust => {
             std::fs::create_dir_all(dir.join("src")).map_err(CliError::Host)?;
-            write(&dir.join("Cargo.toml"), &rust_cargo_toml(&args.name))?;
+            let dir = std::path::absolute(&dir).map_err(CliError::Host)?;
+            write(&dir.join("Cargo.toml"), &rust_cargo_toml(&args.name, &dir))?;
             write(&dir.join("src/main.rs"), &rust_main(&tool))?;
-            let manifest = dir.join("Cargo.toml");
-            (
-                "cargo".to_string(),
-                vec![
-                    "run".to_string(),
-                    "--quiet".to_string(),
-                    "--manifest-path".to_string(),
-                    manifest.display().to_string(),
-                ],
-            )
+            // The prebuilt binary, beside the manifest: starting it never waits for a
+            // compile, and no path in the manifest is this machine's.
+            (format!("target/release/{}", args.name), Vec::new())
         }
     };
     let args_toml: Vec<String> = entry_args.iter().map(|a| format!("{a:?}")).collect();
@@ -94,11 +88,10 @@ pub(crate) fn run_new(args: &NewArgs) -> Result<Report, CliError> {
         dir.display(),
         args.name
     );
-    // A Rust entrypoint runs through `cargo run`: build it once first, so the first
-    // `initialize` does not wait for a compile.
+    // A Rust entrypoint is its release binary: build it first (and after each change).
     let call = match args.lang {
         Language::Rust => format!(
-            "cargo build --manifest-path {} && {call}",
+            "cargo build --release --manifest-path {} && {call}",
             dir.join("Cargo.toml").display()
         ),
         Language::Python => call,
@@ -173,10 +166,16 @@ for line in sys.stdin:
 
 /// The crate depends on the SDK of this very octet-host: its source tree when it is
 /// still where this binary was built from, otherwise the same version from crates.io.
-fn rust_cargo_toml(name: &str) -> String {
+/// The scaffold's `Cargo.toml`: the SDK from this octet-host's source tree, by a path
+/// relative to the extension's directory `dir` (the crate is not on crates.io yet), or
+/// by version where that tree is gone.
+fn rust_cargo_toml(name: &str, dir: &Path) -> String {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"));
     let octet = match source.join("Cargo.toml").is_file() {
-        true => format!("path = {:?}", source.display().to_string()),
+        true => format!(
+            "path = {:?}",
+            relative_to(source, dir).display().to_string()
+        ),
         false => format!("version = \"{}\"", env!("CARGO_PKG_VERSION")),
     };
     format!(
@@ -184,6 +183,21 @@ fn rust_cargo_toml(name: &str) -> String {
          [dependencies]\noctet-host = {{ {octet}, default-features = false, features = [\"sdk\"] }}\n\
          serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n",
     )
+}
+
+/// `target` as a path relative to the directory `base` (both absolute).
+fn relative_to(target: &Path, base: &Path) -> std::path::PathBuf {
+    let target: Vec<_> = target.components().collect();
+    let base: Vec<_> = base.components().collect();
+    let common = target.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut relative = std::path::PathBuf::new();
+    for _ in common..base.len() {
+        relative.push("..");
+    }
+    for part in &target[common..] {
+        relative.push(part);
+    }
+    relative
 }
 
 fn rust_main(tool: &str) -> String {
@@ -263,5 +277,18 @@ pub(crate) fn run_completions(args: &CompletionsArgs) -> i32 {
     match std::io::stdout().write_all(script.as_bytes()) {
         Ok(()) => 0,
         Err(_) => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_made_relative_to_the_extension_directory() {
+        let rel = relative_to(Path::new("/work/main"), Path::new("/tmp/exts/hello"));
+        assert_eq!(rel, Path::new("../../../work/main"));
+        let rel = relative_to(Path::new("/a/b/c"), Path::new("/a/b"));
+        assert_eq!(rel, Path::new("c"));
     }
 }
