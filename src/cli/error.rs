@@ -293,6 +293,7 @@ mod tests {
             error: StartError::UnknownExtension {
                 name: "x".into(),
                 discovered: Vec::new(),
+                problems: Vec::new(),
             },
         };
         assert_eq!(start.exit_code(), EXIT_USAGE);

@@ -122,6 +122,12 @@ impl Discovered {
         StartError::UnknownExtension {
             name: name.to_string(),
             discovered,
+            problems: self
+                .problems
+                .iter()
+                .take(3)
+                .map(|(_, problem)| problem.clone())
+                .collect(),
         }
     }
 }

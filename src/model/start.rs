@@ -104,6 +104,9 @@ pub enum StartError {
         name: String,
         /// The names that were discovered, sorted.
         discovered: Vec<String>,
+        /// What discovery could not read (a missing or unreadable directory, say),
+        /// at most three, in discovery order.
+        problems: Vec<String>,
     },
     /// A manifest for that name was found, but discovery rejected it.
     ManifestRejected {
@@ -182,7 +185,11 @@ pub enum StartError {
 impl fmt::Display for StartError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StartError::UnknownExtension { name, discovered } => {
+            StartError::UnknownExtension {
+                name,
+                discovered,
+                problems,
+            } => {
                 write!(f, "no extension named `{name}` was discovered")?;
                 if let Some(close) =
                     crate::suggest::closest(name, discovered.iter().map(String::as_str))
@@ -190,9 +197,13 @@ impl fmt::Display for StartError {
                     write!(f, "; did you mean `{close}`?")?;
                 }
                 match discovered.is_empty() {
-                    true => write!(f, " (none were)"),
-                    false => write!(f, " (discovered: {})", discovered.join(", ")),
+                    true => write!(f, " (none were)")?,
+                    false => write!(f, " (discovered: {})", discovered.join(", "))?,
                 }
+                if !problems.is_empty() {
+                    write!(f, "; discovery found: {}", problems.join("; "))?;
+                }
+                Ok(())
             }
             StartError::ManifestRejected { name, diagnostics } => {
                 write!(

@@ -17,7 +17,7 @@ use crate::transport::ConnId;
 use crate::wire::RequestId;
 
 /// What a bound service is told about one request.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ServiceCall {
     /// The generation that asked.
@@ -37,6 +37,20 @@ pub struct ServiceCall {
     /// cancelled the request, or the generation ended. The extension has been
     /// answered already; a reply sent after this is ignored.
     pub cancelled: CancelFlag,
+}
+
+/// Shows what an embedder needs: the method, who asks, the parent and the owner.
+impl std::fmt::Debug for ServiceCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceCall")
+            .field("method", &self.method.name())
+            .field("source", &self.source.to_string())
+            .field("parent_request_id", &self.parent_request_id)
+            .field("owner", &self.owner)
+            .field("independent", &self.independent)
+            .field("cancelled", &self.cancelled.is_cancelled())
+            .finish()
+    }
 }
 
 /// How a service request ended, as the dispatcher receives it.
