@@ -1,5 +1,6 @@
-//! What a newcomer hits first: errors that show the directory problem behind an
-//! unknown extension.
+//! What a newcomer hits first, through the real binary: an unknown extension shows the
+//! directory problem behind it, a menu that is not declared says how to declare one,
+//! and `status` with nothing discovered says where it looked.
 
 mod support;
 
@@ -22,4 +23,40 @@ fn an_unknown_extension_shows_the_directory_discovery_could_not_read() {
     );
     assert!(stderr.contains("./nope"), "{stderr}");
     assert!(stderr.contains("No such file or directory"), "{stderr}");
+}
+
+#[test]
+fn a_menu_that_is_not_declared_is_a_usage_error_with_the_fix() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = support::peer_extension(root.path(), "plain", "0.2", &["good"], &["echo"]);
+    let output = Command::new(support::octet_binary())
+        .args(["--workspace"])
+        .arg(root.path())
+        .args(["--no-global", "--extension-dir"])
+        .arg(&dir)
+        .args(["menu", "plain"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`plain` declares no menu"), "{stderr}");
+    assert!(stderr.contains("menu = true"), "{stderr}");
+}
+
+#[test]
+fn status_with_nothing_discovered_says_where_it_looked() {
+    let workspace = tempfile::tempdir().unwrap();
+    let output = Command::new(support::octet_binary())
+        .arg("--workspace")
+        .arg(workspace.path())
+        .args(["--no-global", "status"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("nothing was discovered"), "{stdout}");
+    let project = workspace.path().join(".octet/extensions");
+    assert!(stdout.contains(&project.display().to_string()), "{stdout}");
 }

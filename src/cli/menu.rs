@@ -45,9 +45,22 @@ fn execute(session: &Session, args: &MenuArgs, json: bool) -> Result<Report, Cli
             error: Box::new(error),
         }
     };
-    let outcome = extension
-        .collect_menu(call_options(args.timeout.filter(|_| args.item.is_none())))
-        .map_err(call_error("the menu".into()))?;
+    let outcome =
+        match extension.collect_menu(call_options(args.timeout.filter(|_| args.item.is_none()))) {
+            Ok(outcome) => outcome,
+            // Asking for a menu that is not declared is a usage error, with the fix.
+            Err(crate::host::CallError::NotDeclared { .. }) => {
+                return Err(CliError::Usage {
+                    message: format!(
+                    "`{}` declares no menu; to give it one, add `menu = true` to `[contributes]` \
+                     in its extension.toml (API 0.2 or later, with at least one command) and \
+                     answer `menu/collect`",
+                    args.name
+                ),
+                })
+            }
+            Err(error) => return Err(call_error("the menu".into())(error)),
+        };
     let Some(path) = &args.item else {
         let fallback = outcome.fallback_reason.as_ref().map(|r| r.to_string());
         return Ok(Report::new(

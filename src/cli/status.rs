@@ -38,6 +38,12 @@ fn collect(session: &Session, name: Option<&str>) -> Result<Report, CliError> {
     let mut text: String = statuses.iter().map(|s| status_text(s, "")).collect();
     if statuses.is_empty() {
         text.push_str("no extension running\n");
+        if name.is_none() {
+            text.push_str(&format!(
+                "nothing was discovered; {}\n",
+                where_it_looked(session)
+            ));
+        }
     }
     let mut report = Report::new(
         json!({
@@ -94,4 +100,21 @@ pub(crate) fn status_text(s: &ExtensionStatus, prefix: &str) -> String {
         let _ = writeln!(text, "{prefix}  stderr: {line}");
     }
     text
+}
+
+/// Where discovery looked, for a `status` that found nothing to start.
+fn where_it_looked(session: &Session) -> String {
+    let host = session.host();
+    let project = host.workspace().join(".octet/extensions");
+    let mut places = vec![format!("{} (project)", project.display())];
+    match std::env::var_os("HOME") {
+        Some(home) => places.push(format!(
+            "{} (global, unless --no-global)",
+            std::path::Path::new(&home)
+                .join(".octet/extensions")
+                .display()
+        )),
+        None => places.push("no global directory ($HOME is not set)".into()),
+    }
+    format!("looked in {} and every --extension-dir", places.join(", "))
 }
