@@ -90,7 +90,12 @@ impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Diagnostic::InvalidFrame { error, bytes } => {
-                write!(f, "ignored an invalid frame of {bytes} bytes: {error}")
+                write!(f, "ignored an invalid frame of {bytes} bytes: {error}")?;
+                // A line that is not JSON at all is almost always a stray log line.
+                if matches!(error, crate::wire::FrameError::Parse { .. }) {
+                    f.write_str(" (print diagnostics to stderr, not stdout)")?;
+                }
+                Ok(())
             }
             Diagnostic::OversizedFrame { bytes } => {
                 write!(f, "discarded an oversized frame of {bytes} bytes")
@@ -259,6 +264,26 @@ impl EventSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_that_is_not_json_hints_at_stderr() {
+        let parse = crate::wire::parse_json(b"starting up").unwrap_err();
+        let text = Diagnostic::InvalidFrame {
+            error: parse,
+            bytes: 12,
+        }
+        .to_string();
+        assert!(
+            text.ends_with("(print diagnostics to stderr, not stdout)"),
+            "{text}"
+        );
+        let envelope = Diagnostic::InvalidFrame {
+            error: crate::wire::FrameError::BadVersion,
+            bytes: 40,
+        }
+        .to_string();
+        assert!(!envelope.contains("stderr"), "{envelope}");
+    }
 
     #[test]
     fn a_full_channel_drops_and_counts() {
