@@ -1,6 +1,7 @@
 //! What a newcomer hits first, through the real binary: an unknown extension shows the
 //! directory problem behind it, a menu that is not declared says how to declare one,
-//! and `status` with nothing discovered says where it looked.
+//! `status` with nothing discovered says where it looked, and an unknown hook gets a
+//! "did you mean".
 
 mod support;
 
@@ -59,4 +60,22 @@ fn status_with_nothing_discovered_says_where_it_looked() {
     assert!(stdout.contains("nothing was discovered"), "{stdout}");
     let project = workspace.path().join(".octet/extensions");
     assert!(stdout.contains(&project.display().to_string()), "{stdout}");
+}
+
+#[test]
+fn an_unknown_hook_gets_did_you_mean() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = support::peer_extension(root.path(), "plain", "0.2", &["good"], &["echo"]);
+    let output = Command::new(support::octet_binary())
+        .arg("--workspace")
+        .arg(root.path())
+        .args(["--no-global", "--extension-dir"])
+        .arg(&dir)
+        .args(["hook", "plain", "befor_prompt"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("did you mean `before_prompt`?"), "{stderr}");
 }

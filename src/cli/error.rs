@@ -243,7 +243,11 @@ impl fmt::Display for CliError {
             CliError::Stdin(e) => write!(f, "cannot read standard input: {e}"),
             CliError::UnknownHook { name } => {
                 let known: Vec<&str> = HookName::ALL.iter().map(|h| h.as_str()).collect();
-                write!(f, "unknown hook `{name}`; known: {}", known.join(", "))
+                write!(f, "unknown hook `{name}`")?;
+                if let Some(close) = crate::suggest::closest(name, known.iter().copied()) {
+                    write!(f, "; did you mean `{close}`?")?;
+                }
+                write!(f, " (known: {})", known.join(", "))
             }
             CliError::HookPayload {
                 hook,

@@ -133,6 +133,8 @@ pub enum ManifestError {
     UnknownKey {
         /// Dotted path of the unknown key, such as `capabilities.sandbox`.
         path: String,
+        /// The known key of that table it most likely meant, such as `contributes`.
+        did_you_mean: Option<String>,
     },
     /// A required field is absent.
     MissingField {
@@ -293,7 +295,7 @@ impl ManifestError {
     pub fn field(&self) -> Option<String> {
         let field = match self {
             ManifestError::Toml { .. } | ManifestError::InvalidHostVersion { .. } => return None,
-            ManifestError::UnknownKey { path } => path.clone(),
+            ManifestError::UnknownKey { path, .. } => path.clone(),
             ManifestError::MissingField { field }
             | ManifestError::WrongType { field, .. }
             | ManifestError::InvalidName { field, .. }
@@ -338,8 +340,12 @@ impl fmt::Display for ManifestError {
                     _ => write!(f, "extension.toml is not valid TOML: {message}"),
                 }
             }
-            ManifestError::UnknownKey { path } => {
-                write!(f, "`{path}` is not a known manifest key")
+            ManifestError::UnknownKey { path, did_you_mean } => {
+                write!(f, "`{path}` is not a known manifest key")?;
+                if let Some(known) = did_you_mean {
+                    write!(f, "; did you mean `{known}`?")?;
+                }
+                Ok(())
             }
             ManifestError::MissingField { field } => write!(f, "`{field}` is required"),
             ManifestError::WrongType {

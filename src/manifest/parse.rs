@@ -421,6 +421,8 @@ impl<'a> Table<'a> {
         {
             Some(key) => Err(ManifestError::UnknownKey {
                 path: self.path(key),
+                did_you_mean: crate::suggest::closest(key, allowed.iter().copied())
+                    .map(|known| self.path(known)),
             }),
             None => Ok(()),
         }
