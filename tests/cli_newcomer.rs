@@ -1,7 +1,7 @@
 //! What a newcomer hits first, through the real binary: an unknown extension shows the
 //! directory problem behind it, a menu that is not declared says how to declare one,
 //! `status` with nothing discovered says where it looked, and an unknown hook gets a
-//! "did you mean".
+//! "did you mean", and `inspect` shows an API 0.3 contract.
 
 mod support;
 
@@ -78,4 +78,31 @@ fn an_unknown_hook_gets_did_you_mean() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("did you mean `before_prompt`?"), "{stderr}");
+}
+
+#[test]
+fn inspect_shows_the_api_0_3_contract_it_selected() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = support::peer03_extension(root.path(), "p03", "good", &["echo"], "");
+    let output = Command::new(support::octet_binary())
+        .arg("--workspace")
+        .arg(root.path())
+        .args(["--no-global", "--json", "--extension-dir"])
+        .arg(&dir)
+        .args(["inspect", "p03"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let contract = &document["contract"];
+    assert_eq!(
+        contract["capabilities"],
+        serde_json::json!(["content_parts", "core", "request_cancellation", "tool_call"]),
+        "{document}"
+    );
+    assert!(contract["methods"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("tool/call")));
 }

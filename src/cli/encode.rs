@@ -17,7 +17,7 @@ use crate::validate::{
 
 /// What `initialize` settled.
 pub(crate) fn negotiated(n: &Negotiated) -> Value {
-    json!({
+    let mut negotiated = json!({
         "api_version": n.api_version.as_str(),
         "features": n.features,
         "max_concurrent_requests": n.max_concurrent_requests,
@@ -28,7 +28,12 @@ pub(crate) fn negotiated(n: &Negotiated) -> Value {
             .collect::<Vec<_>>(),
         "tools": n.tools,
         "commands": n.commands,
-    })
+    });
+    // API 0.3: the capabilities and methods its contract selected.
+    if let Some(contract) = &n.contract {
+        negotiated["contract"] = contract.to_value();
+    }
+    negotiated
 }
 
 /// A tool result: its wire form plus the joined text.

@@ -44,6 +44,21 @@ pub(crate) fn negotiated_text(info: &StartedExtension, prefix: &str) -> String {
         features.join(", ")
     };
     let _ = writeln!(text, "{prefix}  features: {features}");
+    // API 0.3 selects capabilities and methods in its contract instead.
+    if let Some(contract) = &n.contract {
+        let selected = contract.to_value();
+        let list = |key: &str| -> String {
+            let names: Vec<&str> = selected[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str())
+                .collect();
+            names.join(", ")
+        };
+        let _ = writeln!(text, "{prefix}  capabilities: {}", list("capabilities"));
+        let _ = writeln!(text, "{prefix}  methods: {}", list("methods"));
+    }
     let _ = writeln!(
         text,
         "{prefix}  max_concurrent_requests: {}",

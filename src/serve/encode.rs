@@ -192,7 +192,7 @@ fn diagnostic_fields(diagnostic: &Diagnostic) -> Value {
 /// What `start` settled: the generation, its pid, the negotiated catalog.
 pub(crate) fn started(info: &StartedExtension) -> Value {
     let negotiated = &info.negotiated;
-    json!({
+    let mut started = json!({
         "extension": info.name,
         "generation": info.generation,
         "api_version": info.api_version.as_str(),
@@ -206,7 +206,12 @@ pub(crate) fn started(info: &StartedExtension) -> Value {
             .collect::<Vec<_>>(),
         "tools": serde_json::to_value(&negotiated.tools).unwrap_or(Value::Null),
         "commands": serde_json::to_value(&negotiated.commands).unwrap_or(Value::Null),
-    })
+    });
+    // API 0.3: what the contract selected (its features are the required two).
+    if let Some(contract) = &negotiated.contract {
+        started["contract"] = contract.to_value();
+    }
+    started
 }
 
 /// One live generation's status.

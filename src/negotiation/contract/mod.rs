@@ -359,6 +359,16 @@ pub struct Contract {
 }
 
 impl Contract {
+    /// The selection as JSON: `{"capabilities": [..], "methods": [..]}`, in wire order.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::json!({
+            "capabilities": self.capabilities.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+            "methods": self.methods.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl Contract {
     /// Whether `method` (a wire name) was selected.
     pub fn allows(&self, method: &str) -> bool {
         ContractMethod::parse(method).is_some_and(|m| self.methods.contains(&m))
