@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::services::{Broker, ServeServices};
+use super::bindings::Broker;
+use super::services::ServeServices;
 use crate::model::events::GenerationRef;
 use crate::services::bound::ServiceBindings;
 use crate::services::{

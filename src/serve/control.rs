@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
-use super::services::ServeBinding;
 use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;

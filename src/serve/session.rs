@@ -237,7 +237,7 @@ impl Session {
         id: Option<&ClientId>,
         extension: String,
         startup_timeout: Option<std::time::Duration>,
-        services: Vec<super::services::ServeBinding>,
+        services: Vec<super::bindings::ServeBinding>,
     ) {
         // A start of an extension that is already starting gets that start's outcome
         // (not `already_running` while it may still fail).
@@ -257,7 +257,7 @@ impl Session {
         // reload reviving a parked extension).
         let options = StartOptions {
             startup_timeout,
-            services: (!services.is_empty()).then(|| self.services.bindings(&services)),
+            services: (!services.is_empty()).then(|| bind(&self.services, &services)),
         };
         let spawned = self.spawn(id, "octet-serve-start", move || {
             let line = |id: Option<&ClientId>, outcome: &Result<Value, ServeError>| match outcome {
@@ -622,4 +622,20 @@ fn reply_head(id: Option<&ClientId>, ok: bool) -> Map<String, Value> {
     line.insert("id".into(), id.map_or(Value::Null, ClientId::to_value));
     line.insert("ok".into(), ok.into());
     line
+}
+
+/// Bindings that forward the named services to the client: request services through
+/// the service lines, brokers through their forwarders.
+fn bind(
+    services: &Arc<ServeServices>,
+    named: &[super::bindings::ServeBinding],
+) -> crate::services::bound::ServiceBindings {
+    use super::bindings::ServeBinding;
+    named.iter().fold(
+        crate::services::bound::ServiceBindings::new(),
+        |bindings, binding| match binding {
+            ServeBinding::Kind(kind) => services.bind_kind(bindings, *kind),
+            ServeBinding::Broker(broker) => super::brokers::bind(bindings, *broker, services),
+        },
+    )
 }
