@@ -5,7 +5,18 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// `octet-host --workspace WORKSPACE --no-global [--extension-dir DIR] ARGS..`.
+fn octet(workspace: &Path, dir: Option<&Path>, args: &[&str]) -> Output {
+    let mut command = Command::new(support::octet_binary());
+    command.arg("--workspace").arg(workspace).arg("--no-global");
+    if let Some(dir) = dir {
+        command.arg("--extension-dir").arg(dir);
+    }
+    command.args(args).stdin(Stdio::null()).output().unwrap()
+}
 
 #[test]
 fn an_unknown_extension_shows_the_directory_discovery_could_not_read() {
@@ -30,15 +41,7 @@ fn an_unknown_extension_shows_the_directory_discovery_could_not_read() {
 fn a_menu_that_is_not_declared_is_a_usage_error_with_the_fix() {
     let root = tempfile::tempdir().unwrap();
     let dir = support::peer_extension(root.path(), "plain", "0.2", &["good"], &["echo"]);
-    let output = Command::new(support::octet_binary())
-        .args(["--workspace"])
-        .arg(root.path())
-        .args(["--no-global", "--extension-dir"])
-        .arg(&dir)
-        .args(["menu", "plain"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let output = octet(root.path(), Some(&dir), &["menu", "plain"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("`plain` declares no menu"), "{stderr}");
@@ -48,13 +51,7 @@ fn a_menu_that_is_not_declared_is_a_usage_error_with_the_fix() {
 #[test]
 fn status_with_nothing_discovered_says_where_it_looked() {
     let workspace = tempfile::tempdir().unwrap();
-    let output = Command::new(support::octet_binary())
-        .arg("--workspace")
-        .arg(workspace.path())
-        .args(["--no-global", "status"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let output = octet(workspace.path(), None, &["status"]);
     assert_eq!(output.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("nothing was discovered"), "{stdout}");
@@ -66,15 +63,7 @@ fn status_with_nothing_discovered_says_where_it_looked() {
 fn an_unknown_hook_gets_did_you_mean() {
     let root = tempfile::tempdir().unwrap();
     let dir = support::peer_extension(root.path(), "plain", "0.2", &["good"], &["echo"]);
-    let output = Command::new(support::octet_binary())
-        .arg("--workspace")
-        .arg(root.path())
-        .args(["--no-global", "--extension-dir"])
-        .arg(&dir)
-        .args(["hook", "plain", "befor_prompt"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let output = octet(root.path(), Some(&dir), &["hook", "plain", "befor_prompt"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("did you mean `before_prompt`?"), "{stderr}");
@@ -84,15 +73,7 @@ fn an_unknown_hook_gets_did_you_mean() {
 fn inspect_shows_the_api_0_3_contract_it_selected() {
     let root = tempfile::tempdir().unwrap();
     let dir = support::peer03_extension(root.path(), "p03", "good", &["echo"], "");
-    let output = Command::new(support::octet_binary())
-        .arg("--workspace")
-        .arg(root.path())
-        .args(["--no-global", "--json", "--extension-dir"])
-        .arg(&dir)
-        .args(["inspect", "p03"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let output = octet(root.path(), Some(&dir), &["--json", "inspect", "p03"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let contract = &document["contract"];

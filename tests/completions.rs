@@ -28,16 +28,18 @@ fn bash_candidates(script_path: &std::path::Path, words: &[&str]) -> Vec<String>
         script_path.display(),
         quoted.join(" "),
     );
-    let output = Command::new("bash")
-        .arg("-c")
-        .arg(program)
-        .output()
-        .unwrap();
+    candidates("bash", &program)
+}
+
+/// Runs `program` in `shell` and returns the first tab-separated field of each line it
+/// prints: the candidates, without fish's descriptions.
+fn candidates(shell: &str, program: &str) -> Vec<String> {
+    let output = Command::new(shell).arg("-c").arg(program).output().unwrap();
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout)
         .unwrap()
         .lines()
-        .map(str::to_string)
+        .map(|l| l.split('\t').next().unwrap().to_string())
         .collect()
 }
 
@@ -68,18 +70,10 @@ fn fish_completes_after_a_subcommand_where_fish_is_installed() {
     let path = dir.path().join("octet-host.fish");
     std::fs::write(&path, script("fish")).unwrap();
     let complete = |line: &str| -> Vec<String> {
-        let program = format!("source '{}'; complete -C '{line}'", path.display());
-        let output = Command::new("fish")
-            .arg("-c")
-            .arg(program)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8(output.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| l.split('\t').next().unwrap().to_string())
-            .collect()
+        candidates(
+            "fish",
+            &format!("source '{}'; complete -C '{line}'", path.display()),
+        )
     };
     assert!(complete("octet-host ca").contains(&"call".to_string()));
     let timeout = complete("octet-host call --ti");
