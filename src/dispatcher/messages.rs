@@ -24,7 +24,6 @@ use crate::limits::{
 };
 use crate::model::events::Diagnostic;
 use crate::model::notify::{NotifyError, Wave1Notification};
-use crate::negotiation::Feature;
 use crate::services::bound::{check_message_id, Refusal, ServiceKind, ServiceRefusal};
 use crate::transport::{ConnId, OutboundFrame};
 use crate::validate::encoded_len;
@@ -89,18 +88,20 @@ impl Dispatcher {
                 c.source.generation
             )));
         }
-        let negotiated = |feature: Feature| {
+        // The notification table names the kind whose feature gates each one.
+        let kind = notification.notification().kind();
+        let negotiated = kind.feature().is_some_and(|feature| {
             c.negotiated
                 .as_ref()
                 .is_some_and(|n| n.features.contains(feature))
-        };
+        });
+        if !negotiated {
+            return refused(
+                Refusal::UnsupportedFeature.because(format!("{kind} was not negotiated")),
+            );
+        }
         match notification {
             Wave1Notification::ShortcutTrigger { id } => {
-                if !negotiated(Feature::Shortcuts) {
-                    return refused(
-                        Refusal::UnsupportedFeature.because("shortcuts was not negotiated"),
-                    );
-                }
                 // Unknown, refused or stale registrations fail closed (section 1.11).
                 let book = c.guards.get::<ShortcutBook>(ServiceKind::Shortcuts);
                 if !book.is_some_and(|book| book.is_admitted(&id)) {
@@ -112,11 +113,6 @@ impl Dispatcher {
                 self.send_notification(conn, "shortcut/trigger", json!({ "id": id }))
             }
             Wave1Notification::MessageDeltas { message_id, deltas } => {
-                if !negotiated(Feature::MessageInjection) {
-                    return refused(
-                        Refusal::UnsupportedFeature.because("message_injection was not negotiated"),
-                    );
-                }
                 check_message_id(&message_id).map_err(NotifyError::Refused)?;
                 if deltas.len() > MAX_MESSAGE_BATCH_DELTAS {
                     return refused(Refusal::BoundsExceeded.because(format!(

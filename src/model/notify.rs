@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::services::bound::ServiceRefusal;
+use crate::services::bound::{HostNotification, ServiceRefusal};
 
 /// A Wave-1 notification the embedder asks the host to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,14 +32,19 @@ pub enum Wave1Notification {
 }
 
 impl Wave1Notification {
-    /// The wire method it is sent as.
-    pub fn method(&self) -> &'static str {
+    /// The row of the notification table it is sent as.
+    pub fn notification(&self) -> HostNotification {
         match self {
-            Wave1Notification::ShortcutTrigger { .. } => "shortcut/trigger",
+            Wave1Notification::ShortcutTrigger { .. } => HostNotification::ShortcutTrigger,
             Wave1Notification::MessageDeltas { .. } | Wave1Notification::MessageSettled { .. } => {
-                "message/updated"
+                HostNotification::MessageUpdated
             }
         }
+    }
+
+    /// The wire method it is sent as.
+    pub fn method(&self) -> &'static str {
+        self.notification().name()
     }
 }
 

@@ -17,7 +17,7 @@ use crate::host::Wave1Notification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
-use crate::services::bound::{Refusal, ServiceRefusal};
+use crate::services::bound::{HostNotification, Refusal, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
@@ -334,16 +334,38 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "notify" => {
             let method = f.string("method")?;
             let params = f.object_or_empty("params")?;
-            let notification = match method.as_str() {
-                "shortcut/trigger" => Wave1Notification::ShortcutTrigger {
-                    id: closed_notification(&method, &params, &["id"])?
-                        .string("id")?,
-                },
-                _ => {
-                    return Err(ServeError::invalid_value(
+            // The notification table says which a client sends, and their closed params.
+            let row = HostNotification::from_name(&method)
+                .filter(|row| row.from_client())
+                .ok_or_else(|| {
+                    let sendable: Vec<&str> = HostNotification::ALL
+                        .iter()
+                        .filter(|row| row.from_client())
+                        .map(|row| row.name())
+                        .collect();
+                    ServeError::invalid_value(
                         "method",
-                        &["shortcut/trigger (message/updated is sent by message_delta and message_settled)"],
-                    ))
+                        &[&format!(
+                            "{} (message/updated is sent by message_delta and message_settled)",
+                            sendable.join(", ")
+                        )],
+                    )
+                })?;
+            let fields = closed_notification(&method, &params, row.members())?;
+            let notification = match row {
+                HostNotification::ShortcutTrigger => Wave1Notification::ShortcutTrigger {
+                    id: fields.string("id")?,
+                },
+                // A row the client may send whose typed form this serve lacks.
+                other => {
+                    return Err(ServeError::new(
+                        ErrorCode::InvalidValue,
+                        format!(
+                            "{} cannot be sent through notify by this serve",
+                            other.name()
+                        ),
+                    )
+                    .with("field", "method"))
                 }
             };
             Ok(Op::Notify {

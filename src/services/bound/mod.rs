@@ -40,4 +40,6 @@ pub use session_services::{
     ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
     SessionLifecycleService, ShortcutService,
 };
-pub use table::{Admission, ErrorFamily, Offer, ServiceKind, ServiceMethod, Shape};
+pub use table::{
+    Admission, ErrorFamily, HostNotification, Offer, ServiceKind, ServiceMethod, Shape,
+};

@@ -252,6 +252,72 @@ service_methods! {
         None, V0_3Table, Request, sensitive: false;
 }
 
+macro_rules! host_notifications {
+    ($($(#[$doc:meta])* $notification:ident = $name:literal, $kind:ident,
+        members $members:expr, from the client: $client:literal;)*) => {
+        /// A host-to-extension notification of a bound kind (section 1.11), one per row:
+        /// its name, the kind whose negotiated feature gates it, its closed params, and
+        /// whether a `serve` client sends it with `notify` (or the host composes it).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum HostNotification {
+            $($(#[$doc])* $notification,)*
+        }
+
+        impl HostNotification {
+            /// Every notification, in the table's order.
+            pub const ALL: [HostNotification; count!($($notification)*)] =
+                [$(HostNotification::$notification,)*];
+
+            /// The wire method name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(HostNotification::$notification => $name,)*
+                }
+            }
+
+            /// The kind whose feature must be negotiated before it is sent.
+            pub fn kind(self) -> ServiceKind {
+                match self {
+                    $(HostNotification::$notification => ServiceKind::$kind,)*
+                }
+            }
+
+            /// The members of its closed params.
+            pub fn members(self) -> &'static [&'static str] {
+                match self {
+                    $(HostNotification::$notification => $members,)*
+                }
+            }
+
+            /// True when `serve`'s `notify` sends it as the client gives it; false when
+            /// the host composes it (`message/updated` batches).
+            pub fn from_client(self) -> bool {
+                match self {
+                    $(HostNotification::$notification => $client,)*
+                }
+            }
+        }
+    };
+}
+
+host_notifications! {
+    /// `shortcut/trigger {"id"}`, for a shortcut admitted inside `initialize`.
+    ShortcutTrigger = "shortcut/trigger", Shortcuts,
+        members &["id"], from the client: true;
+    /// `message/updated {"message_id","delta","deltas"}`: one coalesced batch of
+    /// assistant-message deltas.
+    MessageUpdated = "message/updated", MessageInjection,
+        members &["message_id", "delta", "deltas"], from the client: false;
+}
+
+impl HostNotification {
+    /// The notification a wire name names.
+    pub fn from_name(name: &str) -> Option<HostNotification> {
+        HostNotification::ALL.into_iter().find(|n| n.name() == name)
+    }
+}
+
 impl ServiceKind {
     /// The kind a name names.
     pub fn from_name(name: &str) -> Option<ServiceKind> {
@@ -340,6 +406,20 @@ mod tests {
             );
         }
         assert_eq!(ServiceMethod::from_name("composer/clear"), None);
+    }
+
+    #[test]
+    fn every_host_notification_is_gated_by_a_feature() {
+        for notification in HostNotification::ALL {
+            assert_eq!(
+                HostNotification::from_name(notification.name()),
+                Some(notification)
+            );
+            assert!(notification.kind().feature().is_some(), "{notification:?}");
+            assert!(!notification.members().is_empty(), "{notification:?}");
+        }
+        assert!(HostNotification::ShortcutTrigger.from_client());
+        assert!(!HostNotification::MessageUpdated.from_client());
     }
 
     #[test]
