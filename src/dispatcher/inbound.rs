@@ -30,8 +30,8 @@ enum Fault<'a> {
 /// a frame over the bound that carries params) is -32602: for a Wave-1 method with
 /// its contract name first (`invalid_request`, or `bounds_exceeded` for size, section
 /// 3). Any other fault is -32700 when the frame is not JSON (or not canonical on API
-/// 0.3) and -32600 otherwise. On API 0.3 the codec sends the table's exact message
-/// with these words in `data.reason`.
+/// 0.3) and -32600 otherwise. On API 0.3 the connection sends the table's exact
+/// message, with these words in `data.reason` (`Connection::encode_error`).
 fn refused_request_error(
     request: &RefusedRequest,
     fault: Fault<'_>,
