@@ -1,6 +1,6 @@
 //! `octet-host completions SHELL` completes: each script is loaded into its shell and
 //! asked for candidates as a user's TAB would, after a subcommand too. Bash always;
-//! fish where it is installed (`.ci/run` installs it).
+//! fish and zsh where they are installed (`.ci/run` installs both).
 
 mod support;
 
@@ -80,4 +80,43 @@ fn fish_completes_after_a_subcommand_where_fish_is_installed() {
     assert!(timeout.contains(&"--timeout".to_string()), "{timeout:?}");
     let shells = complete("octet-host completions ");
     assert!(shells.contains(&"zsh".to_string()), "{shells:?}");
+}
+
+/// Drives an interactive zsh in a pseudo-terminal (`zsh/zpty`): the completion script is
+/// on `fpath`, `compinit` loads it, and each probe types a line and TAB, then waits for
+/// the candidate to appear on the screen. A probe that never completes is killed by
+/// `timeout` after a generous minute, so it fails instead of hanging.
+const ZSH_DRIVER: &str = r#"
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PS1='READY> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt nobeep"
+zpty -r z out '*READY> *'
+zpty -w -n z $'octet-host call --ti\t'
+zpty -r z out '*--timeout*' && print completed-option
+zpty -w -n z $'\x03'
+zpty -r z out '*READY> *'
+zpty -w -n z $'octet-host completions \t'
+zpty -r z out '*powershell*' && print completed-value
+zpty -d z
+"#;
+
+#[test]
+fn zsh_completes_after_a_subcommand_where_zsh_is_installed() {
+    if Command::new("zsh").arg("--version").output().is_err() {
+        eprintln!("zsh is not installed here: its completion script was not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("_octet-host"), script("zsh")).unwrap();
+    let driver = dir.path().join("driver.zsh");
+    std::fs::write(&driver, ZSH_DRIVER).unwrap();
+    let output = Command::new("timeout")
+        .args(["60", "zsh", "-f"])
+        .arg(&driver)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("completed-option"), "{output:?}");
+    assert!(printed.contains("completed-value"), "{output:?}");
 }
