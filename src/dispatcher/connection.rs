@@ -354,27 +354,31 @@ impl Connection {
         id: &RequestId,
         error: &ResponseError,
     ) -> Result<Vec<u8>, CodecEncodeError> {
-        match self.api {
-            ApiVersion::V0_3 => {
-                let error = error.clone().in_v0_3_table();
-                self.codec.encode_error(id, &error, self.limit())
-            }
-            _ => self.codec.encode_error(id, error, self.limit()),
+        self.codec
+            .encode_error(id, &self.wire_error(error), self.limit())
+    }
+
+    /// Queues an error answer with `"id": null`, for a request whose id cannot be used;
+    /// on API 0.3 with the error table's message.
+    pub fn push_error_without_id(&mut self, error: &ResponseError) {
+        let encoded = self
+            .codec
+            .encode_error_without_id(&self.wire_error(error), self.limit());
+        if let Ok(bytes) = encoded {
+            self.push_frame(OutboundFrame {
+                bytes,
+                state: None,
+                wipe: false,
+            });
         }
     }
 
-    /// Encodes an error answer with `"id": null`, for a request whose id cannot be used;
-    /// on API 0.3 with the error table's message.
-    pub fn encode_error_without_id(
-        &self,
-        error: &ResponseError,
-    ) -> Result<Vec<u8>, CodecEncodeError> {
+    /// `error` as this generation's wire carries it: on API 0.3 with the error table's
+    /// exact message ([`ResponseError::in_v0_3_table`]).
+    fn wire_error<'e>(&self, error: &'e ResponseError) -> std::borrow::Cow<'e, ResponseError> {
         match self.api {
-            ApiVersion::V0_3 => {
-                let error = error.clone().in_v0_3_table();
-                self.codec.encode_error_without_id(&error, self.limit())
-            }
-            _ => self.codec.encode_error_without_id(error, self.limit()),
+            ApiVersion::V0_3 => std::borrow::Cow::Owned(error.clone().in_v0_3_table()),
+            _ => std::borrow::Cow::Borrowed(error),
         }
     }
 

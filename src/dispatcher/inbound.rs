@@ -10,7 +10,6 @@ use crate::model::events::{Diagnostic, HostEvent};
 use crate::model::progress::{self, Progress, ProgressEvent};
 use crate::model::status::LifecycleState;
 use crate::services::bound::{ErrorFamily, Refusal, ServiceMethod};
-use crate::transport::OutboundFrame;
 use crate::transport::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::validate;
 use crate::wire::salvage::RefusedRequest;
@@ -245,13 +244,7 @@ impl Dispatcher {
                         codes::INVALID_REQUEST,
                         format!("invalid request id: {error}"),
                     );
-                    if let Ok(bytes) = c.encode_error_without_id(&reply) {
-                        c.push_frame(OutboundFrame {
-                            bytes,
-                            state: None,
-                            wipe: false,
-                        });
-                    }
+                    c.push_error_without_id(&reply);
                 }
                 (salvage, error.to_string(), refused)
             }
@@ -289,13 +282,7 @@ impl Dispatcher {
                 codes::INVALID_REQUEST,
                 format!("request id {id} was already used; {}", error.message),
             );
-            if let Ok(bytes) = c.encode_error_without_id(&reply) {
-                c.push_frame(OutboundFrame {
-                    bytes,
-                    state: None,
-                    wipe: false,
-                });
-            }
+            c.push_error_without_id(&reply);
             return;
         }
         if c.child_ids_used.len() < MAX_CHILD_IDS_PER_GENERATION {

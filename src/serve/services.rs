@@ -64,6 +64,30 @@ pub(crate) struct ServeServices {
     wake: crossbeam_channel::Sender<()>,
 }
 
+/// One `service_request` line: every service, request or broker, asks with this shape.
+fn request_line(
+    request_id: u64,
+    source: &GenerationRef,
+    method: &str,
+    params: Value,
+    owner: &ResourceOwner,
+    parent_request_id: Option<u64>,
+    independent: bool,
+) -> Value {
+    let mut line = Map::new();
+    line.insert("type".into(), "service_request".into());
+    line.insert("request_id".into(), request_id.into());
+    insert_source(&mut line, source);
+    line.insert("method".into(), method.into());
+    line.insert("params".into(), params);
+    line.insert("owner".into(), owner.to_value());
+    if let Some(parent) = parent_request_id {
+        line.insert("parent_request_id".into(), parent.into());
+    }
+    line.insert("independent".into(), independent.into());
+    Value::Object(line)
+}
+
 /// Forwards one feature's requests to the client.
 struct Forward(Arc<ServeServices>);
 
@@ -125,26 +149,25 @@ impl ServeServices {
         cancelled: Option<&CancelFlag>,
     ) -> Option<Result<Value, ServiceRefusal>> {
         let request_id = self.frontend.next_request_id()?;
-        let mut line = Map::new();
-        line.insert("type".into(), "service_request".into());
-        line.insert("request_id".into(), request_id.into());
-        insert_source(&mut line, source);
-        line.insert("method".into(), broker.method().into());
-        line.insert("params".into(), params);
-        line.insert("owner".into(), owner.to_value());
-        line.insert("parent_request_id".into(), parent_request_id.into());
-        line.insert("independent".into(), false.into());
+        let line = request_line(
+            request_id,
+            source,
+            broker.method(),
+            params,
+            owner,
+            Some(parent_request_id),
+            false,
+        );
         let cancelled = cancelled.cloned().unwrap_or_default();
         let (answer, answered) = crossbeam_channel::bounded(1);
-        self.waiting.lock().insert(
+        self.wait_for(
             request_id,
+            line,
             Waiting {
                 answerer: Answerer::Broker { broker, answer },
                 cancelled: cancelled.clone(),
             },
         );
-        let _ = self.wake.try_send(());
-        self.out.emit(Value::Object(line));
         crossbeam_channel::select! {
             recv(answered) -> answer => answer.ok(),
             // Withdrawn by the watcher (or by the calls thread before a result).
@@ -157,32 +180,37 @@ impl ServeServices {
         let Some(request_id) = self.frontend.next_request_id() else {
             return;
         };
-        let mut line = Map::new();
-        line.insert("type".into(), "service_request".into());
-        line.insert("request_id".into(), request_id.into());
-        insert_source(&mut line, &call.source);
-        line.insert("method".into(), call.method.name().into());
-        line.insert("params".into(), request.params());
-        line.insert("owner".into(), call.owner.to_value());
-        if let Some(parent) = call.parent_request_id {
-            line.insert("parent_request_id".into(), parent.into());
-        }
-        line.insert("independent".into(), call.independent.into());
+        let line = request_line(
+            request_id,
+            &call.source,
+            call.method.name(),
+            request.params(),
+            &call.owner,
+            call.parent_request_id,
+            call.independent,
+        );
         // A notification (`providers/complete`) is shown but never answered.
         if call.method.is_notification() {
             drop(reply);
-            self.out.emit(Value::Object(line));
+            self.out.emit(line);
             return;
         }
-        self.waiting.lock().insert(
+        self.wait_for(
             request_id,
+            line,
             Waiting {
                 answerer: Answerer::Raw(reply),
                 cancelled: call.cancelled,
             },
         );
+    }
+
+    /// Registers `waiting` under `request_id`, wakes the watcher, and writes `line`:
+    /// registered first, so an answer to the line always finds it.
+    fn wait_for(&self, request_id: u64, line: Value, waiting: Waiting) {
+        self.waiting.lock().insert(request_id, waiting);
         let _ = self.wake.try_send(());
-        self.out.emit(Value::Object(line));
+        self.out.emit(line);
     }
 
     /// The client's `service_answer`: a result that breaks the method's rules is

@@ -109,14 +109,9 @@ impl Sidecar {
         }
     }
 
-    /// Serve's resident memory, in KiB (`VmRSS`).
+    /// Serve's resident memory, in KiB.
     pub fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
+        rss_kib(self.child.id())
     }
 
     pub fn threads(&self) -> usize {
@@ -143,4 +138,14 @@ pub fn start(sidecar: &mut Sidecar, id: i64, name: &str) -> u32 {
     let started = sidecar.until(is_reply(id));
     assert_eq!(started["ok"], true, "{started}");
     started["pid"].as_u64().unwrap() as u32
+}
+
+/// The resident memory of process `pid` in KiB (`VmRSS`), 0 once it is gone.
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }
