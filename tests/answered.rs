@@ -11,7 +11,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use octet_host::host::{ServiceBindings, StartError};
-use octet_host::services::bound::{ComposerService, ComposerText, Reply, ServiceCall};
+use octet_host::services::bound::{
+    ComposerEdit, ComposerService, ComposerText, NoParams, Reply, ServiceCall,
+};
 use octet_host::{CallOptions, ExtensionHandle};
 use serde_json::{json, Value};
 use support::Journal;
@@ -21,15 +23,15 @@ use support::Journal;
 struct Composer(Journal);
 
 impl ComposerService for Composer {
-    fn get(&self, _call: ServiceCall, reply: Reply<ComposerText>) {
+    fn get(&self, _call: ServiceCall, _params: NoParams, reply: Reply<ComposerText>) {
         reply.ok(ComposerText(self.0.entries().join("|")));
     }
-    fn set(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
-        self.0.push(text);
+    fn set(&self, _call: ServiceCall, params: ComposerEdit, reply: Reply<()>) {
+        self.0.push(params.text);
         reply.ok(());
     }
-    fn insert(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
-        self.0.push(text);
+    fn insert(&self, _call: ServiceCall, params: ComposerEdit, reply: Reply<()>) {
+        self.0.push(params.text);
         reply.ok(());
     }
 }

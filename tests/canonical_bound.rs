@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use octet_host::host::ServiceBindings;
 use octet_host::services::bound::{
-    AuthStatus, CatalogRevision, ProviderAuthAnswer, ProviderAuthParams, ProviderAuthService,
-    ProviderCatalogService, ProviderRegistration, Reply, ServiceCall, SessionId,
-    SessionLifecycleService,
+    AuthStatus, CatalogRevision, NoParams, ProviderAuthAnswer, ProviderAuthParams,
+    ProviderAuthService, ProviderCatalogService, ProviderRef, ProviderRegistration, Reply,
+    ServiceCall, SessionId, SessionLifecycleService,
 };
 use octet_host::{CallOptions, ExtensionHandle};
 use serde_json::{json, Value};
@@ -78,39 +78,39 @@ impl ProviderCatalogService for Recorder {
     fn update(&self, call: ServiceCall, r: ProviderRegistration, reply: Reply<CatalogRevision>) {
         self.register(call, r, reply);
     }
-    fn unregister(&self, _call: ServiceCall, provider_id: String, reply: Reply<CatalogRevision>) {
-        self.push(format!("unregister {provider_id}"));
+    fn unregister(&self, _call: ServiceCall, params: ProviderRef, reply: Reply<CatalogRevision>) {
+        self.push(format!("unregister {}", params.provider_id));
         reply.ok(CatalogRevision {
             revision: 2,
             provider_ids: vec![],
             model_ids: vec![],
         });
     }
-    fn complete(&self, _call: ServiceCall) {
+    fn complete(&self, _call: ServiceCall, _params: NoParams) {
         self.push("complete".into());
     }
 }
 
 impl SessionLifecycleService for Recorder {
-    fn create(&self, _call: ServiceCall, reply: Reply<SessionId>) {
+    fn create(&self, _call: ServiceCall, _params: NoParams, reply: Reply<SessionId>) {
         self.push("create".into());
         reply.ok(SessionId {
             session_id: "s-2".into(),
         });
     }
-    fn fork(&self, _call: ServiceCall, reply: Reply<SessionId>) {
+    fn fork(&self, _call: ServiceCall, _params: NoParams, reply: Reply<SessionId>) {
         reply.ok(SessionId {
             session_id: "s-3".into(),
         });
     }
-    fn reload(&self, _call: ServiceCall, reply: Reply<SessionId>) {
+    fn reload(&self, _call: ServiceCall, _params: NoParams, reply: Reply<SessionId>) {
         reply.ok(SessionId {
             session_id: "s-1".into(),
         });
     }
-    fn switch(&self, _call: ServiceCall, session_id: String, reply: Reply<SessionId>) {
-        self.push(format!("switch {session_id}"));
-        reply.ok(SessionId { session_id });
+    fn switch(&self, _call: ServiceCall, target: SessionId, reply: Reply<SessionId>) {
+        self.push(format!("switch {}", target.session_id));
+        reply.ok(target);
     }
 }
 
@@ -176,6 +176,8 @@ fn bound_capabilities_are_offered_and_served_with_closed_models() {
             {"id": "register-dup", "method": "providers/register", "params": registration(vec![model("fast"), model("fast")])},
             {"id": "register-past", "method": "providers/register", "params": registration(models_past)},
             {"id": "complete", "method": "providers/complete", "params": {}, "notify": true},
+            // A notification row sent with an id is still answered, and never served.
+            {"id": "complete-as-request", "method": "providers/complete", "params": {}},
             {"id": "unregister", "method": "providers/unregister", "params": {"provider_id": "acme"}},
             {"id": "create", "method": "session/create", "params": {}},
             {"id": "create-extra", "method": "session/create", "params": {"name": "x"}},
@@ -203,6 +205,7 @@ fn bound_capabilities_are_offered_and_served_with_closed_models() {
         "register-past",
         "create-extra",
         "switch-long",
+        "complete-as-request",
     ] {
         let error = &answers[id]["error"];
         assert_eq!(error["code"], -32602, "{id}: {answers}");
@@ -220,6 +223,11 @@ fn bound_capabilities_are_offered_and_served_with_closed_models() {
     assert_eq!(answers["switch"]["result"], json!({"session_id": "s-9"}));
     recorder.0.wait_for("complete");
     let lines = recorder.lines();
+    assert_eq!(
+        lines.iter().filter(|l| *l == "complete").count(),
+        1,
+        "{lines:?}"
+    );
     assert!(
         lines.contains(&"auth acme Authorize".to_string()),
         "{lines:?}"

@@ -12,7 +12,7 @@ use std::time::Duration;
 use octet_host::host::ServiceBindings;
 use octet_host::negotiation::FeatureSet;
 use octet_host::services::bound::{
-    ComposerService, ComposerText, Reply, ServiceCall, ServiceMethod,
+    ComposerService, ComposerText, NoParams, Reply, ServiceCall, ServiceKind, ServiceMethod,
 };
 use octet_host::CallOptions;
 use serde_json::{json, Value};
@@ -57,6 +57,54 @@ fn the_serve_schema_lists_exactly_the_table_and_the_brokers() {
     assert_eq!(listed, table);
 }
 
+/// The method names in the first column of the markdown table whose header starts
+/// with `header` in `doc`: every code span that names a method (holds a `/`).
+fn table_methods(doc: &str, header: &str) -> BTreeSet<String> {
+    let mut lines = doc.lines().skip_while(|l| !l.starts_with(header)).skip(2);
+    let mut names = BTreeSet::new();
+    for line in lines.by_ref().take_while(|l| l.starts_with('|')) {
+        let first = line.split(" | ").next().unwrap_or_default();
+        for (i, span) in first.split('`').enumerate() {
+            if i % 2 == 1 && span.contains('/') {
+                assert!(names.insert(span.to_string()), "{span} is listed twice");
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_serve_docs_table_lists_exactly_the_table_and_the_brokers() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/serve-protocol.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let listed = table_methods(&doc, "| method | params | `result` |");
+    let table: BTreeSet<String> = ServiceMethod::ALL
+        .iter()
+        .map(|m| m.name().to_string())
+        .chain(BROKER_METHODS.map(String::from))
+        .collect();
+    assert_eq!(listed, table, "docs/serve-protocol.md's service table");
+}
+
+#[test]
+fn the_readme_names_every_kind_and_its_binder() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let rows: Vec<&str> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| service (`ServiceBindings::"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    for kind in ServiceKind::ALL {
+        let named = format!("`{kind}`");
+        assert!(
+            rows.iter().any(|row| row.contains(&named)),
+            "README's service table does not name {named}"
+        );
+    }
+}
+
 #[test]
 fn every_row_resolves_on_its_api_versions_only() {
     let none = FeatureSet::default();
@@ -81,7 +129,7 @@ fn every_row_resolves_on_its_api_versions_only() {
 struct ReadOnlyComposer;
 
 impl ComposerService for ReadOnlyComposer {
-    fn get(&self, _call: ServiceCall, reply: Reply<ComposerText>) {
+    fn get(&self, _call: ServiceCall, _params: NoParams, reply: Reply<ComposerText>) {
         reply.ok(ComposerText("draft".into()));
     }
 }

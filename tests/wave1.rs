@@ -17,8 +17,9 @@ use octet_host::limits::{
     MAX_COMPOSER_TEXT_BYTES, MAX_ENTRY_DATA_BYTES, MAX_INJECTED_TEXT_BYTES, MAX_SHORTCUTS,
 };
 use octet_host::services::bound::{
-    ActiveToolsService, ComposerService, ComposerText, EntryId, MessageInjectionService,
-    MessageRole, Refusal, Reply, ServiceCall, SessionEntryService, Shortcut, ShortcutService,
+    ActiveToolSet, ActiveToolsService, AppendEntry, ComposerEdit, ComposerService, ComposerText,
+    EntryId, EntryLabel, InjectedMessage, MessageInjectionService, NoParams, Refusal, Reply,
+    ServiceCall, SessionEntryService, SessionName, Shortcut, ShortcutService, UserMessage,
 };
 use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
@@ -32,7 +33,7 @@ struct Composer {
 }
 
 impl ComposerService for Composer {
-    fn get(&self, call: ServiceCall, reply: Reply<ComposerText>) {
+    fn get(&self, call: ServiceCall, _params: NoParams, reply: Reply<ComposerText>) {
         self.journal
             .push(format!("get independent={}", call.independent));
         let text = self.answer_with.lock().unwrap().clone();
@@ -40,7 +41,7 @@ impl ComposerService for Composer {
             text.unwrap_or_else(|| self.text.lock().unwrap().clone()),
         ));
     }
-    fn set(&self, call: ServiceCall, text: String, reply: Reply<()>) {
+    fn set(&self, call: ServiceCall, ComposerEdit { text }: ComposerEdit, reply: Reply<()>) {
         self.journal.push(format!(
             "set {} independent={}",
             text.len(),
@@ -61,7 +62,7 @@ impl ComposerService for Composer {
         *self.text.lock().unwrap() = text;
         reply.ok(());
     }
-    fn insert(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
+    fn insert(&self, _call: ServiceCall, ComposerEdit { text }: ComposerEdit, reply: Reply<()>) {
         self.journal.push(format!("insert {text}"));
         self.text.lock().unwrap().push_str(&text);
         reply.ok(());
@@ -89,18 +90,18 @@ impl SessionEntryService for Entries {
     fn append_entry(
         &self,
         _call: ServiceCall,
-        entry_type: String,
-        data: Value,
+        AppendEntry { entry_type, data }: AppendEntry,
         reply: Reply<EntryId>,
     ) {
         self.0.push(format!("append {entry_type} {data}"));
         reply.ok(EntryId(format!("entry-{}", self.0.entries().len())));
     }
-    fn set_name(&self, _call: ServiceCall, name: String, reply: Reply<()>) {
+    fn set_name(&self, _call: ServiceCall, SessionName { name }: SessionName, reply: Reply<()>) {
         self.0.push(format!("name {name:?}"));
         reply.ok(());
     }
-    fn set_label(&self, _call: ServiceCall, entry_id: String, label: String, reply: Reply<()>) {
+    fn set_label(&self, _call: ServiceCall, params: EntryLabel, reply: Reply<()>) {
+        let EntryLabel { entry_id, label } = params;
         self.0.push(format!("label {entry_id} {label:?}"));
         reply.ok(());
     }
@@ -110,11 +111,17 @@ impl SessionEntryService for Entries {
 struct Messages(Journal);
 
 impl MessageInjectionService for Messages {
-    fn send_message(&self, _call: ServiceCall, role: MessageRole, text: String, reply: Reply<()>) {
+    fn send_message(&self, _call: ServiceCall, params: InjectedMessage, reply: Reply<()>) {
+        let InjectedMessage { role, text } = params;
         self.0.push(format!("{} {}", role.name(), text.len()));
         reply.ok(());
     }
-    fn send_user_message(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
+    fn send_user_message(
+        &self,
+        _call: ServiceCall,
+        UserMessage { text }: UserMessage,
+        reply: Reply<()>,
+    ) {
         self.0.push(format!("user {}", text.len()));
         reply.ok(());
     }
@@ -124,7 +131,7 @@ impl MessageInjectionService for Messages {
 struct NoToolPolicy;
 
 impl ActiveToolsService for NoToolPolicy {
-    fn set_active(&self, _call: ServiceCall, _names: Vec<String>, reply: Reply<()>) {
+    fn set_active(&self, _call: ServiceCall, _set: ActiveToolSet, reply: Reply<()>) {
         reply.refuse(Refusal::UnsupportedFeature.because("this host cannot apply a tool set"));
     }
 }
@@ -321,6 +328,36 @@ fn answers_that_break_the_rules_never_reach_the_extension() {
     assert!(
         reasons.iter().any(|r| r.contains("dropped the request")),
         "{reasons:?}"
+    );
+}
+
+#[test]
+fn a_cancelled_parent_admits_no_child_even_with_the_issued_owner() {
+    let w = world(true, "0.2", "");
+    let ext = w.host.start("peer").unwrap();
+    // The first call waits on a composer/set the service holds until the parent
+    // settles; the host cancels the call at its deadline and tombstones its id.
+    let blocked = ext.call_tool(
+        "ask",
+        json!({"requests": [request("blocked", "composer/set", json!({"text": "block"}))]}),
+        CallOptions::with_deadline(Duration::from_millis(500)),
+    );
+    assert!(blocked.is_err(), "{blocked:?}");
+    let mut late = request("late", "composer/get", json!({}));
+    late["parent"] = json!("cancelled");
+    late["owner"] = json!("issued");
+    let answers = ask(&ext, json!([late]));
+    assert_refused(&answers["late"], -32002, "not_foreground_owner");
+    let message = answers["late"]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("was cancelled"), "{message}");
+    assert!(
+        !w.composer
+            .journal
+            .entries()
+            .iter()
+            .any(|e| e.starts_with("get")),
+        "{:?}",
+        w.composer.journal.entries()
     );
 }
 

@@ -10,6 +10,7 @@
 //! and their bounds; the kind's own host state, through its guard (`super::guards`).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 
@@ -22,7 +23,7 @@ use crate::services::bound::{
     Admission, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall,
     ServiceMethod, ServiceRefusal, ServiceRequest,
 };
-use crate::services::ResourceOwner;
+use crate::services::{OwnerError, ResourceOwner};
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
 
@@ -80,7 +81,7 @@ impl Dispatcher {
     ) -> Result<(), ResponseError> {
         let family = method.family();
         let (request, admitted) = self
-            .admit_bound(conn, method, params)
+            .admit_bound(conn, method, params, true)
             .map_err(|refusal| refusal_response(family, &refusal))?;
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let Some(service) = c.services.get(method.kind()).cloned() else {
@@ -128,11 +129,17 @@ impl Dispatcher {
         conn: ConnId,
         method: ServiceMethod,
         params: Option<&Value>,
+        as_request: bool,
     ) -> Result<(ServiceRequest, Admitted), ServiceRefusal> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
         if !method.apis().contains(&c.api) {
             return Err(Refusal::UnsupportedFeature
                 .because(format!("{method} is not a method of API {}", c.api)));
+        }
+        if method.is_notification() && as_request {
+            return Err(Refusal::InvalidRequest.because(format!(
+                "{method} is a notification: send it without an id, and expect no answer"
+            )));
         }
         if method.admission() == Admission::None {
             // The negotiated capability was checked inbound (the API 0.3 contract);
@@ -183,47 +190,29 @@ impl Dispatcher {
             .ok_or_else(|| {
                 Refusal::InvalidRequest.because("parent_request_id must be an unsigned integer")
             })?;
-        // Owner precedence (section 2): a live parent's owner wins and an explicit
-        // field is ignored; with a settled parent only this generation's issued triple
-        // is admitted; anything else is refused, never coerced.
-        let live = match method.admission() {
-            Admission::InsideInitialize => initialize == Some(parent),
-            _ => c.pending.is_call(&parent),
+        let known = KnownParent {
+            is_initialize: initialize == Some(parent),
+            live_call: c.pending.is_call(&parent),
+            live_tool_call: c.pending.is_tool_call(&parent),
+            pending: c.pending.contains_key(&parent),
+            issued: parent >= 1 && parent < c.peek_next_request_id(),
+            tombstoned: c.tombstones.get(parent, Instant::now()).is_some(),
         };
-        let admitted = if live {
-            Admitted {
-                parent: Some(parent),
-                owner: c.owner.clone(),
-                independent: false,
-                key: None,
-            }
-        } else {
-            let issued = parent >= 1 && parent < c.peek_next_request_id();
-            let pending = c.pending.contains_key(&parent);
-            let explicit = params.get("resource_owner").map(ResourceOwner::parse);
-            match explicit {
-                Some(Ok(owner)) if issued && !pending && owner == c.owner => Admitted {
-                    parent: Some(parent),
-                    owner,
-                    independent: true,
-                    key: None,
-                },
-                Some(Ok(_)) if !issued || pending => {
-                    return Err(Refusal::NotForegroundOwner.because(format!(
-                        "request {parent} is not a host request this generation settled"
-                    )))
-                }
-                Some(Ok(_)) => {
-                    return Err(Refusal::NotForegroundOwner
-                        .because("resource_owner is not the owner issued to this process"))
-                }
-                Some(Err(e)) => return Err(Refusal::NotForegroundOwner.because(e.to_string())),
-                None => {
-                    return Err(Refusal::NotForegroundOwner.because(format!(
-                        "request {parent} is not an active host request, and no resource_owner was given"
-                    )))
-                }
-            }
+        let explicit = params.get("resource_owner").map(ResourceOwner::parse);
+        let placement = place(
+            method.admission(),
+            method.name(),
+            parent,
+            known,
+            explicit,
+            &c.owner,
+        )?;
+        let live = placement.live;
+        let admitted = Admitted {
+            parent: Some(parent),
+            owner: placement.owner,
+            independent: placement.independent,
+            key: None,
         };
         let request = ServiceRequest::parse(method, params)?;
         // The kind's own host state has the last word (`super::guards`).
@@ -249,16 +238,16 @@ impl Dispatcher {
         Ok((request, admitted))
     }
 
-    /// `providers/complete` (API 0.3 `provider_catalog`): handed to the bound service
-    /// on a thread of its own; nothing is answered.
+    /// A notification row of the table (`providers/complete`): handed to the bound
+    /// service on a thread of its own; nothing is answered.
     pub(super) fn on_bound_notification(
         &mut self,
         conn: ConnId,
+        method: ServiceMethod,
         params: &Value,
     ) -> Result<(), String> {
-        let method = ServiceMethod::ProvidersComplete;
         let (request, admitted) = self
-            .admit_bound(conn, method, Some(params))
+            .admit_bound(conn, method, Some(params), false)
             .map_err(|refusal| refusal.to_string())?;
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let Some(service) = c.services.get(method.kind()).cloned() else {
@@ -374,4 +363,270 @@ fn refusal_response(family: ErrorFamily, refusal: &ServiceRefusal) -> ResponseEr
         "reason": refusal.to_string(),
     }));
     error
+}
+
+/// What the connection knows about the parent a request names.
+#[derive(Clone, Copy, Debug, Default)]
+struct KnownParent {
+    /// It is the pending `initialize` request.
+    is_initialize: bool,
+    /// It is a live embedder call (any host request a person waits on).
+    live_call: bool,
+    /// It is a live `tool/call`.
+    live_tool_call: bool,
+    /// It is still pending, of whatever kind.
+    pending: bool,
+    /// This generation issued the id (it lies below the next request id).
+    issued: bool,
+    /// The host cancelled it and still remembers the id (section 1.9).
+    tombstoned: bool,
+}
+
+/// Where the owner rules placed a request.
+#[derive(Debug, PartialEq)]
+struct Placement {
+    owner: ResourceOwner,
+    /// The parent had settled and the explicit owner was admitted.
+    independent: bool,
+    /// The parent is live in the sense of the row's admission.
+    live: bool,
+}
+
+/// The owner rules of section 2 ("Optional Wave-1 resource_owner") for a request that
+/// names `parent`, by the row's [`Admission`]: a live parent's owner wins and an
+/// explicit field is ignored; with a settled parent only the issued triple is admitted,
+/// answered independently; a cancelled parent's children, and missing, foreign or
+/// stale owners, are refused, never coerced.
+fn place(
+    admission: Admission,
+    method: &str,
+    parent: u64,
+    known: KnownParent,
+    explicit: Option<Result<ResourceOwner, OwnerError>>,
+    issued: &ResourceOwner,
+) -> Result<Placement, ServiceRefusal> {
+    if known.tombstoned {
+        return Err(Refusal::NotForegroundOwner.because(format!(
+            "request {parent} was cancelled; the requests made for it are refused"
+        )));
+    }
+    let live = match admission {
+        Admission::InsideInitialize => known.is_initialize,
+        Admission::LiveToolCall => known.live_tool_call,
+        _ => known.live_call,
+    };
+    match admission {
+        Admission::SettledOwnerOnly if known.pending => {
+            return Err(Refusal::InvalidRequest.because(format!(
+                "{method} is sent only after its parent settled; request {parent} is still live"
+            )))
+        }
+        Admission::LiveToolCall if !live => {
+            return Err(Refusal::NotForegroundOwner.because(format!(
+                "{method} is admitted only for a live tool/call; request {parent} is not one"
+            )))
+        }
+        _ if live => {
+            return Ok(Placement {
+                owner: issued.clone(),
+                independent: false,
+                live,
+            })
+        }
+        _ => {}
+    }
+    match explicit {
+        Some(Ok(owner)) if known.issued && !known.pending && &owner == issued => Ok(Placement {
+            owner,
+            independent: true,
+            live,
+        }),
+        Some(Ok(_)) if !known.issued || known.pending => Err(Refusal::NotForegroundOwner.because(
+            format!("request {parent} is not a host request this generation settled"),
+        )),
+        Some(Ok(_)) => Err(Refusal::NotForegroundOwner
+            .because("resource_owner is not the owner issued to this process")),
+        Some(Err(e)) => Err(Refusal::NotForegroundOwner.because(e.to_string())),
+        None => Err(Refusal::NotForegroundOwner.because(format!(
+            "request {parent} is not an active host request, and no resource_owner was given"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn issued() -> ResourceOwner {
+        ResourceOwner::parse(&json!({
+            "session_id": "s",
+            "extension_instance_id": "i",
+            "process_generation": 1
+        }))
+        .unwrap()
+    }
+
+    fn foreign() -> ResourceOwner {
+        ResourceOwner::parse(&json!({
+            "session_id": "other",
+            "extension_instance_id": "i",
+            "process_generation": 1
+        }))
+        .unwrap()
+    }
+
+    /// A parent this generation issued and that settled.
+    fn settled() -> KnownParent {
+        KnownParent {
+            issued: true,
+            ..KnownParent::default()
+        }
+    }
+
+    /// A live `tool/call` parent.
+    fn live_tool_call() -> KnownParent {
+        KnownParent {
+            issued: true,
+            pending: true,
+            live_call: true,
+            live_tool_call: true,
+            ..KnownParent::default()
+        }
+    }
+
+    fn place_m(
+        m: ServiceMethod,
+        parent: u64,
+        known: KnownParent,
+        explicit: Option<Result<ResourceOwner, OwnerError>>,
+        issued: &ResourceOwner,
+    ) -> Result<Placement, ServiceRefusal> {
+        place(m.admission(), m.name(), parent, known, explicit, issued)
+    }
+
+    fn place_as(
+        admission: Admission,
+        parent: u64,
+        known: KnownParent,
+        explicit: Option<Result<ResourceOwner, OwnerError>>,
+        issued: &ResourceOwner,
+    ) -> Result<Placement, ServiceRefusal> {
+        place(admission, "a/method", parent, known, explicit, issued)
+    }
+
+    fn refusal(result: Result<Placement, ServiceRefusal>) -> Refusal {
+        result.expect_err("refused").refusal
+    }
+
+    #[test]
+    fn a_live_parent_wins_over_an_explicit_owner() {
+        let placed = place_m(
+            ServiceMethod::ComposerSet,
+            2,
+            live_tool_call(),
+            Some(Ok(foreign())),
+            &issued(),
+        )
+        .unwrap();
+        assert_eq!(placed.owner, issued());
+        assert!(!placed.independent && placed.live);
+    }
+
+    #[test]
+    fn a_settled_parent_needs_the_issued_owner() {
+        let m = ServiceMethod::ComposerSet;
+        let placed = place_m(m, 2, settled(), Some(Ok(issued())), &issued()).unwrap();
+        assert!(placed.independent && !placed.live);
+        let foreign = place_m(m, 2, settled(), Some(Ok(foreign())), &issued());
+        assert_eq!(refusal(foreign), Refusal::NotForegroundOwner);
+        assert_eq!(
+            refusal(place_m(m, 2, settled(), None, &issued())),
+            Refusal::NotForegroundOwner
+        );
+        let never = KnownParent::default();
+        assert_eq!(
+            refusal(place_m(m, 99, never, Some(Ok(issued())), &issued())),
+            Refusal::NotForegroundOwner
+        );
+    }
+
+    #[test]
+    fn a_cancelled_parent_refuses_its_children_even_with_the_issued_owner() {
+        let tombstoned = KnownParent {
+            tombstoned: true,
+            ..settled()
+        };
+        let placed = place_m(
+            ServiceMethod::SessionAppendEntry,
+            2,
+            tombstoned,
+            Some(Ok(issued())),
+            &issued(),
+        );
+        assert_eq!(refusal(placed), Refusal::NotForegroundOwner);
+    }
+
+    #[test]
+    fn every_admission_places_by_its_own_rule() {
+        // Today's table has no row of some admissions yet; `place` reads only the
+        // admission it is given.
+        let placed = |admission, known, explicit| {
+            place_as(admission, 2, known, explicit, &issued()).map(|p| p.independent)
+        };
+        // Live tool call: only a live `tool/call`, never a settled one or another call.
+        assert_eq!(
+            placed(Admission::LiveToolCall, live_tool_call(), None),
+            Ok(false)
+        );
+        let other_call = KnownParent {
+            live_tool_call: false,
+            ..live_tool_call()
+        };
+        assert_eq!(
+            refusal_of(placed(Admission::LiveToolCall, other_call, None)),
+            Refusal::NotForegroundOwner
+        );
+        assert_eq!(
+            refusal_of(placed(
+                Admission::LiveToolCall,
+                settled(),
+                Some(Ok(issued()))
+            )),
+            Refusal::NotForegroundOwner
+        );
+        // Settled owner only: a live parent is invalid_request; a settled one with the
+        // issued owner is answered independently.
+        assert_eq!(
+            refusal_of(placed(
+                Admission::SettledOwnerOnly,
+                live_tool_call(),
+                Some(Ok(issued()))
+            )),
+            Refusal::InvalidRequest
+        );
+        assert_eq!(
+            placed(Admission::SettledOwnerOnly, settled(), Some(Ok(issued()))),
+            Ok(true)
+        );
+        assert_eq!(
+            refusal_of(placed(Admission::SettledOwnerOnly, settled(), None)),
+            Refusal::NotForegroundOwner
+        );
+        // Inside initialize: the pending `initialize` is the live parent.
+        let initialize = KnownParent {
+            is_initialize: true,
+            pending: true,
+            issued: true,
+            ..KnownParent::default()
+        };
+        assert_eq!(
+            placed(Admission::InsideInitialize, initialize, None),
+            Ok(false)
+        );
+    }
+
+    fn refusal_of(result: Result<bool, ServiceRefusal>) -> Refusal {
+        result.expect_err("refused").refusal
+    }
 }

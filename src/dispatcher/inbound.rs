@@ -312,12 +312,16 @@ impl Dispatcher {
             refuse(self, format!("sent while the generation is {state}"));
             return;
         }
-        match notification.method.as_str() {
-            "providers/complete" => {
-                if let Err(reason) = self.on_bound_notification(conn, &params) {
-                    refuse(self, reason);
-                }
+        // The table's notification rows go to their bound service.
+        let bound = ServiceMethod::resolve(&notification.method, c.api, &c.features())
+            .filter(|m| m.is_notification());
+        if let Some(method) = bound {
+            if let Err(reason) = self.on_bound_notification(conn, method, &params) {
+                refuse(self, reason);
             }
+            return;
+        }
+        match notification.method.as_str() {
             "notification" => match validate::notification(&params) {
                 Ok(notification) => self.shared.events.emit(HostEvent::Notification {
                     source: source.clone(),

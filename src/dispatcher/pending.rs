@@ -99,6 +99,19 @@ impl PendingTable {
         self.entries.get(id).is_some_and(is_call)
     }
 
+    /// True when `id` is a pending `tool/call`.
+    pub fn is_tool_call(&self, id: &u64) -> bool {
+        self.entries.get(id).is_some_and(|pending| {
+            matches!(
+                pending.kind,
+                PendingKind::Call {
+                    tool_call: true,
+                    ..
+                }
+            )
+        })
+    }
+
     /// The id of the pending `initialize` request, if any.
     pub fn initialize_id(&self) -> Option<u64> {
         self.entries

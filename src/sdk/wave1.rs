@@ -19,7 +19,10 @@ use super::error::ChildRequestError;
 use super::extension::{Extension, ShortcutEntry};
 use super::features::{FEATURE_MESSAGE_INJECTION, FEATURE_SHORTCUTS};
 pub use super::request::MessageUpdate;
-use crate::services::bound::{check_composer_text, MessageRole, Refusal, ServiceRequest};
+use crate::services::bound::{
+    ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, MessageRole, NoParams,
+    Refusal, ServiceRequest, SessionName, UserMessage,
+};
 
 impl Extension {
     /// Registers a runtime shortcut (section 2.20) and enables `shortcuts`. When the
@@ -63,84 +66,115 @@ impl Extension {
 impl Context {
     /// `composer/get` (section 2.19): the host composer's whole text.
     pub fn composer_get(&self) -> Result<String, ChildRequestError> {
-        let answer = self.wave1(ServiceRequest::ComposerGet)?;
+        let answer = self.service(ServiceRequest::ComposerGet(NoParams {}))?;
         string_member(&answer, "text", "composer/get")
     }
 
     /// `composer/set` (section 2.19): replaces the whole composer text.
     pub fn composer_set(&self, text: &str) -> Result<(), ChildRequestError> {
-        check_composer_text(text).map_err(ChildRequestError::Refused)?;
-        self.wave1_unit(ServiceRequest::ComposerSet { text: text.into() })
+        let text = text.into();
+        self.service_unit(ServiceRequest::ComposerSet(ComposerEdit { text }))
     }
 
     /// `composer/insert` (section 2.19): inserts at the composer's cursor.
     pub fn composer_insert(&self, text: &str) -> Result<(), ChildRequestError> {
-        check_composer_text(text).map_err(ChildRequestError::Refused)?;
-        self.wave1_unit(ServiceRequest::ComposerInsert { text: text.into() })
+        let text = text.into();
+        self.service_unit(ServiceRequest::ComposerInsert(ComposerEdit { text }))
     }
 
     /// `session/append_entry` (section 2.21): stores `data` and returns the host's
     /// durable entry id.
     pub fn append_entry(&self, entry_type: &str, data: Value) -> Result<String, ChildRequestError> {
-        let request = ServiceRequest::SessionAppendEntry {
+        let request = ServiceRequest::SessionAppendEntry(AppendEntry {
             entry_type: entry_type.into(),
             data,
-        };
-        let answer = self.wave1(request)?;
+        });
+        let answer = self.service(request)?;
         string_member(&answer, "entry_id", "session/append_entry")
     }
 
     /// `session/set_name` (section 2.21); an empty name clears it.
     pub fn set_session_name(&self, name: &str) -> Result<(), ChildRequestError> {
-        self.wave1_unit(ServiceRequest::SessionSetName { name: name.into() })
+        let name = name.into();
+        self.service_unit(ServiceRequest::SessionSetName(SessionName { name }))
     }
 
     /// `session/set_label` (section 2.21); an empty label clears it.
     pub fn set_entry_label(&self, entry_id: &str, label: &str) -> Result<(), ChildRequestError> {
-        self.wave1_unit(ServiceRequest::SessionSetLabel {
+        self.service_unit(ServiceRequest::SessionSetLabel(EntryLabel {
             entry_id: entry_id.into(),
             label: label.into(),
-        })
+        }))
     }
 
     /// `session/send_message` (section 2.22): an `assistant` or `system` message.
     pub fn send_message(&self, role: MessageRole, text: &str) -> Result<(), ChildRequestError> {
-        self.wave1_unit(ServiceRequest::SessionSendMessage {
+        let text = text.into();
+        self.service_unit(ServiceRequest::SessionSendMessage(InjectedMessage {
             role,
-            text: text.into(),
-        })
+            text,
+        }))
     }
 
     /// `session/send_user_message` (section 2.22).
     pub fn send_user_message(&self, text: &str) -> Result<(), ChildRequestError> {
-        self.wave1_unit(ServiceRequest::SessionSendUserMessage { text: text.into() })
+        let text = text.into();
+        self.service_unit(ServiceRequest::SessionSendUserMessage(UserMessage { text }))
     }
 
     /// `tools/set_active` (section 2.23): `names` is the complete replacement set.
     pub fn set_active_tools(&self, names: &[&str]) -> Result<(), ChildRequestError> {
         let names = names.iter().map(|n| n.to_string()).collect();
-        self.wave1_unit(ServiceRequest::ToolsSetActive { names })
+        self.service_unit(ServiceRequest::ToolsSetActive(ActiveToolSet { names }))
     }
 
-    fn wave1_unit(&self, request: ServiceRequest) -> Result<(), ChildRequestError> {
-        self.wave1(request).map(|_| ())
+    fn service_unit(&self, request: ServiceRequest) -> Result<(), ChildRequestError> {
+        self.service(request).map(|_| ())
     }
 
-    /// Checks `request` as the host will (so an oversized or malformed one is refused
-    /// locally), then sends it with this request as parent.
-    fn wave1(&self, request: ServiceRequest) -> Result<Value, ChildRequestError> {
+    /// Sends any request of the host's method table and returns the host's `result`:
+    /// the one call behind the helpers above, for every method of the table. It is
+    /// checked as the host will check it first (the closed params and their bounds),
+    /// so a malformed or oversized request is refused locally
+    /// ([`ChildRequestError::Refused`]) and nothing is written. A method that names a
+    /// parent is sent with this handler's request as `parent_request_id`; its kind's
+    /// feature must have been negotiated (enable it with
+    /// [`crate::sdk::Extension::feature`]).
+    ///
+    /// ```no_run
+    /// use octet_host::sdk::Context;
+    /// use octet_host::services::bound::{ComposerEdit, ServiceRequest};
+    ///
+    /// fn draft(ctx: &Context) -> Result<(), octet_host::sdk::ChildRequestError> {
+    ///     let text = "/review ".to_string();
+    ///     ctx.service(ServiceRequest::ComposerInsert(ComposerEdit { text }))?;
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn service(&self, request: ServiceRequest) -> Result<Value, ChildRequestError> {
         let method = request.method();
         let Value::Object(params) = request.params() else {
-            unreachable!("Wave-1 params are objects");
+            unreachable!("the table's params types are objects");
         };
         ServiceRequest::parse(method, &params).map_err(ChildRequestError::Refused)?;
-        let feature = method.kind().name();
-        if !self.has_feature(feature) {
+        if method.is_notification() {
             return Err(ChildRequestError::Refused(
-                Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated")),
+                Refusal::InvalidRequest
+                    .because(format!("{method} is a notification, not a request")),
             ));
         }
-        self.request(method.name(), params)
+        if let Some(feature) = method.kind().feature() {
+            if !self.has_feature(feature.as_str()) {
+                return Err(ChildRequestError::Refused(
+                    Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated")),
+                ));
+            }
+        }
+        if method.admission().names_parent() {
+            self.request(method.name(), params)
+        } else {
+            self.request_detached(method.name(), params)
+        }
     }
 }
 

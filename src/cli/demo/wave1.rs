@@ -7,15 +7,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::setup::{MORE_EXAMPLES, NOTES};
 use super::Demo;
 use crate::host::{CallOptions, HostEvent, ServiceBindings};
 use crate::sdk::examples::notes::SAVE_SHORTCUT;
 use crate::services::bound::{
-    ComposerService, ComposerText, EntryId, Reply, ServiceCall, SessionEntryService, Shortcut,
-    ShortcutService,
+    AppendEntry, ComposerEdit, ComposerService, ComposerText, EntryId, EntryLabel, NoParams, Reply,
+    ServiceCall, SessionEntryService, SessionName, Shortcut, ShortcutService,
 };
 
 /// What the demo's composer holds when `notes` starts.
@@ -52,31 +52,25 @@ impl DemoServices {
 }
 
 impl ComposerService for DemoServices {
-    fn get(&self, _call: ServiceCall, reply: Reply<ComposerText>) {
+    fn get(&self, _call: ServiceCall, _params: NoParams, reply: Reply<ComposerText>) {
         let text = self.composer.lock().clone();
         self.log(format!("composer/get -> {text:?}"));
         reply.ok(ComposerText(text));
     }
-    fn set(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
-        self.log(format!("composer/set {text:?}"));
-        *self.composer.lock() = text;
+    fn set(&self, _call: ServiceCall, params: ComposerEdit, reply: Reply<()>) {
+        self.log(format!("composer/set {:?}", params.text));
+        *self.composer.lock() = params.text;
         reply.ok(());
     }
-    fn insert(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
-        self.log(format!("composer/insert {text:?}"));
-        self.composer.lock().push_str(&text);
+    fn insert(&self, _call: ServiceCall, params: ComposerEdit, reply: Reply<()>) {
+        self.log(format!("composer/insert {:?}", params.text));
+        self.composer.lock().push_str(&params.text);
         reply.ok(());
     }
 }
 
 impl SessionEntryService for DemoServices {
-    fn append_entry(
-        &self,
-        call: ServiceCall,
-        entry_type: String,
-        data: Value,
-        reply: Reply<EntryId>,
-    ) {
+    fn append_entry(&self, call: ServiceCall, entry: AppendEntry, reply: Reply<EntryId>) {
         let appended = self
             .journal
             .lock()
@@ -85,17 +79,20 @@ impl SessionEntryService for DemoServices {
             .count();
         let id = format!("entry-{}", appended + 1);
         self.log(format!(
-            "session/append_entry {entry_type} {data} (owner generation {}) -> {id}",
-            call.owner.process_generation
+            "session/append_entry {} {} (owner generation {}) -> {id}",
+            entry.entry_type, entry.data, call.owner.process_generation
         ));
         reply.ok(EntryId(id));
     }
-    fn set_name(&self, _call: ServiceCall, name: String, reply: Reply<()>) {
-        self.log(format!("session/set_name {name:?}"));
+    fn set_name(&self, _call: ServiceCall, params: SessionName, reply: Reply<()>) {
+        self.log(format!("session/set_name {:?}", params.name));
         reply.ok(());
     }
-    fn set_label(&self, _call: ServiceCall, entry_id: String, label: String, reply: Reply<()>) {
-        self.log(format!("session/set_label {entry_id} {label:?}"));
+    fn set_label(&self, _call: ServiceCall, params: EntryLabel, reply: Reply<()>) {
+        self.log(format!(
+            "session/set_label {} {:?}",
+            params.entry_id, params.label
+        ));
         reply.ok(());
     }
 }

@@ -7,13 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::provider_services::{ProviderAuthService, ProviderCatalogService};
-use super::route::{RawService, Routed};
-use super::session_services::{
-    ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
-    SessionLifecycleService, ShortcutService,
-};
-use super::table::ServiceKind;
+use super::methods::ServiceKind;
+use super::route::RawService;
 use crate::services::{
     Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
 };
@@ -26,22 +21,24 @@ use crate::services::{
 /// -32601 `unsupported_feature`.
 ///
 /// ```
-/// use octet_host::services::bound::{ComposerService, ComposerText, Reply, ServiceBindings, ServiceCall};
+/// use octet_host::services::bound::{
+///     ComposerEdit, ComposerService, ComposerText, NoParams, Reply, ServiceBindings, ServiceCall,
+/// };
 /// use std::sync::Mutex;
 ///
 /// #[derive(Default)]
 /// struct Composer(Mutex<String>);
 ///
 /// impl ComposerService for Composer {
-///     fn get(&self, _call: ServiceCall, reply: Reply<ComposerText>) {
+///     fn get(&self, _call: ServiceCall, _params: NoParams, reply: Reply<ComposerText>) {
 ///         reply.ok(ComposerText(self.0.lock().unwrap().clone()));
 ///     }
-///     fn set(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
-///         *self.0.lock().unwrap() = text;
+///     fn set(&self, _call: ServiceCall, params: ComposerEdit, reply: Reply<()>) {
+///         *self.0.lock().unwrap() = params.text;
 ///         reply.ok(());
 ///     }
-///     fn insert(&self, _call: ServiceCall, text: String, reply: Reply<()>) {
-///         self.0.lock().unwrap().push_str(&text);
+///     fn insert(&self, _call: ServiceCall, params: ComposerEdit, reply: Reply<()>) {
+///         self.0.lock().unwrap().push_str(&params.text);
 ///         reply.ok(());
 ///     }
 /// }
@@ -63,56 +60,6 @@ impl ServiceBindings {
     /// No services.
     pub fn new() -> ServiceBindings {
         ServiceBindings::default()
-    }
-
-    /// Binds the composer (feature `composer`, section 2.19).
-    pub fn composer(self, service: impl ComposerService) -> ServiceBindings {
-        let service: Arc<dyn ComposerService> = Arc::new(service);
-        self.bind(ServiceKind::Composer, Arc::new(Routed(service)))
-    }
-
-    /// Binds runtime shortcuts (feature `shortcuts`, section 2.20).
-    pub fn shortcuts(self, service: impl ShortcutService) -> ServiceBindings {
-        let service: Arc<dyn ShortcutService> = Arc::new(service);
-        self.bind(ServiceKind::Shortcuts, Arc::new(Routed(service)))
-    }
-
-    /// Binds session entries (feature `session_entries`, section 2.21).
-    pub fn session_entries(self, service: impl SessionEntryService) -> ServiceBindings {
-        let service: Arc<dyn SessionEntryService> = Arc::new(service);
-        self.bind(ServiceKind::SessionEntries, Arc::new(Routed(service)))
-    }
-
-    /// Binds message injection (feature `message_injection`, section 2.22). It also
-    /// lets the host send `message/updated` batches (section 1.11).
-    pub fn message_injection(self, service: impl MessageInjectionService) -> ServiceBindings {
-        let service: Arc<dyn MessageInjectionService> = Arc::new(service);
-        self.bind(ServiceKind::MessageInjection, Arc::new(Routed(service)))
-    }
-
-    /// Binds the active tool set (feature `active_tools`, section 2.23).
-    pub fn active_tools(self, service: impl ActiveToolsService) -> ServiceBindings {
-        let service: Arc<dyn ActiveToolsService> = Arc::new(service);
-        self.bind(ServiceKind::ActiveTools, Arc::new(Routed(service)))
-    }
-
-    /// Binds API 0.3 `provider_auth` (`provider/auth/request`, `provider/auth/revoke`).
-    pub fn provider_auth(self, service: impl ProviderAuthService) -> ServiceBindings {
-        let service: Arc<dyn ProviderAuthService> = Arc::new(service);
-        self.bind(ServiceKind::ProviderAuth, Arc::new(Routed(service)))
-    }
-
-    /// Binds API 0.3 `provider_catalog` (`providers/register|update|unregister`,
-    /// `providers/complete`).
-    pub fn provider_catalog(self, service: impl ProviderCatalogService) -> ServiceBindings {
-        let service: Arc<dyn ProviderCatalogService> = Arc::new(service);
-        self.bind(ServiceKind::ProviderCatalog, Arc::new(Routed(service)))
-    }
-
-    /// Binds API 0.3 `session_lifecycle` (`session/create|fork|reload|switch`).
-    pub fn session_lifecycle(self, service: impl SessionLifecycleService) -> ServiceBindings {
-        let service: Arc<dyn SessionLifecycleService> = Arc::new(service);
-        self.bind(ServiceKind::SessionLifecycle, Arc::new(Routed(service)))
     }
 
     /// Binds the policy engine that classifies `policy/evaluate` intents (section 2.9;

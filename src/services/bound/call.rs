@@ -6,10 +6,11 @@
 use std::marker::PhantomData;
 
 use crossbeam_channel::Sender;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::methods::ServiceMethod;
 use super::refusal::ServiceRefusal;
-use super::table::ServiceMethod;
+use super::results::ServiceResult;
 use crate::model::events::GenerationRef;
 use crate::model::frontend::CancelFlag;
 use crate::services::ResourceOwner;
@@ -164,41 +165,6 @@ impl std::fmt::Debug for RawReply {
             .field("method", &self.method)
             .field("answered", &self.target.is_none())
             .finish()
-    }
-}
-
-/// A value a Wave-1 service answers with; the runtime turns it into the method's
-/// result and checks it before the extension sees it.
-pub trait ServiceResult: Send + 'static {
-    /// The JSON-RPC `result`.
-    fn into_result(self) -> Value;
-}
-
-impl ServiceResult for () {
-    /// `{}`.
-    fn into_result(self) -> Value {
-        json!({})
-    }
-}
-
-/// The composer's text (`composer/get`, section 2.19): checked like a written text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ComposerText(pub String);
-
-impl ServiceResult for ComposerText {
-    fn into_result(self) -> Value {
-        json!({ "text": self.0 })
-    }
-}
-
-/// The host-assigned durable id of an appended entry (`session/append_entry`, section
-/// 2.21): 1 to [`crate::limits::MAX_ENTRY_ID_BYTES`] bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EntryId(pub String);
-
-impl ServiceResult for EntryId {
-    fn into_result(self) -> Value {
-        json!({ "entry_id": self.0 })
     }
 }
 

@@ -14,32 +14,39 @@
 //! the extension gets -32800 at once. Refusals use one vocabulary, [`Refusal`]
 //! (section 3).
 
+#[macro_use]
+mod declare;
+#[macro_use]
+mod table;
 mod bindings;
 mod call;
+mod methods;
+mod params;
 mod provider_models;
-mod provider_services;
 mod refusal;
-mod request;
+mod results;
 mod route;
-mod session_services;
-mod table;
+mod row;
+mod services;
 
 pub use bindings::ServiceBindings;
-pub use call::{ComposerText, EntryId, Reply, ServiceCall, ServiceResult};
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
+pub use call::{Reply, ServiceCall};
+pub use methods::{HostNotification, ServiceKind, ServiceMethod, ServiceRequest};
+pub use params::{
+    check_composer_text, check_message_id, ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel,
+    InjectedMessage, MessageRole, NoParams, ServiceParams, SessionName, Shortcut, UserMessage,
+};
 pub use provider_models::{
     AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
     ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderInfo, ProviderModel,
-    ProviderRegistration, SessionId,
+    ProviderRef, ProviderRegistration, SessionId,
 };
-pub use provider_services::{ProviderAuthService, ProviderCatalogService};
 pub use refusal::{Refusal, ServiceRefusal};
-pub use request::{check_composer_text, check_message_id, MessageRole, ServiceRequest, Shortcut};
+pub use results::{ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
-pub use session_services::{
-    ActiveToolsService, ComposerService, MessageInjectionService, SessionEntryService,
-    SessionLifecycleService, ShortcutService,
-};
-pub use table::{
-    Admission, ErrorFamily, HostNotification, Offer, ServiceKind, ServiceMethod, Shape,
+pub use row::{Admission, ErrorFamily, Offer, Shape};
+pub use services::{
+    ActiveToolsService, ComposerService, MessageInjectionService, ProviderAuthService,
+    ProviderCatalogService, SessionEntryService, SessionLifecycleService, ShortcutService,
 };

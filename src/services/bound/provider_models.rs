@@ -5,11 +5,12 @@
 
 use std::collections::HashSet;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::params::{closed, ServiceParams};
 use super::refusal::{Refusal, ServiceRefusal};
+use super::results::ServiceResult;
 use crate::limits::{
     CANONICAL_MAX_INTEGER, MAX_PROVIDER_ID_BYTES, MAX_PROVIDER_LEASE_BYTES, MAX_PROVIDER_MODELS,
     MAX_PROVIDER_SCOPES, MAX_PROVIDER_TEXT_BYTES, MAX_SESSION_ID_BYTES,
@@ -185,9 +186,78 @@ pub struct SessionId {
     pub session_id: String,
 }
 
-/// Reads a closed model.
-pub(super) fn model<T: DeserializeOwned>(value: &Value) -> Result<T, ServiceRefusal> {
-    T::deserialize(value).map_err(|e| Refusal::InvalidRequest.because(e.to_string()))
+/// The params of `providers/unregister`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderRef {
+    /// The provider, 1 to [`MAX_PROVIDER_ID_BYTES`] bytes.
+    pub provider_id: String,
+}
+
+impl ServiceParams for ProviderAuthParams {
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        text("provider_id", &self.provider_id, MAX_PROVIDER_ID_BYTES)?;
+        scopes("scopes", &self.scopes)
+    }
+}
+
+impl ServiceParams for ProviderRegistration {
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        check_registration(self)
+    }
+}
+
+impl ServiceParams for ProviderRef {
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        text("provider_id", &self.provider_id, MAX_PROVIDER_ID_BYTES)
+    }
+}
+
+/// `session/switch` names the session to make current.
+impl ServiceParams for SessionId {
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        text("session_id", &self.session_id, MAX_SESSION_ID_BYTES)
+    }
+}
+
+impl ServiceResult for ProviderAuthAnswer {
+    fn into_result(self) -> Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let answer: ProviderAuthAnswer = closed(result.clone()).map_err(|e| e.detail)?;
+        match answer.lease {
+            Some(lease) if lease.is_empty() || lease.len() > MAX_PROVIDER_LEASE_BYTES => Err(
+                format!("`lease` must be 1 to {MAX_PROVIDER_LEASE_BYTES} bytes"),
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ServiceResult for CatalogRevision {
+    fn into_result(self) -> Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let answer: CatalogRevision = closed(result.clone()).map_err(|e| e.detail)?;
+        if answer.revision > CANONICAL_MAX_INTEGER {
+            return Err(format!(
+                "`revision` must be at most {CANONICAL_MAX_INTEGER}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ServiceResult for SessionId {
+    fn into_result(self) -> Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let answer: SessionId = closed(result.clone()).map_err(|e| e.detail)?;
+        answer.check().map_err(|e| e.detail)
+    }
 }
 
 fn text(what: &str, value: &str, max: usize) -> Result<(), ServiceRefusal> {
@@ -216,14 +286,8 @@ fn scopes(what: &str, scopes: &Option<Vec<String>>) -> Result<(), ServiceRefusal
         .try_for_each(|s| text(what, s, MAX_PROVIDER_TEXT_BYTES))
 }
 
-/// Checks a `provider/auth/*` request's bounds.
-pub(super) fn check_auth(params: &ProviderAuthParams) -> Result<(), ServiceRefusal> {
-    text("provider_id", &params.provider_id, MAX_PROVIDER_ID_BYTES)?;
-    scopes("scopes", &params.scopes)
-}
-
 /// Checks a registration's bounds: ids, texts, scopes, unique models, positive counts.
-pub(super) fn check_registration(r: &ProviderRegistration) -> Result<(), ServiceRefusal> {
+fn check_registration(r: &ProviderRegistration) -> Result<(), ServiceRefusal> {
     text("provider.id", &r.provider.id, MAX_PROVIDER_ID_BYTES)?;
     text("provider.label", &r.provider.label, MAX_PROVIDER_TEXT_BYTES)?;
     if let Some(subject) = &r.provider.auth.subject {
@@ -264,37 +328,4 @@ pub(super) fn check_registration(r: &ProviderRegistration) -> Result<(), Service
         }
     }
     Ok(())
-}
-
-/// Checks a session id's bounds.
-pub(super) fn check_session_id(id: &str) -> Result<(), ServiceRefusal> {
-    text("session_id", id, MAX_SESSION_ID_BYTES)
-}
-
-/// Checks an answer of `provider/auth/*`.
-pub(super) fn check_auth_answer(value: &Value) -> Result<(), String> {
-    let answer: ProviderAuthAnswer = model(value).map_err(|e| e.detail)?;
-    match answer.lease {
-        Some(lease) if lease.is_empty() || lease.len() > MAX_PROVIDER_LEASE_BYTES => Err(format!(
-            "`lease` must be 1 to {MAX_PROVIDER_LEASE_BYTES} bytes"
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Checks an answer of `providers/*`.
-pub(super) fn check_revision(value: &Value) -> Result<(), String> {
-    let answer: CatalogRevision = model(value).map_err(|e| e.detail)?;
-    if answer.revision > CANONICAL_MAX_INTEGER {
-        return Err(format!(
-            "`revision` must be at most {CANONICAL_MAX_INTEGER}"
-        ));
-    }
-    Ok(())
-}
-
-/// Checks an answer of `session/*`.
-pub(super) fn check_session_answer(value: &Value) -> Result<(), String> {
-    let answer: SessionId = model(value).map_err(|e| e.detail)?;
-    check_session_id(&answer.session_id).map_err(|e| e.detail)
 }

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::call::{RawReply, ServiceCall};
+use super::methods::ServiceRequest;
 use super::refusal::Refusal;
-use super::request::ServiceRequest;
 
 /// A bound kind as the runtime drives it: one validated request and its reply. The
 /// embedder's traits are routed through it; `serve` forwards through it to its client.

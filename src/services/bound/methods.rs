@@ -1,0 +1,159 @@
+//! The enums of the method table, expanded from its rows (`table.rs`):
+//! [`ServiceKind`], [`ServiceMethod`] with every column of a row, [`ServiceRequest`]
+//! with its parsing and the result rules, and [`HostNotification`]; and the lookups
+//! they share: by name, and by name on an API version with the negotiated features
+//! ([`ServiceMethod::resolve`]).
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::params::{
+    closed, ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, NoParams,
+    ServiceParams, SessionName, Shortcut, UserMessage,
+};
+use super::provider_models::{
+    CatalogRevision, ProviderAuthAnswer, ProviderAuthParams, ProviderRef, ProviderRegistration,
+    SessionId,
+};
+use super::refusal::ServiceRefusal;
+use super::results::{ComposerText, EntryId, ServiceResult};
+use super::row::{Admission, ErrorFamily, Offer, Shape, V0_3_APIS, WAVE1_APIS};
+use crate::manifest::ApiVersion;
+use crate::negotiation::{Capability, Feature, FeatureSet};
+
+service_table!(declare_methods);
+host_notification_table!(host_notifications);
+
+impl HostNotification {
+    /// The notification a wire name names.
+    pub fn from_name(name: &str) -> Option<HostNotification> {
+        HostNotification::ALL.into_iter().find(|n| n.name() == name)
+    }
+}
+
+impl ServiceKind {
+    /// The kind a name names.
+    pub fn from_name(name: &str) -> Option<ServiceKind> {
+        ServiceKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The API 0.2/0.4 feature it is offered as, for the feature-offered kinds.
+    pub fn feature(self) -> Option<Feature> {
+        match self.offer() {
+            Offer::Feature(feature) => Some(feature),
+            Offer::Capability(_) => None,
+        }
+    }
+
+    /// The API 0.3 contract capability it is offered as, for the API 0.3 kinds.
+    pub fn capability(self) -> Option<Capability> {
+        match self.offer() {
+            Offer::Capability(capability) => Some(capability),
+            Offer::Feature(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for ServiceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl ServiceMethod {
+    /// The method a wire name names on `api`, with `features` negotiated: a name two
+    /// rows share (on different API versions, or the same one under different
+    /// features) resolves to the row this connection speaks. `None` when no row of
+    /// that name is carried by `api`.
+    pub fn resolve(name: &str, api: ApiVersion, features: &FeatureSet) -> Option<ServiceMethod> {
+        let mut rows = ServiceMethod::ALL
+            .into_iter()
+            .filter(|m| m.name() == name && m.apis().contains(&api));
+        let first = rows.next()?;
+        let negotiated = |m: &ServiceMethod| match m.kind().offer() {
+            Offer::Feature(feature) => features.contains(feature),
+            Offer::Capability(_) => true,
+        };
+        if negotiated(&first) {
+            return Some(first);
+        }
+        Some(rows.find(negotiated).unwrap_or(first))
+    }
+
+    /// The method a wire name names on any API version (the first row of that name).
+    pub fn from_name(name: &str) -> Option<ServiceMethod> {
+        ServiceMethod::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// True for a notification: nothing is answered.
+    pub fn is_notification(self) -> bool {
+        self.shape() == Shape::Notification
+    }
+}
+
+impl fmt::Display for ServiceMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_every_row_is_consistent() {
+        for method in ServiceMethod::ALL {
+            assert_eq!(ServiceMethod::from_name(method.name()), Some(method));
+            // A method's family follows the API versions of its kind's offer.
+            match method.kind().offer() {
+                Offer::Feature(_) => assert_eq!(method.family(), ErrorFamily::Wave1Tokens),
+                Offer::Capability(_) => assert_eq!(method.family(), ErrorFamily::V0_3Table),
+            }
+        }
+        for kind in ServiceKind::ALL {
+            assert_eq!(ServiceKind::from_name(kind.name()), Some(kind));
+            assert!(
+                ServiceMethod::ALL.iter().any(|m| m.kind() == kind),
+                "{kind}"
+            );
+        }
+        assert_eq!(ServiceMethod::from_name("composer/clear"), None);
+    }
+
+    #[test]
+    fn every_host_notification_is_gated_by_a_feature() {
+        for notification in HostNotification::ALL {
+            assert_eq!(
+                HostNotification::from_name(notification.name()),
+                Some(notification)
+            );
+            assert!(notification.kind().feature().is_some(), "{notification:?}");
+            assert!(!notification.members().is_empty(), "{notification:?}");
+        }
+        assert!(HostNotification::ShortcutTrigger.from_client());
+        assert!(!HostNotification::MessageUpdated.from_client());
+    }
+
+    #[test]
+    fn a_name_resolves_by_api_version() {
+        let none = FeatureSet::default();
+        assert_eq!(
+            ServiceMethod::resolve("session/create", ApiVersion::V0_3, &none),
+            Some(ServiceMethod::SessionCreate)
+        );
+        assert_eq!(
+            ServiceMethod::resolve("session/create", ApiVersion::V0_4, &none),
+            None
+        );
+        assert_eq!(
+            ServiceMethod::resolve("composer/get", ApiVersion::V0_3, &none),
+            None
+        );
+        assert_eq!(
+            ServiceMethod::resolve("composer/get", ApiVersion::V0_2, &none),
+            Some(ServiceMethod::ComposerGet)
+        );
+    }
+}

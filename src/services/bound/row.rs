@@ -1,0 +1,75 @@
+//! The values in a method table row: [`Admission`], [`ErrorFamily`], [`Shape`],
+//! [`Offer`], and the API version sets the rows name.
+
+use crate::manifest::ApiVersion;
+use crate::negotiation::{Capability, Feature};
+
+/// The API versions of the Wave-1 features.
+pub(super) const WAVE1_APIS: &[ApiVersion] = &[ApiVersion::V0_2, ApiVersion::V0_4];
+/// The API version of the canonical-wire capabilities.
+pub(super) const V0_3_APIS: &[ApiVersion] = &[ApiVersion::V0_3];
+
+/// How the dispatcher admits a method's request before a service sees it (section 2,
+/// "Optional Wave-1 resource_owner"). Every kind but [`Admission::None`] names its
+/// parent in `parent_request_id`; a parent the host cancelled (a known tombstone) is
+/// always refused with `not_foreground_owner`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Admission {
+    /// Nothing beyond the negotiated capability and the closed params (the API 0.3
+    /// methods, which name no parent).
+    None,
+    /// A live host request as `parent_request_id` (its owner is the request's), or,
+    /// once that parent has settled, an explicit `resource_owner` equal to the triple
+    /// issued to this generation, answered independently; anything else is
+    /// `not_foreground_owner`.
+    LiveParentOrIssuedOwner,
+    /// Only a live `tool/call` host request as the parent; any other parent, or one
+    /// that settled, is `not_foreground_owner` (a terminal grant lives no longer than
+    /// the tool call it serves).
+    LiveToolCall,
+    /// Only once the parent has settled, with the explicit `resource_owner` issued to
+    /// this generation (section 2.21c, `session/compact`): a live parent is
+    /// `invalid_request`, a missing or foreign owner `not_foreground_owner`.
+    SettledOwnerOnly,
+    /// Only inside the `initialize` request, which must be the parent
+    /// (`shortcut/register`, section 2.20).
+    InsideInitialize,
+}
+
+impl Admission {
+    /// True when the request names its parent in `parent_request_id` (and may carry
+    /// `resource_owner`); both belong to admission, not to the method's params.
+    pub fn names_parent(self) -> bool {
+        self != Admission::None
+    }
+}
+
+/// Which error vocabulary answers a method's refusals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorFamily {
+    /// The Wave-1 contract names first in `error.message` (section 3).
+    Wave1Tokens,
+    /// API 0.3's fixed error table, the contract name and detail in `data`
+    /// (SUPPLEMENT "Error table").
+    V0_3Table,
+}
+
+/// Whether the extension waits for an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// A request: answered exactly once.
+    Request,
+    /// A notification: never answered.
+    Notification,
+}
+
+/// What offers a kind in `initialize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Offer {
+    /// An API 0.2/0.4 optional feature.
+    Feature(Feature),
+    /// An API 0.3 contract capability, offered with its methods.
+    Capability(Capability),
+}

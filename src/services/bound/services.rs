@@ -1,0 +1,22 @@
+//! The service traits an embedder implements, one per kind, expanded from the rows of
+//! the method table (`table.rs`): each method with a default body that refuses
+//! `unsupported_feature`, the routing from a validated request to its trait method,
+//! and the kind's binder on [`ServiceBindings`].
+
+use std::sync::Arc;
+
+use super::bindings::ServiceBindings;
+use super::call::{RawReply, Reply, ServiceCall};
+use super::methods::{ServiceKind, ServiceRequest};
+use super::params::{
+    ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, NoParams, SessionName,
+    Shortcut, UserMessage,
+};
+use super::provider_models::{
+    CatalogRevision, ProviderAuthAnswer, ProviderAuthParams, ProviderRef, ProviderRegistration,
+    SessionId,
+};
+use super::results::{ComposerText, EntryId};
+use super::route::{misrouted, RawService, Routed};
+
+service_table!(declare_services);
