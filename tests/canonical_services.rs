@@ -11,7 +11,7 @@ use octet_host::host::{
     CallError, CallOptions, Diagnostic, HostEvent, LifecycleNotification, Outcome,
     ProviderStreamRequest, Settlement,
 };
-use octet_host::validate::v0_3::{ProviderEventKind, Severity};
+use octet_host::validate::host_driven::{ProviderEventKind, Severity};
 use serde_json::{json, Value};
 use support::*;
 

@@ -15,7 +15,7 @@ use crate::model::start::StartError;
 use crate::model::start::StartedExtension;
 use crate::model::status::ExtensionStatus;
 use crate::model::status::ShutdownReport;
-use crate::validate::v0_3::ProviderEvent;
+use crate::validate::host_driven::ProviderEvent;
 
 /// A request to the dispatcher.
 pub(crate) enum Command {
@@ -50,7 +50,7 @@ pub(crate) enum Command {
     Notify {
         extension: String,
         generation: Option<u64>,
-        notification: crate::model::notify::Wave1Notification,
+        notification: crate::model::notify::BoundNotification,
         reply: Sender<Result<(), crate::model::notify::NotifyError>>,
     },
     /// Report the current catalog of an extension's routed generation.

@@ -195,7 +195,7 @@ impl Dispatcher {
             return;
         };
         let problem = match outcome {
-            Ok(value) => crate::validate::v0_3::lifecycle_disposition(&value)
+            Ok(value) => crate::validate::host_driven::lifecycle_disposition(&value)
                 .err()
                 .map(|e| e.to_string()),
             Err(error) => Some(format!("the extension answered with an error: {error}")),

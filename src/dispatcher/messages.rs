@@ -23,7 +23,7 @@ use crate::limits::{
     MESSAGE_BATCH_INTERVAL,
 };
 use crate::model::events::Diagnostic;
-use crate::model::notify::{NotifyError, Wave1Notification};
+use crate::model::notify::{BoundNotification, NotifyError};
 use crate::services::bound::{check_message_id, Refusal, ServiceKind, ServiceRefusal};
 use crate::transport::{ConnId, OutboundFrame};
 use crate::validate::encoded_len;
@@ -50,7 +50,7 @@ impl Dispatcher {
         &mut self,
         extension: &str,
         generation: Option<u64>,
-        notification: Wave1Notification,
+        notification: BoundNotification,
     ) -> Result<(), NotifyError> {
         let Some(&conn) = self.routes.get(extension) else {
             return Err(NotifyError::NotRunning {
@@ -75,7 +75,7 @@ impl Dispatcher {
         &mut self,
         conn: ConnId,
         generation: Option<u64>,
-        notification: Wave1Notification,
+        notification: BoundNotification,
     ) -> Result<(), NotifyError> {
         let refused = |refusal: ServiceRefusal| Err(NotifyError::Refused(refusal));
         let c = self
@@ -101,7 +101,7 @@ impl Dispatcher {
             );
         }
         match notification {
-            Wave1Notification::ShortcutTrigger { id } => {
+            BoundNotification::ShortcutTrigger { id } => {
                 // Unknown, refused or stale registrations fail closed (section 1.11).
                 let book = c.guards.get::<ShortcutBook>(ServiceKind::Shortcuts);
                 if !book.is_some_and(|book| book.is_admitted(&id)) {
@@ -112,7 +112,7 @@ impl Dispatcher {
                 }
                 self.send_notification(conn, "shortcut/trigger", json!({ "id": id }))
             }
-            Wave1Notification::MessageDeltas { message_id, deltas } => {
+            BoundNotification::MessageDeltas { message_id, deltas } => {
                 check_message_id(&message_id).map_err(NotifyError::Refused)?;
                 if deltas.len() > MAX_MESSAGE_BATCH_DELTAS {
                     return refused(Refusal::BoundsExceeded.because(format!(
@@ -131,7 +131,7 @@ impl Dispatcher {
                 }
                 Ok(())
             }
-            Wave1Notification::MessageSettled { message_id } => {
+            BoundNotification::MessageSettled { message_id } => {
                 check_message_id(&message_id).map_err(NotifyError::Refused)?;
                 self.flush_message(conn, &message_id)
             }

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::Dispatcher;
 use crate::model::events::Diagnostic;
 use crate::transport::{ConnId, OutboundFrame};
-use crate::validate::v0_3::{self, ProviderEvent};
+use crate::validate::host_driven::{self, ProviderEvent};
 
 /// One open stream.
 struct Stream {
@@ -57,7 +57,7 @@ impl Dispatcher {
             return;
         };
         let source = c.source.clone();
-        let outcome = match v0_3::provider_event(params) {
+        let outcome = match host_driven::provider_event(params) {
             Err(e) => Err(e.to_string()),
             Ok(event) => match c.streams.open.get_mut(&event.stream_id) {
                 None => Err(format!("stream {:?} is not open", event.stream_id)),

@@ -11,7 +11,7 @@ use super::{HostInner, ShutdownReport, StartedExtension};
 use crate::dispatcher::{CallRequest, Command, HostRequest};
 use crate::limits::MENU_COLLECT_DEADLINE;
 use crate::manifest::UiSurface;
-use crate::model::notify::{NotifyError, Wave1Notification};
+use crate::model::notify::{BoundNotification, NotifyError};
 use crate::negotiation::Feature;
 use crate::validate::{
     self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookPayload,
@@ -73,7 +73,7 @@ pub(super) struct Extras {
     /// The first `confirmation/request` is answered yes without asking (section 1.6b).
     pub preapproved: bool,
     /// Where a `provider/stream`'s events go.
-    pub stream: Option<crossbeam_channel::Sender<crate::validate::v0_3::ProviderEvent>>,
+    pub stream: Option<crossbeam_channel::Sender<crate::validate::host_driven::ProviderEvent>>,
 }
 
 impl ExtensionHandle {
@@ -114,7 +114,7 @@ impl ExtensionHandle {
     /// generation. Refused, with nothing sent, when its feature was not negotiated,
     /// when a payload breaks a bound, or when a shortcut was not admitted by this
     /// generation; the host also reports the refusal as a diagnostic.
-    pub fn notify(&self, notification: Wave1Notification) -> Result<(), NotifyError> {
+    pub fn notify(&self, notification: BoundNotification) -> Result<(), NotifyError> {
         self.send_notify(None, notification)
     }
 
@@ -123,7 +123,7 @@ impl ExtensionHandle {
     pub fn notify_generation(
         &self,
         generation: u64,
-        notification: Wave1Notification,
+        notification: BoundNotification,
     ) -> Result<(), NotifyError> {
         self.send_notify(Some(generation), notification)
     }
@@ -133,14 +133,14 @@ impl ExtensionHandle {
     /// [`ShortcutService`](crate::services::bound::ShortcutService) admitted is
     /// triggered; any other id fails closed.
     pub fn trigger_shortcut(&self, id: &str) -> Result<(), NotifyError> {
-        self.notify(Wave1Notification::ShortcutTrigger { id: id.into() })
+        self.notify(BoundNotification::ShortcutTrigger { id: id.into() })
     }
 
     /// Adds an assistant-message delta. The host coalesces deltas into
     /// `message/updated` batches (at 4,096 bytes, 64 deltas or 50 ms, section 1.11);
     /// needs the negotiated `message_injection`.
     pub fn message_delta(&self, message_id: &str, delta: &str) -> Result<(), NotifyError> {
-        self.notify(Wave1Notification::MessageDeltas {
+        self.notify(BoundNotification::MessageDeltas {
             message_id: message_id.into(),
             deltas: vec![delta.into()],
         })
@@ -148,7 +148,7 @@ impl ExtensionHandle {
 
     /// The message settled: its last `message/updated` batch is sent now.
     pub fn message_settled(&self, message_id: &str) -> Result<(), NotifyError> {
-        self.notify(Wave1Notification::MessageSettled {
+        self.notify(BoundNotification::MessageSettled {
             message_id: message_id.into(),
         })
     }
@@ -156,7 +156,7 @@ impl ExtensionHandle {
     fn send_notify(
         &self,
         generation: Option<u64>,
-        notification: Wave1Notification,
+        notification: BoundNotification,
     ) -> Result<(), NotifyError> {
         let not_running = || NotifyError::NotRunning {
             extension: self.info.name.clone(),

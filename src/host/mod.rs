@@ -25,9 +25,9 @@
 pub(crate) mod builder;
 pub mod call;
 mod extension;
+mod host_driven;
 mod menu_action;
 mod start;
-mod v0_3;
 
 pub use crate::model::{events, frontend, lifecycle, progress};
 
@@ -48,13 +48,13 @@ pub use extension::{ExtensionHandle, MenuFallbackReason, MenuOutcome};
 pub use crate::model::catalog::ToolCatalog;
 pub use crate::supervisor::{ParkReason, SupervisorPolicy};
 // What calls take and return, so an embedder needs only `host`.
-pub use crate::model::notify::{NotifyError, Wave1Notification};
+pub use crate::model::notify::{BoundNotification, NotifyError};
 
 pub use crate::model::status::{
     ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport,
 };
 pub use crate::services::bound::ServiceBindings;
-pub use crate::validate::v0_3::{
+pub use crate::validate::host_driven::{
     MigrationDetection, MigrationImport, ProviderEvent, ProviderEventKind, StreamAcceptance,
 };
 pub use crate::validate::{
@@ -62,10 +62,10 @@ pub use crate::validate::{
     HookPayload, HookResult, Notification, RenderOutput, StatusContribution, ToolResult,
 };
 pub use frontend::{CancelFlag, ConfirmationRequest, Frontend, HeadlessFrontend, InputRequest};
+pub use host_driven::{ProviderStream, ProviderStreamRequest};
 pub use lifecycle::{LifecycleNotification, Outcome, Settlement};
 pub use progress::{OutputStream, Progress, ProgressEvent};
 pub use start::{StartError, StartOptions, StartedExtension, StartupEvidence};
-pub use v0_3::{ProviderStream, ProviderStreamRequest};
 
 use crate::dispatcher::{Command, Shared};
 use crate::limits::SIGNAL_SHUTDOWN_CAP;

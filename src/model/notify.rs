@@ -1,14 +1,14 @@
-//! Host-to-extension Wave-1 notifications (section 1.11): what the embedder sends, and
+//! Host-to-extension notifications of the bound kinds (section 1.11): what the embedder sends, and
 //! why one is refused.
 
 use std::fmt;
 
 use crate::services::bound::{HostNotification, ServiceRefusal};
 
-/// A Wave-1 notification the embedder asks the host to send.
+/// A notification of a bound kind the embedder asks the host to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Wave1Notification {
+pub enum BoundNotification {
     /// `shortcut/trigger {"id"}`: only for a shortcut admitted in the current
     /// generation's `initialize`.
     ShortcutTrigger {
@@ -31,12 +31,12 @@ pub enum Wave1Notification {
     },
 }
 
-impl Wave1Notification {
+impl BoundNotification {
     /// The row of the notification table it is sent as.
     pub fn notification(&self) -> HostNotification {
         match self {
-            Wave1Notification::ShortcutTrigger { .. } => HostNotification::ShortcutTrigger,
-            Wave1Notification::MessageDeltas { .. } | Wave1Notification::MessageSettled { .. } => {
+            BoundNotification::ShortcutTrigger { .. } => HostNotification::ShortcutTrigger,
+            BoundNotification::MessageDeltas { .. } | BoundNotification::MessageSettled { .. } => {
                 HostNotification::MessageUpdated
             }
         }
@@ -48,7 +48,7 @@ impl Wave1Notification {
     }
 }
 
-/// Why a Wave-1 notification was not sent. Nothing of a refused notification reaches
+/// Why a notification of a bound kind was not sent. Nothing of a refused notification reaches
 /// the extension; the host also reports it as a diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]

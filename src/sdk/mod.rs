@@ -60,7 +60,7 @@ mod menu;
 mod output;
 mod request;
 mod runtime;
-mod wave1;
+mod services;
 
 pub use crate::services::bound::MessageRole;
 pub use context::{CancellationToken, Context};
@@ -78,7 +78,7 @@ pub use output::{
     Surface, ToolOutput,
 };
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
-pub use wave1::MessageUpdate;
+pub use services::MessageUpdate;
 
 /// Host requests an extension handles at once on API 0.2/0.4 unless
 /// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it

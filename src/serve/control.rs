@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
-use crate::host::Wave1Notification;
+use crate::host::BoundNotification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
@@ -119,7 +119,7 @@ pub(crate) enum Op {
     Notify {
         extension: String,
         generation: Option<u64>,
-        notification: Wave1Notification,
+        notification: BoundNotification,
     },
     /// Snapshot every live generation.
     Status,
@@ -353,7 +353,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
                 })?;
             let fields = closed_notification(&method, &params, row.members())?;
             let notification = match row {
-                HostNotification::ShortcutTrigger => Wave1Notification::ShortcutTrigger {
+                HostNotification::ShortcutTrigger => BoundNotification::ShortcutTrigger {
                     id: fields.string("id")?,
                 },
                 // A row the client may send whose typed form this serve lacks.
@@ -377,7 +377,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "message_delta" => Ok(Op::Notify {
             extension: f.string("extension")?,
             generation: f.opt_u64("generation")?,
-            notification: Wave1Notification::MessageDeltas {
+            notification: BoundNotification::MessageDeltas {
                 message_id: f.string("message_id")?,
                 deltas: message_deltas(f)?,
             },
@@ -385,7 +385,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "message_settled" => Ok(Op::Notify {
             extension: f.string("extension")?,
             generation: f.opt_u64("generation")?,
-            notification: Wave1Notification::MessageSettled {
+            notification: BoundNotification::MessageSettled {
                 message_id: f.string("message_id")?,
             },
         }),

@@ -198,7 +198,7 @@ impl Session {
         id: Option<&ClientId>,
         extension: &str,
         generation: Option<u64>,
-        notification: crate::host::Wave1Notification,
+        notification: crate::host::BoundNotification,
     ) {
         let Some(handle) = self.started.lock().get(extension).cloned() else {
             let error = ServeError::new(

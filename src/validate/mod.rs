@@ -15,6 +15,7 @@ pub mod context;
 pub mod error;
 mod field;
 pub mod hook;
+pub mod host_driven;
 mod json;
 pub mod json_bounds;
 pub mod menu;
@@ -25,7 +26,6 @@ pub mod schema;
 pub mod state;
 pub mod status;
 pub mod tool_result;
-pub mod v0_3;
 
 pub use command::{CommandResult, Notification, NotificationLevel};
 pub use content::{ArtifactResolver, ContentPart, MediaKind, MediaPolicy, VerifiedArtifact};

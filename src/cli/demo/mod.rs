@@ -8,13 +8,13 @@
 //! workspace is a temporary git repository (one commit, one modified file) when `git`
 //! is available, a plain directory otherwise.
 
+mod bound_services;
 mod canonical;
 mod services;
 mod setup;
 mod steps;
 mod supervision;
 mod transcript;
-mod wave1;
 
 use std::time::{Duration, Instant};
 
@@ -31,7 +31,7 @@ use transcript::Transcript;
 pub(crate) fn run(json: bool) -> Result<Report, CliError> {
     let program = std::env::current_exe().map_err(CliError::Host)?;
     let world = DemoWorld::create(&program).map_err(CliError::Host)?;
-    let wave1 = wave1::DemoServices::new();
+    let wave1 = bound_services::DemoServices::new();
     let mut builder = ExtensionHost::builder(&world.workspace)
         .no_global_extensions()
         .guardian(true)
@@ -90,7 +90,7 @@ struct Demo<'a> {
     /// Processes of later generations (restarts, reloads), for the same check.
     later_pids: Vec<u32>,
     /// The Wave-1 services bound for notes.
-    wave1: wave1::DemoServices,
+    wave1: bound_services::DemoServices,
 }
 
 impl Demo<'_> {

@@ -32,11 +32,11 @@ pub(crate) mod catalog;
 mod contract;
 mod diagnostic;
 mod dispatch;
+mod host_notifications;
 mod initialize;
 mod pool;
 mod run;
 pub(crate) mod state;
-mod wave1;
 mod writer;
 
 use std::io::{ErrorKind, Read, Write};
@@ -106,7 +106,7 @@ struct Ready {
     session: Arc<Session>,
     pool: Pool,
     lifecycle: Option<Sender<LifecycleNotice>>,
-    wave1: wave1::Wave1,
+    notifications: host_notifications::HostNotifications,
 }
 
 /// Whether the reader goes on.
@@ -401,11 +401,12 @@ impl Connection {
                 let session = Arc::new(session);
                 let lifecycle = self.start_lifecycle(&session);
                 let max_frame_bytes = session.max_frame_bytes;
-                let wave1 = wave1::Wave1::start(&self.ext, &self.shared, &session);
+                let notifications =
+                    host_notifications::HostNotifications::start(&self.ext, &self.shared, &session);
                 // Shortcuts are registered inside `initialize` (section 2.20): its
                 // answer waits for theirs.
-                if wave1::Wave1::registers(&self.ext, &session) {
-                    wave1.register_then_answer(&self.ext, &self.shared, request.id, result);
+                if host_notifications::HostNotifications::registers(&self.ext, &session) {
+                    notifications.register_then_answer(&self.ext, &self.shared, request.id, result);
                 } else {
                     self.shared.send_result(&request.id, &result);
                 }
@@ -413,7 +414,7 @@ impl Connection {
                     pool: Pool::new(session.max_concurrent_requests),
                     session,
                     lifecycle,
-                    wave1,
+                    notifications,
                 });
                 if let Some(max_frame_bytes) = max_frame_bytes {
                     self.frame_limit = canonical_frame_limit(max_frame_bytes);
@@ -482,7 +483,7 @@ impl Connection {
             }
             return;
         }
-        if ready.wave1.on_notification(&notification) {
+        if ready.notifications.on_notification(&notification) {
             return;
         }
         if let Some(lifecycle) = &ready.lifecycle {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::Journal;
 
-use octet_host::host::{NotifyError, ServiceBindings, Wave1Notification};
+use octet_host::host::{BoundNotification, NotifyError, ServiceBindings};
 use octet_host::limits::{
     MAX_COMPOSER_TEXT_BYTES, MAX_ENTRY_DATA_BYTES, MAX_INJECTED_TEXT_BYTES, MAX_SHORTCUTS,
 };
@@ -623,7 +623,7 @@ fn shortcuts_register_inside_initialize_and_trigger_only_when_admitted() {
     ext.reload().unwrap();
     match ext.notify_generation(
         generation,
-        Wave1Notification::ShortcutTrigger { id: "open".into() },
+        BoundNotification::ShortcutTrigger { id: "open".into() },
     ) {
         Err(NotifyError::Refused(r)) => assert!(r.detail.contains("stale"), "{r}"),
         other => panic!("{other:?}"),
@@ -671,7 +671,7 @@ fn message_updates_are_coalesced_in_order() {
     // 100 ten-byte deltas handed over at once: one batch at 64 deltas, the rest when
     // the message settles (or its 50 ms pass first). Timing never changes the first.
     let deltas: Vec<String> = (0..100).map(|i| format!("{i:09} ")).collect();
-    ext.notify(Wave1Notification::MessageDeltas {
+    ext.notify(BoundNotification::MessageDeltas {
         message_id: "m1".into(),
         deltas,
     })
@@ -681,12 +681,12 @@ fn message_updates_are_coalesced_in_order() {
     ext.message_delta("m2", &"x".repeat(5000)).unwrap();
     ext.message_settled("m2").unwrap();
     // Three 2,000-byte deltas: the third passes 4,096 bytes, so all three go at once.
-    ext.notify(Wave1Notification::MessageDeltas {
+    ext.notify(BoundNotification::MessageDeltas {
         message_id: "m4".into(),
         deltas: vec!["y".repeat(2000); 3],
     })
     .unwrap();
-    let too_many = Wave1Notification::MessageDeltas {
+    let too_many = BoundNotification::MessageDeltas {
         message_id: "m3".into(),
         deltas: vec!["x".into(); 1025],
     };

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::call::{CallError, CallOptions, PendingCall};
 use super::extension::{ExtensionHandle, Extras};
 use crate::dispatcher::{Command, HostRequest};
-use crate::validate::v0_3::StreamAcceptance;
-use crate::validate::v0_3::{self, MigrationDetection, MigrationImport, ProviderEvent};
+use crate::validate::host_driven::StreamAcceptance;
+use crate::validate::host_driven::{self, MigrationDetection, MigrationImport, ProviderEvent};
 
 use crate::limits::{MAX_SOURCE_ROOT_BYTES, PROVIDER_STREAM_QUEUE};
 
@@ -109,7 +109,7 @@ impl ExtensionHandle {
         let request = HostRequest::MigrationDetect {
             source_root: source_root.to_string(),
         };
-        self.v0_3_request(request, &options, v0_3::migration_detection)
+        self.v0_3_request(request, &options, host_driven::migration_detection)
             .wait()
     }
 
@@ -127,7 +127,7 @@ impl ExtensionHandle {
             source_root: source_root.to_string(),
             config_paths,
         };
-        self.v0_3_request(request, &options, v0_3::migration_import)
+        self.v0_3_request(request, &options, host_driven::migration_import)
             .wait()
     }
 
@@ -165,7 +165,7 @@ impl ExtensionHandle {
                 },
                 move |reply| {
                     reply.and_then(|raw| {
-                        v0_3::stream_acceptance(&raw.value, &expected)
+                        host_driven::stream_acceptance(&raw.value, &expected)
                             .map_err(CallError::InvalidResult)
                     })
                 },

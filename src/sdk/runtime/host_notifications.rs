@@ -16,7 +16,7 @@ use super::state::{diagnostic, Session, Shared};
 use crate::sdk::context::Context;
 use crate::sdk::extension::Extension;
 use crate::sdk::features::FEATURE_SHORTCUTS;
-use crate::sdk::wave1::{registration, MessageUpdate};
+use crate::sdk::services::{registration, MessageUpdate};
 use crate::wire::{Notification, RequestId};
 
 /// How long one registration waits for the host's answer.
@@ -32,22 +32,22 @@ pub(super) enum Event {
 }
 
 /// The Wave-1 state of a ready connection.
-pub(super) struct Wave1 {
+pub(super) struct HostNotifications {
     /// Shortcut ids the host admitted inside `initialize`.
     admitted: Arc<Mutex<HashSet<String>>>,
     events: Option<Sender<Event>>,
 }
 
-impl Wave1 {
+impl HostNotifications {
     /// Starts the handler thread when the extension has handlers.
     pub(super) fn start(
         ext: &Arc<Extension>,
         shared: &Arc<Shared>,
         session: &Arc<Session>,
-    ) -> Wave1 {
+    ) -> HostNotifications {
         let admitted = Arc::new(Mutex::new(HashSet::new()));
         if ext.shortcuts.is_empty() && ext.message_update.is_none() {
-            return Wave1 {
+            return HostNotifications {
                 admitted,
                 events: None,
             };
@@ -76,7 +76,7 @@ impl Wave1 {
                     }
                 }
             });
-        Wave1 {
+        HostNotifications {
             admitted,
             events: spawned.ok().map(|_| tx),
         }
