@@ -1,7 +1,8 @@
 //! What a newcomer hits first, through the real binary: an unknown extension shows the
 //! directory problem behind it, a menu that is not declared says how to declare one,
 //! `status` with nothing discovered says where it looked, and an unknown hook gets a
-//! "did you mean", and `inspect` shows an API 0.3 contract.
+//! "did you mean", `inspect` shows an API 0.3 contract, and a subcommand's help lists
+//! only the global options it reads.
 
 mod support;
 
@@ -86,4 +87,47 @@ fn inspect_shows_the_api_0_3_contract_it_selected() {
         .as_array()
         .unwrap()
         .contains(&serde_json::json!("tool/call")));
+}
+
+/// The option lines of a help text: every `--name` that starts a line.
+fn help_options(output: &Output) -> Vec<String> {
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let word = line
+                .trim_start()
+                .split([' ', ','])
+                .find(|w| w.starts_with("--"))?;
+            line.trim_start().starts_with('-').then(|| word.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn subcommand_help_lists_only_the_global_options_that_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| help_options(&octet(dir.path(), None, args));
+    let serve = help(&["serve", "--help"]);
+    assert!(serve.contains(&"--workspace".to_string()), "{serve:?}");
+    assert!(serve.contains(&"--no-guardian".to_string()), "{serve:?}");
+    // serve refuses --json and never asks a person: neither is offered.
+    assert!(!serve.contains(&"--json".to_string()), "{serve:?}");
+    assert!(!serve.contains(&"--yes".to_string()), "{serve:?}");
+    assert_eq!(help(&["help", "serve"]), serve);
+    // discover executes nothing: no confirmation or start options.
+    let discover = help(&["discover", "-h"]);
+    assert!(discover.contains(&"--json".to_string()), "{discover:?}");
+    for absent in ["--yes", "--no-input", "--startup-timeout", "--no-guardian"] {
+        assert!(!discover.contains(&absent.to_string()), "{discover:?}");
+    }
+    // call starts an extension and may be asked to confirm: every option applies.
+    let call = help(&["call", "--help"]);
+    for present in ["--timeout", "--json", "--yes", "--no-input", "--workspace"] {
+        assert!(call.contains(&present.to_string()), "{call:?}");
+    }
+    assert_eq!(help(&["completions", "--help"]), vec!["--help".to_string()]);
+    // The top-level help still lists every global option.
+    let top = help(&["--help"]);
+    assert!(top.contains(&"--json".to_string()) && top.contains(&"--yes".to_string()));
 }

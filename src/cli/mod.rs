@@ -235,10 +235,76 @@ fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
             .to_owned();
         return output::emit(Err(CliError::Usage { message }), true);
     }
+    if error.kind() == clap::error::ErrorKind::DisplayHelp {
+        if let Some(code) = subcommand_help(args) {
+            return code;
+        }
+    }
     let _ = error.print();
     if informational {
         0
     } else {
         error::EXIT_USAGE
     }
+}
+
+/// The global options, by their clap ids.
+const GLOBAL_OPTIONS: [&str; 8] = [
+    "workspace",
+    "extension_dirs",
+    "json",
+    "no_global",
+    "yes",
+    "no_input",
+    "startup_timeout",
+    "no_guardian",
+];
+
+/// The global options `subcommand` reads: its help lists only these. Every subcommand
+/// still accepts the others where the command line puts them, as clap's globals are.
+fn options_of(subcommand: &str) -> &'static [&'static str] {
+    match subcommand {
+        "demo" | "new" | "bench" => &["json"],
+        "completions" => &[],
+        "discover" => &["workspace", "extension_dirs", "json", "no_global"],
+        // serve always writes JSON lines, and its client answers confirmations.
+        "serve" => &[
+            "workspace",
+            "extension_dirs",
+            "no_global",
+            "no_input",
+            "startup_timeout",
+            "no_guardian",
+        ],
+        _ => &GLOBAL_OPTIONS,
+    }
+}
+
+/// Prints a subcommand's help (`octet-host serve --help`, `octet-host help serve`)
+/// with only the global options it reads, and returns the exit code; `None` for the
+/// top-level help, which clap prints itself.
+fn subcommand_help(args: &[OsString]) -> Option<i32> {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    command.build();
+    let words: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    let at = words
+        .iter()
+        .position(|w| command.find_subcommand(w).is_some())?;
+    // `help NAME` asks for NAME's help.
+    let name = match words[at] {
+        "help" => words.get(at + 1).copied()?,
+        name => name,
+    };
+    let shown = options_of(name);
+    let mut subcommand = command.find_subcommand(name)?.clone();
+    for option in GLOBAL_OPTIONS.iter().filter(|o| !shown.contains(o)) {
+        subcommand = subcommand.mut_arg(*option, |arg| arg.hide(true));
+    }
+    let printed = if words.contains(&"-h") {
+        subcommand.print_help()
+    } else {
+        subcommand.print_long_help()
+    };
+    Some(if printed.is_ok() { 0 } else { 1 })
 }
