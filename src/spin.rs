@@ -19,6 +19,18 @@
 //! [`max_spinners`] threads of the process spin at once (two more than the number of
 //! CPUs), so the idle threads of a large fleet sleep instead of competing for the
 //! CPUs. A budget of zero turns spinning off.
+//!
+//! Spinning only pays while a CPU is free. On an oversubscribed machine (a build
+//! keeping every core busy) `sched_yield` hands the CPU to that other work for a whole
+//! scheduler slice, milliseconds, and a thread that keeps yielding also loses the
+//! wake-up preference the scheduler gives a thread that slept. Measured on the 2-core
+//! benchmark machine with a busy loop per core: a depth-1 call took 5.7 ms spinning,
+//! 67 µs sleeping at once (`benches/README.md`). So a yield that comes back later than
+//! [`OVERSUBSCRIBED_YIELD`] means another process had the CPU, and the second such
+//! yield within [`SECOND_STRIKE_WITHIN`] means the machine is oversubscribed: every
+//! thread of the process then sleeps at once instead of spinning, for [`BACKOFF_MIN`] at first,
+//! doubling up to [`BACKOFF_MAX`] while it keeps happening; once the load is gone, the
+//! first spin after a back-off finds the CPUs free and spinning resumes.
 
 /// How long the host's threads yield the CPU, checking for work, before they sleep,
 /// unless [`crate::host::ExtensionHostBuilder::spin_before_sleep`] says otherwise.
@@ -28,12 +40,88 @@
 /// see `benches/README.md` for what it buys.
 pub const DEFAULT_SPIN_BEFORE_SLEEP: std::time::Duration = std::time::Duration::from_micros(50);
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Threads of this process spinning now.
 static SPINNERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether this process's threads are backing off from spinning.
+static BACKOFF: Backoff = Backoff::new();
+
+/// A yield that returns later than this gave the CPU to other runnable work for a
+/// scheduler slice: the machine is oversubscribed. A pass among the host's own threads
+/// and a child that answers at once takes a few tens of microseconds; a slice of a
+/// busy process takes milliseconds.
+pub(crate) const OVERSUBSCRIBED_YIELD: Duration = Duration::from_micros(250);
+
+/// How long threads sleep at once, without spinning, after the first slow yield.
+pub(crate) const BACKOFF_MIN: Duration = Duration::from_millis(50);
+
+/// The longest back-off, reached by doubling while slow yields keep coming: once a
+/// second at most, one wait probes whether the CPUs are free again.
+pub(crate) const BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// Nanoseconds on a monotonic clock of this process.
+fn now_nanos() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Two slow yields this close together are oversubscription; a lone one (a kernel
+/// worker, another program's short burst) is not.
+pub(crate) const SECOND_STRIKE_WITHIN: Duration = Duration::from_millis(20);
+
+/// The back-off state shared by every thread of the process: until when no thread
+/// spins, the length of the last back-off, and when the last slow yield was seen.
+struct Backoff {
+    until: AtomicU64,
+    length: AtomicU64,
+    last_slow: AtomicU64,
+}
+
+impl Backoff {
+    const fn new() -> Backoff {
+        Backoff {
+            until: AtomicU64::new(0),
+            length: AtomicU64::new(0),
+            last_slow: AtomicU64::new(0),
+        }
+    }
+
+    /// A slow yield at `now`. True when it is the second within
+    /// [`SECOND_STRIKE_WITHIN`]: the process then backs off.
+    fn slow_yield(&self, now: u64) -> bool {
+        let last = self.last_slow.swap(now, Ordering::Relaxed);
+        let strike = last != 0 && now - last < SECOND_STRIKE_WITHIN.as_nanos() as u64;
+        if strike {
+            self.oversubscribed(now);
+        }
+        strike
+    }
+
+    /// True while threads should sleep without spinning.
+    fn active(&self, now: u64) -> bool {
+        now < self.until.load(Ordering::Relaxed)
+    }
+
+    /// The second strike at `now`: back off for twice as long as last time, within
+    /// bounds, or for [`BACKOFF_MIN`] when the last back-off ended more than
+    /// [`BACKOFF_MAX`] ago (the load went away in between).
+    fn oversubscribed(&self, now: u64) {
+        let min = BACKOFF_MIN.as_nanos() as u64;
+        let max = BACKOFF_MAX.as_nanos() as u64;
+        let until = self.until.load(Ordering::Relaxed);
+        let length = if until == 0 || now > until + max {
+            min
+        } else {
+            (self.length.load(Ordering::Relaxed) * 2).clamp(min, max)
+        };
+        self.length.store(length, Ordering::Relaxed);
+        self.until.store(now + length, Ordering::Relaxed);
+    }
+}
 
 /// How many threads of the process may spin at once: the number of CPUs plus two. A
 /// call's chain of hand-offs keeps four host threads waiting (caller, dispatcher,
@@ -45,37 +133,54 @@ pub(crate) fn max_spinners() -> usize {
 }
 
 /// Yields the CPU until `ready` returns true or `budget` has passed. Returns at once
-/// when `ready` already holds, when the budget is zero, or when [`max_spinners`]
-/// threads are already spinning. True when `ready` held; the caller sleeps otherwise.
+/// when `ready` already holds, when the budget is zero, when [`max_spinners`] threads
+/// are already spinning, or while the process backs off from an oversubscribed
+/// machine. True when `ready` held; the caller sleeps otherwise.
 pub(crate) fn spin_until(budget: Duration, ready: impl FnMut() -> bool) -> bool {
-    spin_counted(&SPINNERS, max_spinners(), budget, ready)
+    spin_counted(
+        &SPINNERS,
+        &BACKOFF,
+        max_spinners(),
+        budget,
+        std::thread::yield_now,
+        ready,
+    )
 }
 
-/// [`spin_until`] with the spinners counted in `spinners`, at most `max` at once.
+/// [`spin_until`] with the spinners counted in `spinners`, at most `max` at once,
+/// backing off in `backoff`, giving the CPU away with `yield_cpu`.
 fn spin_counted(
     spinners: &'static AtomicUsize,
+    backoff: &Backoff,
     max: usize,
     budget: Duration,
+    mut yield_cpu: impl FnMut(),
     mut ready: impl FnMut() -> bool,
 ) -> bool {
     if ready() {
         return true;
     }
-    if budget.is_zero() {
+    if budget.is_zero() || backoff.active(now_nanos()) {
         return false;
     }
     let Some(_slot) = SpinSlot::take(spinners, max) else {
         return false;
     };
     let start = Instant::now();
+    let mut before = start;
     loop {
-        std::thread::yield_now();
+        yield_cpu();
+        let after = Instant::now();
+        if after - before > OVERSUBSCRIBED_YIELD && backoff.slow_yield(now_nanos()) {
+            return ready();
+        }
         if ready() {
             return true;
         }
-        if start.elapsed() >= budget {
+        if after - start >= budget {
             return false;
         }
+        before = after;
     }
 }
 
@@ -118,13 +223,23 @@ mod tests {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let start = Instant::now();
         let mut checks = 0;
-        let ready = spin_counted(&COUNT, 1, Duration::from_millis(2), || {
-            checks += 1;
-            false
-        });
+        let backoff = Backoff::new();
+        let ready = spin_counted(
+            &COUNT,
+            &backoff,
+            1,
+            Duration::from_millis(2),
+            || {},
+            || {
+                checks += 1;
+                false
+            },
+        );
         assert!(!ready);
         assert!(checks > 1, "it kept checking while it spun");
-        assert!(start.elapsed() >= Duration::from_millis(2));
+        // On a loaded machine the test thread itself may be preempted for a slice,
+        // which ends the spin early as a slow yield would.
+        assert!(start.elapsed() >= Duration::from_millis(2) || backoff.active(now_nanos()));
     }
 
     #[test]
@@ -137,9 +252,19 @@ mod tests {
         // Its own spinner count, so other tests' threads cannot take every slot; and a
         // generous budget: the setter thread only has to be scheduled once.
         static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let seen = spin_counted(&COUNT, 1, Duration::from_secs(30), || {
-            flag.load(Ordering::Acquire)
-        });
+        // A slice lost to other work ends a spin early; it is tried again.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = false;
+        while !seen && Instant::now() < deadline {
+            seen = spin_counted(
+                &COUNT,
+                &Backoff::new(),
+                1,
+                Duration::from_secs(30),
+                std::thread::yield_now,
+                || flag.load(Ordering::Acquire),
+            );
+        }
         setter.join().unwrap();
         assert!(seen);
     }
@@ -155,5 +280,45 @@ mod tests {
         drop(taken);
         assert_eq!(COUNT.load(Ordering::Acquire), 0);
         assert!(SpinSlot::take(&COUNT, 3).is_some());
+    }
+
+    #[test]
+    fn a_slow_yield_backs_every_thread_off_then_doubles() {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let backoff = Backoff::new();
+        let budget = Duration::from_secs(30);
+        // Yields that give the CPU away for a whole slice: the second ends the spin.
+        let mut slow_yields = 0;
+        let start = Instant::now();
+        let slow = || {
+            slow_yields += 1;
+            std::thread::sleep(OVERSUBSCRIBED_YIELD * 4);
+        };
+        assert!(!spin_counted(&COUNT, &backoff, 1, budget, slow, || false));
+        assert!(start.elapsed() < budget);
+        assert!(slow_yields >= 2);
+        assert!(backoff.active(now_nanos()));
+        let first = backoff.length.load(Ordering::Relaxed);
+        assert_eq!(first, BACKOFF_MIN.as_nanos() as u64);
+        // While backing off nothing spins, but input already there is still seen.
+        let mut yields = 0;
+        assert!(!spin_counted(
+            &COUNT,
+            &backoff,
+            1,
+            budget,
+            || yields += 1,
+            || false
+        ));
+        assert_eq!(yields, 0);
+        assert!(spin_counted(&COUNT, &backoff, 1, budget, || {}, || true));
+        // Slow again right after the back-off: twice as long.
+        let until = backoff.until.load(Ordering::Relaxed);
+        backoff.oversubscribed(until + 1);
+        assert_eq!(backoff.length.load(Ordering::Relaxed), 2 * first);
+        // Long after the last back-off ended, the next one starts short again.
+        let until = backoff.until.load(Ordering::Relaxed);
+        backoff.oversubscribed(until + 2 * BACKOFF_MAX.as_nanos() as u64);
+        assert_eq!(backoff.length.load(Ordering::Relaxed), first);
     }
 }
