@@ -1,13 +1,13 @@
 //! The macros that turn the method table (`table.rs`) into code. The table is written
-//! once and handed to two of them, so that what sits low in the module graph and what
-//! sits high never import each other in a circle: [`declare_methods!`] (in
-//! `methods.rs`) makes the [`ServiceKind`](super::ServiceKind) and
+//! once and expanded in two parts by [`declare_table!`], so that what sits low in the
+//! module graph and what sits high never import each other in a circle: the `methods`
+//! part (in `methods.rs`) makes the [`ServiceKind`](super::ServiceKind) and
 //! [`ServiceMethod`](super::ServiceMethod) enums with every column of a row and the
 //! typed [`ServiceRequest`](super::ServiceRequest) (parsed by reading the row's params
-//! type and checking its bounds) with the result rules (the row's result type);
-//! [`declare_services!`] (in `services.rs`) makes each kind's service trait with a
-//! default body per method, the routing from a request to its trait method, and the
-//! kind's binder on [`ServiceBindings`](super::ServiceBindings).
+//! type and checking its bounds) with the result rules (the row's result type); the
+//! `services` part (in `services.rs`) makes each kind's service trait with a default
+//! body per method, the routing from a request to its trait method, and the kind's
+//! binder on [`ServiceBindings`](super::ServiceBindings).
 
 /// How many token trees follow.
 macro_rules! count {
@@ -54,12 +54,16 @@ macro_rules! route_fn {
     }};
 }
 
-/// The enums of the method table and the typed request: [`ServiceKind`](super::ServiceKind),
-/// [`ServiceMethod`](super::ServiceMethod) with every column of a row, and
-/// [`ServiceRequest`](super::ServiceRequest) with its parsing and the result rules.
-/// Expanded in `methods.rs` as `service_table!(declare_methods)`.
-macro_rules! declare_methods {
-    ($(
+/// The method table turned into code, one part at a time: `methods` makes the enums
+/// of the table and the typed request ([`ServiceKind`](super::ServiceKind),
+/// [`ServiceMethod`](super::ServiceMethod) with every column of a row,
+/// [`ServiceRequest`](super::ServiceRequest) with its parsing and the result rules;
+/// expanded in `methods.rs`), `services` each kind's service trait (a default body per
+/// method), the routing from a request to its trait method and the kind's binder on
+/// [`ServiceBindings`](super::ServiceBindings) (expanded in `services.rs`). One matcher
+/// reads the rows; [`part!`] keeps the part asked for.
+macro_rules! declare_table {
+    ($part:ident; $(
         $(#[$kind_doc:meta])*
         kind $kind:ident = $kind_name:literal, offered by $offer:expr,
             served by $service:ident, bound with $binder:ident {
@@ -72,6 +76,7 @@ macro_rules! declare_methods {
             )*
         }
     )*) => {
+        part!($part, methods, {
         /// A service an embedder can bind, named by its feature or capability.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -217,27 +222,8 @@ macro_rules! declare_methods {
                 }
             }
         }
-    };
-}
-
-/// Each kind's service trait (a default body per method), the routing from a request
-/// to its trait method, and the kind's binder on
-/// [`ServiceBindings`](super::ServiceBindings). Expanded in `services.rs` as
-/// `service_table!(declare_services)`.
-macro_rules! declare_services {
-    ($(
-        $(#[$kind_doc:meta])*
-        kind $kind:ident = $kind_name:literal, offered by $offer:expr,
-            served by $service:ident, bound with $binder:ident {
-            $(
-                $(#[$method_doc:meta])*
-                $shape:ident $method:ident = $name:literal,
-                    fn $fn_name:ident($params:ty) -> $result:ty,
-                    apis $apis:expr, admission $admission:ident, family $family:ident,
-                    sensitive $sensitive:literal;
-            )*
-        }
-    )*) => {
+        });
+        part!($part, services, {
         $(
             $(#[$kind_doc])*
             ///
@@ -272,7 +258,15 @@ macro_rules! declare_services {
                 }
             }
         )*
+        });
     };
+}
+
+/// Emits the tokens when the part asked for is this one, nothing otherwise.
+macro_rules! part {
+    (methods, methods, {$($tokens:tt)*}) => { $($tokens)* };
+    (services, services, {$($tokens:tt)*}) => { $($tokens)* };
+    ($asked:ident, $this:ident, {$($tokens:tt)*}) => {};
 }
 
 /// The host-to-extension notifications of bound kinds.

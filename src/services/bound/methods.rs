@@ -22,7 +22,7 @@ use super::row::{Admission, ErrorFamily, Offer, Shape, V0_3_APIS, WAVE1_APIS};
 use crate::manifest::ApiVersion;
 use crate::negotiation::{Capability, Feature, FeatureSet};
 
-service_table!(declare_methods);
+service_table!(methods);
 host_notification_table!(host_notifications);
 
 impl HostNotification {

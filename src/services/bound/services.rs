@@ -19,4 +19,4 @@ use super::provider_models::{
 use super::results::{ComposerText, EntryId};
 use super::route::{misrouted, RawService, Routed};
 
-service_table!(declare_services);
+service_table!(services);

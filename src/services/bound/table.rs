@@ -9,7 +9,7 @@
 //! dispatcher admits it ([`Admission`](super::Admission)), the error vocabulary of its
 //! refusals ([`ErrorFamily`](super::ErrorFamily)) and whether its answer is sensitive.
 //!
-//! The rows are written once, here, and handed to the macros of `declare.rs`:
+//! The rows are written once, here, and expanded by `declare.rs` in two parts:
 //! `methods.rs` expands them into the enums, [`ServiceRequest`](super::ServiceRequest)
 //! and the result rules; `services.rs` into the traits with a default body per method,
 //! the routing and the binders. serve's `service_request` lines follow from the enums,
@@ -21,10 +21,10 @@
 //! [`ServiceResult`](super::ServiceResult)); adding a kind is a `kind` block, plus its
 //! feature or capability when the protocol names a new one.
 
-/// Hands the method table to `$declare` (`declare_methods` or `declare_services`).
+/// Expands the `$part` (`methods` or `services`) of the method table.
 macro_rules! service_table {
-    ($declare:ident) => {
-        $declare! {
+    ($part:ident) => {
+        declare_table! { $part;
             /// The host-owned composer (section 2.19, feature `composer`). Texts are checked
             /// before the service sees them, and the text `get` returns is checked the same way
             /// ([`crate::limits::MAX_COMPOSER_TEXT_BYTES`], no terminal control characters).
