@@ -5,7 +5,7 @@
 //! The API 0.3 models live in [`super::provider_models`].
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::refusal::{Refusal, ServiceRefusal};
@@ -29,9 +29,14 @@ pub trait ServiceParams:
     }
 }
 
-/// Reads a closed type from `value`: a member it does not have, a missing required
+/// Reads a closed type from `value` (an owned [`Value`], whose strings move, or a
+/// borrowed one, which is not cloned): a member it does not have, a missing required
 /// member or a member of another type is `invalid_request`, with serde's words.
-pub(crate) fn closed<T: DeserializeOwned>(value: Value) -> Result<T, ServiceRefusal> {
+pub(crate) fn closed<'de, T, D>(value: D) -> Result<T, ServiceRefusal>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de, Error = serde_json::Error>,
+{
     T::deserialize(value).map_err(|e| Refusal::InvalidRequest.because(e.to_string()))
 }
 

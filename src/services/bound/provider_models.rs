@@ -202,8 +202,52 @@ impl ServiceParams for ProviderAuthParams {
 }
 
 impl ServiceParams for ProviderRegistration {
+    /// Checks a registration's bounds: ids, texts, scopes, unique models, positive counts.
     fn check(&self) -> Result<(), ServiceRefusal> {
-        check_registration(self)
+        text("provider.id", &self.provider.id, MAX_PROVIDER_ID_BYTES)?;
+        text(
+            "provider.label",
+            &self.provider.label,
+            MAX_PROVIDER_TEXT_BYTES,
+        )?;
+        if let Some(subject) = &self.provider.auth.subject {
+            text("provider.auth.subject", subject, MAX_PROVIDER_TEXT_BYTES)?;
+        }
+        scopes("provider.auth.scopes", &self.provider.auth.scopes)?;
+        if self.models.len() > MAX_PROVIDER_MODELS {
+            return Err(Refusal::BoundsExceeded.because(format!(
+                "{} models; at most {MAX_PROVIDER_MODELS}",
+                self.models.len()
+            )));
+        }
+        let mut ids = HashSet::new();
+        for model in &self.models {
+            text("models[].id", &model.id, MAX_PROVIDER_TEXT_BYTES)?;
+            text(
+                "models[].api_name",
+                &model.api_name,
+                MAX_PROVIDER_TEXT_BYTES,
+            )?;
+            if let Some(name) = &model.display_name {
+                text("models[].display_name", name, MAX_PROVIDER_TEXT_BYTES)?;
+            }
+            for (what, n) in [
+                ("context_window", model.context_window),
+                ("max_output_tokens", model.max_output_tokens),
+            ] {
+                if n == 0 || n > CANONICAL_MAX_INTEGER {
+                    return Err(Refusal::InvalidRequest.because(format!(
+                        "models[].{what} must lie within 1..={CANONICAL_MAX_INTEGER}"
+                    )));
+                }
+            }
+            if !ids.insert(model.id.as_str()) {
+                return Err(
+                    Refusal::InvalidRequest.because(format!("model `{}` appears twice", model.id))
+                );
+            }
+        }
+        Ok(())
     }
 }
 
@@ -225,7 +269,7 @@ impl ServiceResult for ProviderAuthAnswer {
         serde_json::to_value(self).expect("plain data serializes")
     }
     fn check(result: &Value) -> Result<(), String> {
-        let answer: ProviderAuthAnswer = closed(result.clone()).map_err(|e| e.detail)?;
+        let answer: ProviderAuthAnswer = closed(result).map_err(|e| e.detail)?;
         match answer.lease {
             Some(lease) if lease.is_empty() || lease.len() > MAX_PROVIDER_LEASE_BYTES => Err(
                 format!("`lease` must be 1 to {MAX_PROVIDER_LEASE_BYTES} bytes"),
@@ -240,7 +284,7 @@ impl ServiceResult for CatalogRevision {
         serde_json::to_value(self).expect("plain data serializes")
     }
     fn check(result: &Value) -> Result<(), String> {
-        let answer: CatalogRevision = closed(result.clone()).map_err(|e| e.detail)?;
+        let answer: CatalogRevision = closed(result).map_err(|e| e.detail)?;
         if answer.revision > CANONICAL_MAX_INTEGER {
             return Err(format!(
                 "`revision` must be at most {CANONICAL_MAX_INTEGER}"
@@ -255,7 +299,7 @@ impl ServiceResult for SessionId {
         serde_json::to_value(self).expect("plain data serializes")
     }
     fn check(result: &Value) -> Result<(), String> {
-        let answer: SessionId = closed(result.clone()).map_err(|e| e.detail)?;
+        let answer: SessionId = closed(result).map_err(|e| e.detail)?;
         answer.check().map_err(|e| e.detail)
     }
 }
@@ -284,48 +328,4 @@ fn scopes(what: &str, scopes: &Option<Vec<String>>) -> Result<(), ServiceRefusal
     scopes
         .iter()
         .try_for_each(|s| text(what, s, MAX_PROVIDER_TEXT_BYTES))
-}
-
-/// Checks a registration's bounds: ids, texts, scopes, unique models, positive counts.
-fn check_registration(r: &ProviderRegistration) -> Result<(), ServiceRefusal> {
-    text("provider.id", &r.provider.id, MAX_PROVIDER_ID_BYTES)?;
-    text("provider.label", &r.provider.label, MAX_PROVIDER_TEXT_BYTES)?;
-    if let Some(subject) = &r.provider.auth.subject {
-        text("provider.auth.subject", subject, MAX_PROVIDER_TEXT_BYTES)?;
-    }
-    scopes("provider.auth.scopes", &r.provider.auth.scopes)?;
-    if r.models.len() > MAX_PROVIDER_MODELS {
-        return Err(Refusal::BoundsExceeded.because(format!(
-            "{} models; at most {MAX_PROVIDER_MODELS}",
-            r.models.len()
-        )));
-    }
-    let mut ids = HashSet::new();
-    for model in &r.models {
-        text("models[].id", &model.id, MAX_PROVIDER_TEXT_BYTES)?;
-        text(
-            "models[].api_name",
-            &model.api_name,
-            MAX_PROVIDER_TEXT_BYTES,
-        )?;
-        if let Some(name) = &model.display_name {
-            text("models[].display_name", name, MAX_PROVIDER_TEXT_BYTES)?;
-        }
-        for (what, n) in [
-            ("context_window", model.context_window),
-            ("max_output_tokens", model.max_output_tokens),
-        ] {
-            if n == 0 || n > CANONICAL_MAX_INTEGER {
-                return Err(Refusal::InvalidRequest.because(format!(
-                    "models[].{what} must lie within 1..={CANONICAL_MAX_INTEGER}"
-                )));
-            }
-        }
-        if !ids.insert(model.id.as_str()) {
-            return Err(
-                Refusal::InvalidRequest.because(format!("model `{}` appears twice", model.id))
-            );
-        }
-    }
-    Ok(())
 }
