@@ -21,6 +21,7 @@ fn every_standard_subject_completes_its_calls_one_at_a_time_and_pipelined() {
             "floor_pipe",
             "floor_json",
             "floor_json 1cpu",
+            "floor_shape",
             "octet_host sdk 0.1",
             "octet_host sdk 0.4",
             "octet_host bare 0.4"

@@ -5,6 +5,8 @@
 //! - the floors ([`floor::FloorPeer`]): one thread writing a ~120-byte line to the
 //!   child and reading the answer, raw (the pipe floor) or with serde_json on both sides
 //!   (the JSON floor);
+//! - `floor_shape` ([`shape::ShapePeer`]): the host's four thread hand-offs per call
+//!   with the same spinning, over bounded channels, with no protocol work;
 //! - the host ([`octet::OctetPeer`]): a real `tool/call` through the dispatcher, writer
 //!   and reader threads to the SDK's `test-extension` or to the bare echo extension;
 //! - peers added by the caller (the `lsp-server` peer lives in `benches/`, since
@@ -19,6 +21,7 @@ pub mod echo;
 pub mod floor;
 pub mod measure;
 pub mod octet;
+pub mod shape;
 pub mod suite;
 
 use std::fmt;
