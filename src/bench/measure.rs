@@ -57,12 +57,20 @@ pub struct Stats {
     pub calls_per_round: u64,
     /// Time per call in each round.
     pub per_call: Vec<Duration>,
+    /// CPU time of this process (the caller and, for the host, every host thread; not
+    /// the child) per call in each round.
+    pub cpu_per_call: Vec<Duration>,
 }
 
 impl Stats {
     /// The median time per call over the rounds.
     pub fn median(&self) -> Duration {
         median(&self.per_call)
+    }
+
+    /// The median CPU time of this process per call over the rounds.
+    pub fn median_cpu(&self) -> Duration {
+        median(&self.cpu_per_call)
     }
 
     /// Calls per second at the median.
@@ -76,6 +84,7 @@ impl Stats {
             "name": self.name,
             "depth": self.depth,
             "median_us": self.median().as_secs_f64() * 1e6,
+            "median_cpu_us": self.median_cpu().as_secs_f64() * 1e6,
             "calls_per_second": self.calls_per_second(),
             "calls_per_round": self.calls_per_round,
             "rounds": self.per_call.len(),
@@ -109,6 +118,7 @@ pub fn compare(
             depth,
             calls_per_round: calls.max(depth as u64).max(1),
             per_call: Vec::with_capacity(plan.rounds),
+            cpu_per_call: Vec::with_capacity(plan.rounds),
         });
     }
     let count = subjects.len();
@@ -116,10 +126,15 @@ pub fn compare(
         for k in 0..count {
             let i = (round + k) % count;
             let calls = stats[i].calls_per_round;
+            let cpu_before = super::process_cpu_time()?;
             let elapsed = subjects[i].run(calls, depth)?;
+            let cpu = super::process_cpu_time()?.saturating_sub(cpu_before);
             stats[i].per_call.push(Duration::from_secs_f64(
                 elapsed.as_secs_f64() / calls as f64,
             ));
+            stats[i]
+                .cpu_per_call
+                .push(Duration::from_secs_f64(cpu.as_secs_f64() / calls as f64));
         }
     }
     Ok(stats)

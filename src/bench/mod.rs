@@ -160,6 +160,42 @@ pub fn process_cpu_time() -> io::Result<std::time::Duration> {
     ))
 }
 
+/// CPU time of the thread of this process named `name` (its `comm`, as Linux shows it
+/// in `/proc/self/task/*/stat`), if one runs; the sum when several do.
+#[cfg(target_os = "linux")]
+pub fn thread_cpu_time(name: &str) -> io::Result<Option<std::time::Duration>> {
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let mut total = None;
+    for task in std::fs::read_dir("/proc/self/task")? {
+        let Ok(stat) = std::fs::read_to_string(task?.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ... utime stime`: comm may hold spaces, so split after
+        // the last parenthesis; utime and stime are the 12th and 13th fields after it.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        if &stat[open + 1..close] != name {
+            continue;
+        }
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+        if let (Some(user), Some(system)) = (field(11), field(12)) {
+            let micros = (user + system) * 1_000_000 / ticks;
+            *total.get_or_insert(std::time::Duration::ZERO) +=
+                std::time::Duration::from_micros(micros);
+        }
+    }
+    Ok(total)
+}
+
+/// Without `/proc`, no thread's CPU time is known.
+#[cfg(not(target_os = "linux"))]
+pub fn thread_cpu_time(_name: &str) -> io::Result<Option<std::time::Duration>> {
+    Ok(None)
+}
+
 /// Resident memory of one process.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rss {

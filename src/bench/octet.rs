@@ -301,6 +301,13 @@ impl Fleet {
     pub fn host(&self) -> &ExtensionHost {
         self.fixture.host()
     }
+
+    /// Drives the first `busy` extensions from now on (at least one, at most all).
+    pub fn set_busy(&mut self, busy: usize) {
+        self.busy = busy.clamp(1, self.extensions.len());
+        let api = self.name.rsplit(' ').next().unwrap_or_default().to_owned();
+        self.name = format!("busy fleet: {} sdk {api}", self.busy);
+    }
 }
 
 impl RoundTrip for Fleet {

@@ -55,19 +55,24 @@ pub struct SuiteOptions {
     pub busy_in_flight: usize,
     /// Size of the frame-decoding corpus.
     pub decode_bytes: usize,
+    /// The busy-fleet sizes of the scaling curve (those above `idle_extensions` are
+    /// left out; `busy_extensions` is always one).
+    pub scaling: Vec<usize>,
 }
 
 impl SuiteOptions {
-    /// The defaults of issue 6: 64 in flight, 100 idle extensions, 50 busy ones.
+    /// The defaults: 64 in flight, 200 idle extensions, 50 busy ones, and the scaling
+    /// curve of issue 19 (1, 10, 50, 100 and 200 busy extensions).
     pub fn new(exe: PathBuf, quick: bool) -> SuiteOptions {
         SuiteOptions {
             exe,
             plan: if quick { Plan::quick() } else { Plan::full() },
             depth: 64,
-            idle_extensions: 100,
+            idle_extensions: 200,
             busy_extensions: 50,
             busy_in_flight: 8,
             decode_bytes: if quick { 2 << 20 } else { 16 << 20 },
+            scaling: vec![1, 10, 50, 100, 200],
         }
     }
 }
@@ -115,8 +120,70 @@ pub struct SuiteReport {
     pub decode: DecodeStats,
     /// Memory of the idle fleet.
     pub memory: FleetMemory,
-    /// The busy fleet.
+    /// The busy fleet of `busy_extensions`.
     pub busy: Stats,
+    /// The scaling curve, by fleet size.
+    pub scaling: Vec<ScalingPoint>,
+}
+
+/// One point of the scaling curve: a busy fleet of `extensions`.
+#[derive(Clone, Debug)]
+pub struct ScalingPoint {
+    /// Busy extensions, each with `busy_in_flight` calls in flight.
+    pub extensions: usize,
+    /// Its calls per second and host CPU per call.
+    pub stats: Stats,
+    /// The dispatcher thread's share of the host process's CPU time while it ran
+    /// (`None` where threads' CPU time cannot be read).
+    pub dispatcher_share: Option<f64>,
+}
+
+impl ScalingPoint {
+    fn to_json(&self) -> Value {
+        json!({
+            "extensions": self.extensions,
+            "calls_per_second": self.stats.calls_per_second(),
+            "host_cpu_us_per_call": self.stats.median_cpu().as_secs_f64() * 1e6,
+            "dispatcher_cpu_share": self.dispatcher_share,
+        })
+    }
+}
+
+/// The dispatcher thread's name as Linux keeps it (15 bytes of `octet-dispatcher`).
+const DISPATCHER_THREAD: &str = "octet-dispatche";
+
+/// Measures the busy fleet at each size of `sizes`, with `in_flight` calls each.
+fn scaling_curve(
+    fleet: &mut Fleet,
+    sizes: &[usize],
+    in_flight: usize,
+    plan: Plan,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ScalingPoint>, BenchError> {
+    let mut points = Vec::with_capacity(sizes.len());
+    for &extensions in sizes {
+        progress(&format!(
+            "{extensions} busy extensions, {in_flight} calls in flight each"
+        ));
+        fleet.set_busy(extensions);
+        let dispatcher_before = super::thread_cpu_time(DISPATCHER_THREAD)?;
+        let process_before = super::process_cpu_time()?;
+        let stats = compare(&mut [fleet], in_flight, plan)?.remove(0);
+        let process = super::process_cpu_time()?.saturating_sub(process_before);
+        let dispatcher_after = super::thread_cpu_time(DISPATCHER_THREAD)?;
+        let dispatcher_share = match (dispatcher_before, dispatcher_after) {
+            (Some(before), Some(after)) if !process.is_zero() => {
+                Some(after.saturating_sub(before).as_secs_f64() / process.as_secs_f64())
+            }
+            _ => None,
+        };
+        points.push(ScalingPoint {
+            extensions,
+            stats,
+            dispatcher_share,
+        });
+    }
+    Ok(points)
 }
 
 /// Runs everything: the standard subjects plus `extra` ones (such as the
@@ -153,11 +220,23 @@ pub fn run(
         options.busy_extensions,
         "0.4",
     )?;
-    progress(&format!(
-        "{} busy extensions, {} calls in flight each",
-        options.busy_extensions, options.busy_in_flight
-    ));
-    let busy = compare(&mut [&mut fleet], options.busy_in_flight, plan)?.remove(0);
+    let mut sizes: Vec<usize> = options
+        .scaling
+        .iter()
+        .copied()
+        .chain([options.busy_extensions])
+        .filter(|&n| n >= 1 && n <= memory.extensions)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let scaling = scaling_curve(&mut fleet, &sizes, options.busy_in_flight, plan, progress)?;
+    let busy_extensions = options.busy_extensions.clamp(1, memory.extensions);
+    let busy = scaling
+        .iter()
+        .find(|point| point.extensions == busy_extensions)
+        .expect("the busy fleet's size is on the curve")
+        .stats
+        .clone();
     progress("shutting the fleet down");
     fleet.host().shutdown();
     Ok(SuiteReport {
@@ -167,6 +246,7 @@ pub fn run(
         decode,
         memory,
         busy,
+        scaling,
     })
 }
 
@@ -203,22 +283,23 @@ impl SuiteReport {
         };
         let _ = writeln!(
             out,
-            "| subject | depth 1: µs/call |{} depth {depth}: calls/s |{}",
+            "| subject | depth 1: µs/call | CPU µs/call |{} depth {depth}: calls/s | CPU µs/call |{}",
             over("µs"),
             over("calls/s"),
         );
         let _ = writeln!(
             out,
-            "|---|---:|{}---:|{}",
+            "|---|---:|---:|{}---:|---:|{}",
             "---:|".repeat(3),
             "---:|".repeat(3)
         );
         for latency in &self.latency {
             let throughput = find(&self.throughput, &latency.name);
             let mut row = format!(
-                "| {} | {:.1} |",
+                "| {} | {:.1} | {:.1} |",
                 latency.name,
-                latency.median().as_secs_f64() * 1e6
+                latency.median().as_secs_f64() * 1e6,
+                latency.median_cpu().as_secs_f64() * 1e6
             );
             for reference in REFERENCES {
                 let ratio = latency_ratio(&self.latency, latency, reference);
@@ -226,10 +307,14 @@ impl SuiteReport {
             }
             let _ = write!(
                 row,
-                " {} |",
+                " {} | {} |",
                 throughput.map_or_else(
                     || "–".to_owned(),
                     |t| format!("{:.0}", t.calls_per_second())
+                ),
+                throughput.map_or_else(
+                    || "–".to_owned(),
+                    |t| format!("{:.1}", t.median_cpu().as_secs_f64() * 1e6)
                 )
             );
             for reference in REFERENCES {
@@ -280,6 +365,25 @@ impl SuiteReport {
             self.options.busy_in_flight,
             self.busy.calls_per_second(),
         );
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "| busy extensions ({} calls in flight each) | calls/s | host CPU µs/call | dispatcher's share of host CPU |",
+            self.options.busy_in_flight
+        );
+        let _ = writeln!(out, "|---:|---:|---:|---:|");
+        for point in &self.scaling {
+            let _ = writeln!(
+                out,
+                "| {} | {:.0} | {:.1} | {} |",
+                point.extensions,
+                point.stats.calls_per_second(),
+                point.stats.median_cpu().as_secs_f64() * 1e6,
+                point
+                    .dispatcher_share
+                    .map_or_else(|| "–".to_owned(), |s| format!("{:.0}%", s * 100.0)),
+            );
+        }
         out
     }
 
@@ -358,6 +462,7 @@ impl SuiteReport {
                 "in_flight_each": self.options.busy_in_flight,
                 "calls_per_second": self.busy.calls_per_second(),
             },
+            "scaling": self.scaling.iter().map(ScalingPoint::to_json).collect::<Vec<_>>(),
             "goals": self.goal_lines(),
         })
     }

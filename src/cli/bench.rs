@@ -17,8 +17,9 @@ pub(crate) struct BenchArgs {
     /// A short smoke run (about a tenth of the full run's time)
     #[arg(long)]
     quick: bool,
-    /// SDK extensions to start for the idle-memory measurement
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    /// SDK extensions to start for the idle-memory measurement; the scaling curve
+    /// (1, 10, 50, 100, 200 busy) stops at this many
+    #[arg(long, value_name = "N", default_value_t = 200)]
     idle: usize,
     /// How many of those to keep busy at once for the fleet measurement
     #[arg(long, value_name = "N", default_value_t = 50)]
