@@ -5,7 +5,8 @@
 //! (smoke run); `-- --json` prints JSON instead.
 //!
 //! For profilers: `-- --only NAME --calls N --depth D` runs just the subject NAME
-//! (such as `"octet_host bare 0.4"`) for N calls at depth D and prints the time.
+//! (such as `"octet_host bare 0.4"`, or `"fleet 200"` for a busy fleet of 200 SDK
+//! extensions with D calls in flight each) for N calls at depth D and prints the time.
 //!
 //! A loaded machine: `-- --load N` runs N busy-loop processes beside the run (one per
 //! CPU is the laptop running a build), with either mode; `--load cpus` means one per
@@ -17,7 +18,9 @@ mod lsp_peer;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+use octet_host::bench::octet::Fleet;
 use octet_host::bench::suite::{self, standard_subjects, SuiteOptions};
+use octet_host::bench::RoundTrip;
 
 /// Runs the one subject named `only` for `--calls` calls at `--depth` (after a warm-up
 /// of a tenth of them) and prints the time per call.
@@ -30,6 +33,19 @@ fn profile(
     let number =
         |name: &str, default: u64| value(name).and_then(|v| v.parse().ok()).unwrap_or(default);
     let (calls, depth) = (number("--calls", 100_000), number("--depth", 1) as usize);
+    // `--only "fleet N"`: a busy fleet of N SDK extensions, `--depth` calls in flight
+    // each.
+    if let Some(size) = only.strip_prefix("fleet ").and_then(|n| n.parse().ok()) {
+        let (mut fleet, _) = Fleet::start(exe, size, size, "0.4").expect("starting the fleet");
+        fleet.run(calls / 10, depth).expect("warm-up");
+        let elapsed = fleet.run(calls, depth).expect("round trips");
+        println!(
+            "{only}: {calls} calls at depth {depth} each: {:.0} calls/s",
+            calls as f64 / elapsed.as_secs_f64()
+        );
+        fleet.host().shutdown();
+        return;
+    }
     let mut subjects = standard_subjects(exe).expect("starting the subjects");
     subjects.push(Box::new(peer));
     let Some(subject) = subjects.iter_mut().find(|s| s.name() == only) else {

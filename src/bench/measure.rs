@@ -109,6 +109,18 @@ pub fn compare(
     depth: usize,
     plan: Plan,
 ) -> Result<Vec<Stats>, BenchError> {
+    compare_at_least(subjects, depth, plan, 1)
+}
+
+/// [`compare`] with at least `min_calls` calls per round: a busy fleet's round must
+/// give each of its caller threads many calls, or the threads' start and the last
+/// stragglers, not the host, set its time.
+pub fn compare_at_least(
+    subjects: &mut [&mut dyn RoundTrip],
+    depth: usize,
+    plan: Plan,
+    min_calls: u64,
+) -> Result<Vec<Stats>, BenchError> {
     let mut stats = Vec::with_capacity(subjects.len());
     for subject in subjects.iter_mut() {
         let per_call = warm_up(&mut **subject, depth, plan.warmup)?;
@@ -116,7 +128,7 @@ pub fn compare(
         stats.push(Stats {
             name: subject.name().to_owned(),
             depth,
-            calls_per_round: calls.max(depth as u64).max(1),
+            calls_per_round: calls.max(depth as u64).max(min_calls),
             per_call: Vec::with_capacity(plan.rounds),
             cpu_per_call: Vec::with_capacity(plan.rounds),
         });

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::floor::{FloorMode, FloorPeer};
-use super::measure::{compare, decode_throughput, DecodeStats, Plan, Stats};
+use super::measure::{compare, compare_at_least, decode_throughput, DecodeStats, Plan, Stats};
 use super::octet::{EchoChild, ExtensionSpec, Fleet, FleetMemory, OctetFixture, OctetPeer};
 use super::shape::ShapePeer;
 use super::{BenchError, RoundTrip};
@@ -149,6 +149,13 @@ impl ScalingPoint {
     }
 }
 
+/// Each caller thread of a scaling-curve round sends at least this many times its
+/// calls in flight.
+const CALLS_PER_CALLER: u64 = 32;
+
+/// Rounds per scaling-curve point at most (each is long: see [`CALLS_PER_CALLER`]).
+const SCALING_ROUNDS: usize = 5;
+
 /// The dispatcher thread's name as Linux keeps it (15 bytes of `octet-dispatcher`).
 const DISPATCHER_THREAD: &str = "octet-dispatche";
 
@@ -168,7 +175,14 @@ fn scaling_curve(
         fleet.set_busy(extensions);
         let dispatcher_before = super::thread_cpu_time(DISPATCHER_THREAD)?;
         let process_before = super::process_cpu_time()?;
-        let stats = compare(&mut [fleet], in_flight, plan)?.remove(0);
+        // Every caller thread gets at least CALLS_PER_CALLER rounds of its pipeline;
+        // a few long rounds replace many short ones.
+        let min_calls = (extensions * in_flight) as u64 * CALLS_PER_CALLER;
+        let plan = Plan {
+            rounds: plan.rounds.min(SCALING_ROUNDS),
+            ..plan
+        };
+        let stats = compare_at_least(&mut [fleet], in_flight, plan, min_calls)?.remove(0);
         let process = super::process_cpu_time()?.saturating_sub(process_before);
         let dispatcher_after = super::thread_cpu_time(DISPATCHER_THREAD)?;
         let dispatcher_share = match (dispatcher_before, dispatcher_after) {
