@@ -858,3 +858,31 @@ fn cancelling_the_parent_cancels_the_service_call() {
     let answers = tool(&ext, "answers", json!({"ids": ["blocked"]}));
     assert_eq!(error(&answers["blocked"]).0, -32800);
 }
+
+#[test]
+fn methods_of_features_the_host_does_not_offer_are_unsupported_feature() {
+    for api in ["0.2", "0.4"] {
+        let w = world(true, api, "");
+        let ext = w.host.start("peer").unwrap();
+        let methods = [
+            "session/wait_for_idle",
+            "session/compact",
+            "terminal/acquire",
+            "ui/autocomplete/register",
+            // The API 0.3 session_lifecycle row is not a method of this version.
+            "session/create",
+        ];
+        let requests: Vec<Value> = methods.iter().map(|m| request(m, m, json!({}))).collect();
+        let answers = ask(&ext, Value::Array(requests));
+        for method in methods {
+            assert_refused(&answers[method], -32601, "unsupported_feature");
+        }
+        // A method no feature names stays an unknown method.
+        let answers = ask(&ext, json!([request("x", "nothing/here", json!({}))]));
+        assert_eq!(
+            error(&answers["x"]),
+            (-32601, "unknown or unnegotiated method".to_string()),
+            "on {api}"
+        );
+    }
+}

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::connection::{ChildKind, ChildRequest};
 use super::guards::Placed;
 use super::Dispatcher;
+use crate::manifest::ApiVersion;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::{
@@ -79,7 +80,13 @@ impl Dispatcher {
         method: ServiceMethod,
         params: Option<&Value>,
     ) -> Result<(), ResponseError> {
-        let family = method.family();
+        // A row of another API version is refused in this connection's vocabulary.
+        let api = self.conns.get(&conn).expect("connection is live").api;
+        let family = match api {
+            _ if method.apis().contains(&api) => method.family(),
+            ApiVersion::V0_3 => ErrorFamily::V0_3Table,
+            _ => ErrorFamily::Wave1Tokens,
+        };
         let (request, admitted) = self
             .admit_bound(conn, method, params, true)
             .map_err(|refusal| refusal_response(family, &refusal))?;

@@ -9,8 +9,11 @@ use crate::limits::{
     MAX_CHILD_IDS_PER_GENERATION, MAX_INPUT_ANSWER_BYTES, MAX_INPUT_PROMPT_BYTES,
     MAX_OUTSTANDING_CHILD_REQUESTS,
 };
+use crate::manifest::ApiVersion;
 use crate::model::events::Diagnostic;
 use crate::model::frontend::{CancelFlag, ConfirmationRequest, InputRequest};
+use crate::negotiation::Feature;
+use crate::services::bound::Refusal;
 use crate::transport::{ConnId, OutboundFrame};
 use crate::wire::{codes, Request, RequestId, ResponseError};
 
@@ -97,6 +100,21 @@ impl Dispatcher {
         let kind = match method {
             "confirmation/request" => ChildKind::Confirmation,
             "input/request" if c.api.has_v0_2_fields() => ChildKind::Input,
+            // A method of an optional feature this host does not offer: the Wave-1
+            // vocabulary's token, not "unknown method" (section 3).
+            _ if c.api.has_v0_2_fields() && c.api != ApiVersion::V0_3 => {
+                let Some(feature) = Feature::of_request(method) else {
+                    return Err(refusal(
+                        codes::METHOD_NOT_FOUND,
+                        "unknown or unnegotiated method",
+                    ));
+                };
+                return Err(Refusal::UnsupportedFeature
+                    .because(format!(
+                        "{method} needs the {feature} feature, which this host did not offer"
+                    ))
+                    .to_response());
+            }
             _ => {
                 return Err(refusal(
                     codes::METHOD_NOT_FOUND,

@@ -140,6 +140,30 @@ impl Feature {
     /// request lists them (section 1.1 `required_features`).
     pub const REQUIRED: [Feature; 2] = [Feature::RequestCancellation, Feature::ContentParts];
 
+    /// The optional feature whose negotiation the reference requires before an
+    /// extension may send the request `method` on API 0.2 or 0.4, for the methods
+    /// this host does not serve through a bound service: such a request is refused
+    /// with `unsupported_feature` (section 3), not as an unknown method.
+    pub fn of_request(method: &str) -> Option<Feature> {
+        Some(match method {
+            "session/wait_for_idle"
+            | "session/create"
+            | "session/fork"
+            | "session/switch"
+            | "session/reload" => Feature::SessionControlV1,
+            "session/compact" => Feature::SessionCompactionV1,
+            "terminal/acquire" | "terminal/release" => Feature::TerminalHandoff,
+            "ui/autocomplete/register" => Feature::Autocomplete,
+            "composition/context" | "composition/call" | "composition/store" => {
+                Feature::ToolCompositionV1
+            }
+            "resource/register" | "resource/release" => Feature::ResourceRefsV1,
+            "bulk/write" | "bulk/commit" | "bulk/read" | "bulk/release" => Feature::BulkObjectsV1,
+            _ if method.starts_with("agent/") => Feature::AgentSessions,
+            _ => return None,
+        })
+    }
+
     /// The wire name, such as `"request_cancellation"`.
     pub fn as_str(self) -> &'static str {
         match self {
