@@ -886,3 +886,52 @@ fn methods_of_features_the_host_does_not_offer_are_unsupported_feature() {
         );
     }
 }
+
+/// An API 0.4 peer that declares `model_turn_start`, refusing the features listed.
+fn model_turn_peer(root: &std::path::Path, name: &str, refuse: &str) -> PathBuf {
+    let dir = support::wave1_extension(
+        root,
+        name,
+        "0.4",
+        &format!("OCTET_PEER_REFUSE_FEATURES = {refuse:?}"),
+    );
+    let manifest = dir.join("extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let text = text.replace(
+        "[contributes]\n",
+        "[contributes]\nhooks = [\"model_turn_start\"]\n",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    dir
+}
+
+#[test]
+fn model_turn_hooks_go_only_to_extensions_that_negotiated_session_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = model_turn_peer(dir.path(), "with", "");
+    let without = model_turn_peer(dir.path(), "without", "session_entries");
+    let host = support::host_builder(dir.path(), &[with, without])
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .bind(ServiceBindings::new().session_entries(Entries::default()))
+        .build()
+        .unwrap();
+    let payload = || octet_host::validate::HookPayload::ModelTurnStart {
+        run_id: "run:e1".into(),
+        turn_index: 0,
+        timestamp_ms: 1,
+    };
+    let options = || CallOptions::with_deadline(Duration::from_secs(60));
+    let with = host.start("with").unwrap();
+    assert!(with.run_hook(payload(), options()).is_ok());
+    let without = host.start("without").unwrap();
+    match without.run_hook(payload(), options()) {
+        Err(octet_host::CallError::NotDeclared { kind, name }) => {
+            assert_eq!((kind, name.as_str()), ("feature", "session_entries"));
+        }
+        other => panic!("expected not declared, got {other:?}"),
+    }
+    let seen = tool(&without, "seen", json!({}));
+    assert_eq!(seen["hooks"], json!([]), "nothing reached the extension");
+    let seen = tool(&with, "seen", json!({}));
+    assert_eq!(seen["hooks"], json!(["model_turn_start"]));
+}

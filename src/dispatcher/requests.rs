@@ -21,6 +21,7 @@ use crate::model::start::StartError;
 use crate::model::status::LifecycleState;
 use crate::negotiation::Feature;
 use crate::transport::ConnId;
+use crate::validate::HookName;
 use crate::wire;
 use crate::wire::codec::CodecEncodeError;
 
@@ -450,6 +451,12 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
         HostRequest::HookRun { hook, .. } => {
             if !contributes.hooks.contains(hook) {
                 return Err(missing("hook", hook));
+            }
+            // The model-turn observations go only to an extension that negotiated
+            // `session_entries` (section 1.4b; the manifest already requires API 0.4).
+            let model_turn = HookName::parse(hook).is_some_and(HookName::is_model_turn);
+            if model_turn && !negotiated.features.contains(Feature::SessionEntries) {
+                return Err(missing("feature", Feature::SessionEntries.as_str()));
             }
         }
         HostRequest::ContextCollect { .. } => {

@@ -92,7 +92,9 @@ pub enum CallError {
     },
     /// The extension did not declare the tool, command, hook or renderer called.
     NotDeclared {
-        /// `"tool"`, `"command"`, `"hook"`, `"renderer"`, `"surface"` or `"menu"`.
+        /// `"tool"`, `"command"`, `"hook"`, `"renderer"`, `"surface"`, `"menu"`, or
+        /// `"feature"` for a call the extension's negotiated features do not allow
+        /// (a model-turn hook without `session_entries`, section 1.4b).
         kind: &'static str,
         /// The name asked for.
         name: String,
