@@ -454,6 +454,18 @@ pub const MAX_ACTIVE_TOOLS: usize = MAX_TOOLS;
 /// Longest name in a `tools/set_active` set, in UTF-8 bytes (section 2.23).
 pub const MAX_ACTIVE_TOOL_NAME_BYTES: usize = MAX_CONTRIBUTION_NAME_BYTES;
 
+/// The editor budget of host-mediated autocomplete (section 2.24b): the text of a
+/// `ui/autocomplete/complete` snapshot, and the editor text an accepted edit makes, are
+/// at most this many UTF-8 bytes.
+pub const MAX_AUTOCOMPLETE_TEXT_BYTES: usize = 262_144;
+
+/// Most items in one autocomplete reply (section 2.24b).
+pub const MAX_AUTOCOMPLETE_ITEMS: usize = 32;
+
+/// Longest autocomplete `prefix`, item `value`, `label` or `description`, in UTF-8
+/// bytes (section 2.24b).
+pub const MAX_AUTOCOMPLETE_STRING_BYTES: usize = 1024;
+
 /// Accumulated delta bytes at which a `message/updated` batch is emitted (section 1.11).
 pub const MESSAGE_BATCH_BYTES: usize = 4096;
 

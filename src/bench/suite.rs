@@ -14,9 +14,6 @@ use super::octet::{EchoChild, ExtensionSpec, Fleet, FleetMemory, OctetFixture, O
 use super::shape::ShapePeer;
 use super::{BenchError, RoundTrip};
 
-/// The subject ratios are taken against: the JSON floor.
-pub const FLOOR_JSON: &str = "floor_json";
-
 /// The JSON floor pinned to one CPU: the cheapest placement of the same exchange
 /// (see [`FloorMode::JsonOneCpu`]).
 pub const FLOOR_JSON_ONE_CPU: &str = "floor_json 1cpu";

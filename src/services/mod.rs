@@ -2,6 +2,7 @@
 
 pub mod approvals;
 pub mod artifacts;
+pub mod autocomplete;
 pub mod bound;
 pub mod operation;
 pub mod owner;
