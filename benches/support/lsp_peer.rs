@@ -14,11 +14,11 @@ use std::io::{self, BufReader, BufWriter};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::bounded;
 use lsp_server::{Connection, Message, Request, RequestId};
-use octet_host::bench::{echo_answer_text, echo_arguments, BenchError, RoundTrip};
+use octet_host::bench::{echo_answer_text, echo_arguments, pipelined, BenchError, RoundTrip};
 use serde_json::Value;
 
 /// The `lsp_server` subject.
@@ -121,42 +121,35 @@ impl LspPeer {
         calls: u64,
         depth: usize,
     ) -> Result<Duration, BenchError> {
-        let start = Instant::now();
-        let depth = depth.max(1) as u64;
-        let mut expected_id = self.next_id;
-        let mut sent = 0;
-        while sent < calls.min(depth) {
-            self.send(connection)?;
-            sent += 1;
-        }
-        let mut answered = 0;
-        while answered < calls {
-            let message = connection
-                .receiver
-                .recv()
-                .map_err(|_| BenchError::ChildClosed)?;
-            let good = match &message {
-                Message::Response(response) => {
-                    response.id == RequestId::from(expected_id)
-                        && (answered > 0
-                            || response
-                                .response_result
-                                .as_ref()
-                                .is_ok_and(|r| r["content"][0]["text"] == self.expected.as_str()))
+        let first_id = self.next_id;
+        pipelined(
+            self,
+            calls,
+            depth,
+            |peer| peer.send(connection),
+            |peer, answered| {
+                let message = connection
+                    .receiver
+                    .recv()
+                    .map_err(|_| BenchError::ChildClosed)?;
+                let expected_id = first_id.wrapping_add(answered as i32);
+                let good = match &message {
+                    Message::Response(response) => {
+                        response.id == RequestId::from(expected_id)
+                            && (answered > 0
+                                || response.response_result.as_ref().is_ok_and(|r| {
+                                    r["content"][0]["text"] == peer.expected.as_str()
+                                }))
+                    }
+                    _ => false,
+                };
+                if good {
+                    Ok(())
+                } else {
+                    Err(BenchError::WrongAnswer { call: answered })
                 }
-                _ => false,
-            };
-            if !good {
-                return Err(BenchError::WrongAnswer { call: answered });
-            }
-            expected_id = expected_id.wrapping_add(1);
-            answered += 1;
-            if sent < calls {
-                self.send(connection)?;
-                sent += 1;
-            }
-        }
-        Ok(start.elapsed())
+            },
+        )
     }
 }
 

@@ -45,6 +45,32 @@ pub fn echo_answer_text() -> String {
     echo_arguments().to_string()
 }
 
+/// Completes `calls` round trips on `state` keeping at most `depth` in flight: sends
+/// `depth` calls, then after each answer (`receive` with its 0-based number) sends the
+/// next until `calls` were sent; returns the time it took.
+pub fn pipelined<S>(
+    state: &mut S,
+    calls: u64,
+    depth: usize,
+    mut send: impl FnMut(&mut S) -> Result<(), BenchError>,
+    mut receive: impl FnMut(&mut S, u64) -> Result<(), BenchError>,
+) -> Result<Duration, BenchError> {
+    let start = std::time::Instant::now();
+    let mut sent = 0;
+    while sent < calls.min(depth.max(1) as u64) {
+        send(state)?;
+        sent += 1;
+    }
+    for answered in 0..calls {
+        receive(state, answered)?;
+        if sent < calls {
+            send(state)?;
+            sent += 1;
+        }
+    }
+    Ok(start.elapsed())
+}
+
 /// Something that completes echo round trips with a child process.
 pub trait RoundTrip {
     /// The subject's name in reports.

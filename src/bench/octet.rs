@@ -174,25 +174,24 @@ fn pipeline(
     depth: usize,
 ) -> Result<(), BenchError> {
     let call = || extension.call_tool_async("echo", arguments.clone(), CallOptions::default());
-    let depth = depth.max(1) as u64;
     let mut in_flight: VecDeque<PendingCall<ToolResult>> = VecDeque::new();
-    let mut sent = 0;
-    while sent < calls.min(depth) {
-        in_flight.push_back(call());
-        sent += 1;
-    }
-    let mut answered = 0;
-    while let Some(pending) = in_flight.pop_front() {
-        let output = pending.wait()?;
-        if answered == 0 && output.text() != expected {
-            return Err(BenchError::WrongAnswer { call: answered });
-        }
-        answered += 1;
-        if sent < calls {
+    super::pipelined(
+        &mut in_flight,
+        calls,
+        depth,
+        |in_flight| {
             in_flight.push_back(call());
-            sent += 1;
-        }
-    }
+            Ok(())
+        },
+        |in_flight, answered| {
+            let pending = in_flight.pop_front().expect("a call is in flight");
+            let output = pending.wait()?;
+            if answered == 0 && output.text() != expected {
+                return Err(BenchError::WrongAnswer { call: answered });
+            }
+            Ok(())
+        },
+    )?;
     Ok(())
 }
 

@@ -15,12 +15,12 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::{bounded, select, Receiver, Sender};
 use serde_json::{json, Value};
 
-use super::{echo_answer_text, echo_arguments, BenchError, RoundTrip};
+use super::{echo_answer_text, echo_arguments, pipelined, BenchError, RoundTrip};
 use crate::spin::{spin_until, DEFAULT_SPIN_BEFORE_SLEEP};
 
 /// Capacity of each channel between the threads, as the host's writer queue.
@@ -97,21 +97,7 @@ impl RoundTrip for ShapePeer {
     }
 
     fn run(&mut self, calls: u64, depth: usize) -> Result<Duration, BenchError> {
-        let start = Instant::now();
-        let depth = depth.max(1) as u64;
-        let mut sent = 0;
-        while sent < calls.min(depth) {
-            self.call()?;
-            sent += 1;
-        }
-        for answered in 0..calls {
-            self.answer(answered)?;
-            if sent < calls {
-                self.call()?;
-                sent += 1;
-            }
-        }
-        Ok(start.elapsed())
+        pipelined(self, calls, depth, ShapePeer::call, ShapePeer::answer)
     }
 }
 
