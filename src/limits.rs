@@ -454,6 +454,25 @@ pub const MAX_ACTIVE_TOOLS: usize = MAX_TOOLS;
 /// Longest name in a `tools/set_active` set, in UTF-8 bytes (section 2.23).
 pub const MAX_ACTIVE_TOOL_NAME_BYTES: usize = MAX_CONTRIBUTION_NAME_BYTES;
 
+/// Most session-control operations waiting in one lifecycle queue behind the one that
+/// runs (SUPPLEMENT 2.21b: "at most 16 queued"); one more is refused at once with
+/// -32012.
+pub const MAX_SESSION_OPERATIONS_QUEUED: usize = 16;
+
+/// How often the lifecycle queue's worker looks whether the operation it waits on was
+/// cancelled (its parent settled, the extension cancelled it, the generation ended), so
+/// that a service that keeps a cancelled reply never stalls the operations behind it.
+pub const SESSION_QUEUE_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Longest `session/compact` `custom_instructions`, in UTF-8 bytes before
+/// normalization (section 2.21c: "capped at 16 KiB raw UTF-8").
+pub const MAX_COMPACT_INSTRUCTIONS_BYTES: usize = 16 * 1024;
+
+/// Longest `summary` a `session/compact` result carries, in UTF-8 bytes. The reference
+/// bounds it only by the frame ("oversized results are not truncated into success"); this
+/// host keeps it at the composer's 256 KiB so the answer always fits one frame.
+pub const MAX_COMPACTION_SUMMARY_BYTES: usize = 256 * 1024;
+
 /// The editor budget of host-mediated autocomplete (section 2.24b): the text of a
 /// `ui/autocomplete/complete` snapshot, and the editor text an accepted edit makes, are
 /// at most this many UTF-8 bytes.

@@ -58,13 +58,18 @@ impl Admitted {
 }
 
 /// Runs a service on a thread of its own: it may block, and the dispatcher never waits
-/// for an embedder.
+/// for an embedder. A serial kind's lane only enqueues, here, so that its order is the
+/// admission order.
 fn run_service(
     service: Arc<dyn RawService>,
     call: ServiceCall,
     request: ServiceRequest,
     reply: RawReply,
 ) -> std::io::Result<()> {
+    if service.inline() {
+        service.serve(call, request, reply);
+        return Ok(());
+    }
     std::thread::Builder::new()
         .name("octet-service".into())
         .spawn(move || service.serve(call, request, reply))
@@ -357,11 +362,13 @@ impl Dispatcher {
 /// (section 3), or API 0.3's fixed error table with the contract name and detail in
 /// `data` (SUPPLEMENT "Error table").
 fn refusal_response(family: ErrorFamily, refusal: &ServiceRefusal) -> ResponseError {
-    if family == ErrorFamily::Wave1Tokens {
+    if family != ErrorFamily::V0_3Table {
         return refusal.to_response();
     }
     let (code, message) = match refusal.refusal {
         Refusal::UnsupportedFeature => (codes::METHOD_NOT_FOUND, "unknown or unnegotiated method"),
+        Refusal::ResourceExhausted => (codes::RESOURCE_EXHAUSTED, "extension resource exhausted"),
+        Refusal::Unavailable => (codes::INTERNAL_ERROR, "internal error"),
         _ => (codes::INVALID_PARAMS, "invalid params"),
     };
     let mut error = ResponseError::new(code, message);

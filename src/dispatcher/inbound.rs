@@ -37,7 +37,7 @@ fn refused_request_error(
     c: &super::connection::Connection,
 ) -> ResponseError {
     let wave1 = ServiceMethod::resolve(&request.method, c.api, &c.features())
-        .is_some_and(|m| m.family() == ErrorFamily::Wave1Tokens);
+        .is_some_and(|m| m.family() != ErrorFamily::V0_3Table);
     let (params_problem, refusal, detail) = match fault {
         Fault::Oversized(bytes, limit) => (
             request.has_params,

@@ -52,9 +52,20 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     }
     // Wave-1 features ride API 0.2 and 0.4 only (section 1.11: API 0.3 negotiates
     // none); the API 0.3 services are contract capabilities, offered with their methods.
+    // A feature rides only the API versions that carry it, and only with the features it
+    // requires bound too (compaction without control, an autocomplete edit without
+    // autocomplete): such a binding is not offered, and the start goes on without it.
+    let bound: Vec<Feature> = services
+        .kinds()
+        .filter_map(|kind| kind.feature())
+        .filter(|feature| feature.available_on(manifest.api_version))
+        .collect();
     for kind in services.kinds() {
         match (kind.feature(), kind.capability()) {
-            (Some(feature), _) if manifest.api_version.is_feature_negotiated() => {
+            (Some(feature), _)
+                if bound.contains(&feature)
+                    && feature.requires().iter().all(|r| bound.contains(r)) =>
+            {
                 offer = offer.with_feature(feature);
             }
             (_, Some(capability)) if manifest.api_version == manifest::ApiVersion::V0_3 => {

@@ -355,6 +355,28 @@ impl Context {
         self.round_trip(method, params, false)
     }
 
+    /// Defers `work` until this handler's reply was written: it runs on a thread of its
+    /// own with `true` after a successful reply, `false` after an error or cancellation.
+    /// False (and `work` dropped) when there is no request or it already settled.
+    pub(crate) fn after_reply(&self, work: Box<dyn FnOnce(bool) + Send>) -> bool {
+        self.request
+            .as_ref()
+            .is_some_and(|request| request.defer(work))
+    }
+
+    /// Sends a request with exactly these params (the caller sets any parent and owner)
+    /// and waits for its answer; not cancelled by this handler's cancellation.
+    pub(crate) fn send_exact(
+        &self,
+        method: &'static str,
+        params: Map<String, Value>,
+    ) -> Result<Value, ChildRequestError> {
+        if !self.session.allows(method) {
+            return Err(ChildRequestError::NotNegotiated { method });
+        }
+        self.send_and_wait(method, params, false)
+    }
+
     fn round_trip(
         &self,
         method: &'static str,

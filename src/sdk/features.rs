@@ -27,3 +27,11 @@ pub const FEATURE_MESSAGE_INJECTION: &str = "message_injection";
 
 /// The feature of `tools/set_active` (section 2.23).
 pub const FEATURE_ACTIVE_TOOLS: &str = "active_tools";
+
+/// The API 0.4 feature of `session/wait_for_idle|create|fork|reload|switch`
+/// (section 2.21b).
+pub const FEATURE_SESSION_CONTROL: &str = "session_control_v1";
+
+/// The API 0.4 feature of `session/compact`; it needs [`FEATURE_SESSION_CONTROL`] too
+/// (section 2.21c).
+pub const FEATURE_SESSION_COMPACTION: &str = "session_compaction_v1";

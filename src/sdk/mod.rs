@@ -61,6 +61,7 @@ mod output;
 mod request;
 mod runtime;
 mod services;
+mod session_control;
 
 pub use crate::services::bound::MessageRole;
 pub use context::{CancellationToken, Context};
@@ -68,8 +69,8 @@ pub use error::{ChildRequestError, HandlerError, RunError};
 pub use extension::{Command, Extension, Tool, API_VERSION_ENV};
 pub use features::{
     FEATURE_ACTIVE_TOOLS, FEATURE_COMPOSER, FEATURE_LIFECYCLE_EVENTS, FEATURE_MESSAGE_INJECTION,
-    FEATURE_REQUEST_PROGRESS, FEATURE_SESSION_ENTRIES, FEATURE_SHORTCUTS,
-    FEATURE_TOOL_PROMPT_METADATA,
+    FEATURE_REQUEST_PROGRESS, FEATURE_SESSION_COMPACTION, FEATURE_SESSION_CONTROL,
+    FEATURE_SESSION_ENTRIES, FEATURE_SHORTCUTS, FEATURE_TOOL_PROMPT_METADATA,
 };
 pub use menu::{Menu, MenuItem, MenuItemKind, MenuStatus, State};
 pub use output::{

@@ -583,15 +583,8 @@ fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
         (Some(result), None) => Ok(ServiceAnswerSpec::Result(result.clone())),
         (None, Some(name)) => {
             let refusal = Refusal::from_name(&name).ok_or_else(|| {
-                ServeError::invalid_value(
-                    "refusal",
-                    &[
-                        "unsupported_feature",
-                        "invalid_request",
-                        "bounds_exceeded",
-                        "not_foreground_owner",
-                    ],
-                )
+                let names: Vec<&str> = Refusal::ALL.iter().map(|r| r.name()).collect();
+                ServeError::invalid_value("refusal", &names)
             })?;
             Ok(ServiceAnswerSpec::Refusal(
                 refusal.because(f.opt_string("message")?.unwrap_or_default()),

@@ -68,6 +68,22 @@ pub(crate) struct ActiveRequest {
     sequence: AtomicU64,
     /// Set once the response is queued: no more progress for this request.
     settled: AtomicBool,
+    /// Work the handler deferred until its reply was written (`Context::compact`): each
+    /// runs with `true` after a successful reply, `false` after an error or cancellation.
+    deferred: Mutex<Deferrals>,
+}
+
+/// Work deferred until a handler's reply was written.
+pub(crate) type Deferred = Box<dyn FnOnce(bool) + Send>;
+
+/// The work one request deferred, in order.
+#[derive(Default)]
+struct Deferrals(Vec<Deferred>);
+
+impl std::fmt::Debug for Deferrals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} deferred", self.0.len())
+    }
 }
 
 impl ActiveRequest {
@@ -77,7 +93,18 @@ impl ActiveRequest {
             token: CancellationToken::new(),
             sequence: AtomicU64::new(0),
             settled: AtomicBool::new(false),
+            deferred: Mutex::new(Deferrals::default()),
         }
+    }
+
+    /// Defers `work` until the reply was written; false once it was (too late).
+    pub(crate) fn defer(&self, work: Deferred) -> bool {
+        let mut deferred = self.deferred.lock();
+        if self.is_settled() {
+            return false;
+        }
+        deferred.0.push(work);
+        true
     }
 
     /// The next strictly increasing progress sequence number, starting at 1.
@@ -232,14 +259,31 @@ impl Shared {
         request: &ActiveRequest,
         outcome: Result<Value, ResponseError>,
     ) {
-        request.settled.store(true, Ordering::Release);
+        let deferred = {
+            let mut deferred = request.deferred.lock();
+            request.settled.store(true, Ordering::Release);
+            std::mem::take(&mut deferred.0)
+        };
         self.active.lock().remove(&request.id);
+        let succeeded = outcome.is_ok();
         match outcome {
             Ok(result) => self.send_result(&request.id, &result),
             Err(error) => self.send_error(&request.id, &error),
         }
         *self.unanswered.lock() -= 1;
         self.answered.notify_all();
+        // The reply is queued ahead of anything the deferred work writes, so the host
+        // reads the parent's settlement first (section 2.21c).
+        if !deferred.is_empty() {
+            let spawned = std::thread::Builder::new()
+                .name("octet-sdk-deferred".into())
+                .spawn(move || deferred.into_iter().for_each(|work| work(succeeded)));
+            if let Err(error) = spawned {
+                super::diagnostic::diagnostic(format_args!(
+                    "deferred work after a reply was dropped: no thread ({error})"
+                ));
+            }
+        }
     }
 
     /// `$/cancelRequest`: cancels an active host request or a pending child request.

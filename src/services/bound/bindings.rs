@@ -7,8 +7,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::lane::{Serial, SerialLane};
 use super::methods::ServiceKind;
 use super::route::RawService;
+use super::row::Lane;
 use crate::services::{
     Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
 };
@@ -49,6 +51,8 @@ use crate::services::{
 #[derive(Clone, Default)]
 pub struct ServiceBindings {
     bound: BTreeMap<ServiceKind, Arc<dyn RawService>>,
+    /// The one queue of this binding's serial kinds.
+    serial: Arc<SerialLane>,
     policy: Option<Arc<dyn PolicyEngine>>,
     approver: Option<Arc<dyn Approver>>,
     secrets: Option<Arc<dyn SecretBroker>>,
@@ -152,6 +156,13 @@ impl ServiceBindings {
         kind: ServiceKind,
         service: Arc<dyn RawService>,
     ) -> ServiceBindings {
+        let service: Arc<dyn RawService> = match kind.lane() {
+            Lane::Concurrent => service,
+            Lane::Serial => Arc::new(Serial {
+                lane: self.serial.clone(),
+                service,
+            }),
+        };
         self.bound.insert(kind, service);
         self
     }

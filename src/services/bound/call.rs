@@ -82,6 +82,8 @@ pub(crate) struct RawReply {
     target: Option<(ConnId, RequestId, Sender<ServiceAnswer>)>,
     method: ServiceMethod,
     cancelled: CancelFlag,
+    /// Dropped with the reply, once its outcome was sent: the serial lane waits on it.
+    sent: Option<Sender<()>>,
 }
 
 impl RawReply {
@@ -96,7 +98,13 @@ impl RawReply {
             target: Some((conn, id, answers)),
             method,
             cancelled,
+            sent: None,
         }
+    }
+
+    /// `sent` is dropped once this reply's outcome went out (or it was dropped).
+    pub(crate) fn notify_when_sent(&mut self, sent: Sender<()>) {
+        self.sent = Some(sent);
     }
 
     /// The method this reply answers.
@@ -127,6 +135,7 @@ impl RawReply {
             target: None,
             method,
             cancelled,
+            sent: None,
         }
     }
 

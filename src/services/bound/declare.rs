@@ -25,6 +25,16 @@ macro_rules! shape_of {
     };
 }
 
+/// A kind's [`Lane`](super::Lane): concurrent unless its block names one.
+macro_rules! lane_of {
+    () => {
+        Lane::Concurrent
+    };
+    ($lane:ident) => {
+        Lane::$lane
+    };
+}
+
 /// A service trait's method for one row, with the default body that refuses
 /// `unsupported_feature` (a notification's default ignores it).
 macro_rules! service_fn {
@@ -66,7 +76,7 @@ macro_rules! declare_table {
     ($part:ident; $(
         $(#[$kind_doc:meta])*
         kind $kind:ident = $kind_name:literal, offered by $offer:expr,
-            served by $service:ident, bound with $binder:ident {
+            served by $service:ident, bound with $binder:ident $(, lane $lane:ident)? {
             $(
                 $(#[$method_doc:meta])*
                 $shape:ident $method:ident = $name:literal,
@@ -99,6 +109,13 @@ macro_rules! declare_table {
             pub fn offer(self) -> Offer {
                 match self {
                     $(ServiceKind::$kind => $offer,)*
+                }
+            }
+
+            /// How its requests reach its service.
+            pub fn lane(self) -> Lane {
+                match self {
+                    $(ServiceKind::$kind => lane_of!($($lane)?),)*
                 }
             }
         }

@@ -18,7 +18,8 @@ use super::provider_models::{
 };
 use super::refusal::ServiceRefusal;
 use super::results::{ComposerText, EntryId, ServiceResult};
-use super::row::{Admission, ErrorFamily, Offer, Shape, V0_3_APIS, WAVE1_APIS};
+use super::row::{Admission, ErrorFamily, Lane, Offer, Shape, V0_3_APIS, V0_4_APIS, WAVE1_APIS};
+use super::session_control::{CompactRequest, Compaction, SessionTarget};
 use crate::manifest::ApiVersion;
 use crate::negotiation::{Capability, Feature, FeatureSet};
 
@@ -104,11 +105,23 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_every_row_is_consistent() {
+        let every = FeatureSet::from_iter(Feature::ALL);
         for method in ServiceMethod::ALL {
-            assert_eq!(ServiceMethod::from_name(method.name()), Some(method));
-            // A method's family follows the API versions of its kind's offer.
+            for &api in method.apis() {
+                assert_eq!(
+                    ServiceMethod::resolve(method.name(), api, &every),
+                    Some(method)
+                );
+            }
+            // A method's family follows its kind's offer; its API versions are the
+            // ones its feature rides.
             match method.kind().offer() {
-                Offer::Feature(_) => assert_eq!(method.family(), ErrorFamily::Wave1Tokens),
+                Offer::Feature(feature) => {
+                    assert_ne!(method.family(), ErrorFamily::V0_3Table);
+                    for &api in method.apis() {
+                        assert!(feature.available_on(api), "{method} on {api}");
+                    }
+                }
                 Offer::Capability(_) => assert_eq!(method.family(), ErrorFamily::V0_3Table),
             }
         }
@@ -145,6 +158,10 @@ mod tests {
         );
         assert_eq!(
             ServiceMethod::resolve("session/create", ApiVersion::V0_4, &none),
+            Some(ServiceMethod::ActiveSessionCreate)
+        );
+        assert_eq!(
+            ServiceMethod::resolve("session/create", ApiVersion::V0_2, &none),
             None
         );
         assert_eq!(

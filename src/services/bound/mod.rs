@@ -20,6 +20,7 @@ mod declare;
 mod table;
 mod bindings;
 mod call;
+mod lane;
 mod methods;
 mod params;
 mod provider_models;
@@ -28,6 +29,7 @@ mod results;
 mod route;
 mod row;
 mod services;
+mod session_control;
 
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
@@ -45,8 +47,10 @@ pub use provider_models::{
 pub use refusal::{Refusal, ServiceRefusal};
 pub use results::{ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
-pub use row::{Admission, ErrorFamily, Offer, Shape};
+pub use row::{Admission, ErrorFamily, Lane, Offer, Shape};
 pub use services::{
     ActiveToolsService, ComposerService, MessageInjectionService, ProviderAuthService,
-    ProviderCatalogService, SessionEntryService, SessionLifecycleService, ShortcutService,
+    ProviderCatalogService, SessionCompactionService, SessionControlService, SessionEntryService,
+    SessionLifecycleService, ShortcutService,
 };
+pub use session_control::{CompactRequest, Compaction, SessionTarget};

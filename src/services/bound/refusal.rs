@@ -1,5 +1,5 @@
-//! The Wave-1 refusal vocabulary (section 3): one enum of the four contract names,
-//! each with its JSON-RPC code.
+//! The refusal vocabulary of bound services: the four Wave-1 contract names (section 3)
+//! and the two execution refusals of section 2.21b, each with its JSON-RPC code.
 
 use std::fmt;
 
@@ -20,15 +20,23 @@ pub enum Refusal {
     BoundsExceeded,
     /// -32002 `not_foreground_owner`: the request's owner is not the foreground one.
     NotForegroundOwner,
+    /// -32012 "extension resource exhausted", the detail in `data.reason`: a bounded
+    /// queue or worker pool of the host is full (section 2.21b, the lifecycle queue).
+    ResourceExhausted,
+    /// -32603 "internal error", the detail in `data.reason`: the host's service is
+    /// unavailable or its execution failed (section 2.21b); never a success-shaped value.
+    Unavailable,
 }
 
 impl Refusal {
     /// Every refusal, in the reference's order.
-    pub const ALL: [Refusal; 4] = [
+    pub const ALL: [Refusal; 6] = [
         Refusal::UnsupportedFeature,
         Refusal::InvalidRequest,
         Refusal::BoundsExceeded,
         Refusal::NotForegroundOwner,
+        Refusal::ResourceExhausted,
+        Refusal::Unavailable,
     ];
 
     /// The contract name, such as `bounds_exceeded`.
@@ -38,6 +46,8 @@ impl Refusal {
             Refusal::InvalidRequest => "invalid_request",
             Refusal::BoundsExceeded => "bounds_exceeded",
             Refusal::NotForegroundOwner => "not_foreground_owner",
+            Refusal::ResourceExhausted => "resource_exhausted",
+            Refusal::Unavailable => "unavailable",
         }
     }
 
@@ -52,6 +62,8 @@ impl Refusal {
             Refusal::UnsupportedFeature => codes::METHOD_NOT_FOUND,
             Refusal::InvalidRequest | Refusal::BoundsExceeded => codes::INVALID_PARAMS,
             Refusal::NotForegroundOwner => codes::NO_OWNER,
+            Refusal::ResourceExhausted => codes::RESOURCE_EXHAUSTED,
+            Refusal::Unavailable => codes::INTERNAL_ERROR,
         }
     }
 
@@ -82,21 +94,40 @@ pub struct ServiceRefusal {
 }
 
 impl ServiceRefusal {
-    /// The JSON-RPC error the extension receives.
+    /// The JSON-RPC error the extension receives: the contract name first in the
+    /// message for the four Wave-1 refusals; the fixed message of the code with the
+    /// detail in `data.reason` for [`Refusal::ResourceExhausted`] and
+    /// [`Refusal::Unavailable`].
     pub fn to_response(&self) -> ResponseError {
-        ResponseError::new(self.refusal.code(), self.to_string())
+        match self.refusal {
+            Refusal::ResourceExhausted | Refusal::Unavailable => {
+                let message = match self.refusal {
+                    Refusal::ResourceExhausted => "extension resource exhausted",
+                    _ => "internal error",
+                };
+                let mut error = ResponseError::new(self.refusal.code(), message);
+                error.data = Some(serde_json::json!({ "reason": self.detail() }));
+                error
+            }
+            _ => ResponseError::new(self.refusal.code(), self.to_string()),
+        }
+    }
+
+    /// The detail, cut at [`MAX_REFUSAL_DETAIL_BYTES`] on a character boundary.
+    pub fn detail(&self) -> &str {
+        let mut end = self.detail.len().min(MAX_REFUSAL_DETAIL_BYTES);
+        while !self.detail.is_char_boundary(end) {
+            end -= 1;
+        }
+        &self.detail[..end]
     }
 }
 
 impl fmt::Display for ServiceRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut end = self.detail.len().min(MAX_REFUSAL_DETAIL_BYTES);
-        while !self.detail.is_char_boundary(end) {
-            end -= 1;
-        }
-        match end {
-            0 => f.write_str(self.refusal.name()),
-            _ => write!(f, "{}: {}", self.refusal.name(), &self.detail[..end]),
+        match self.detail() {
+            "" => f.write_str(self.refusal.name()),
+            detail => write!(f, "{}: {detail}", self.refusal.name()),
         }
     }
 }
@@ -119,6 +150,19 @@ mod tests {
         );
         assert_eq!(Refusal::UnsupportedFeature.code(), -32601);
         assert_eq!(Refusal::InvalidRequest.code(), -32602);
+        let full = Refusal::ResourceExhausted
+            .because("queue full")
+            .to_response();
+        assert_eq!(
+            (full.code, full.message.as_str()),
+            (-32012, "extension resource exhausted")
+        );
+        assert_eq!(full.data, Some(serde_json::json!({"reason": "queue full"})));
+        let failed = Refusal::Unavailable.because("no session").to_response();
+        assert_eq!(
+            (failed.code, failed.message.as_str()),
+            (-32603, "internal error")
+        );
     }
 
     #[test]

@@ -13,6 +13,12 @@ use super::refusal::Refusal;
 /// embedder's traits are routed through it; `serve` forwards through it to its client.
 pub(crate) trait RawService: Send + Sync + 'static {
     fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply);
+
+    /// True when [`RawService::serve`] never blocks and must run on the dispatcher's
+    /// thread, in admission order (the serial lane only enqueues).
+    fn inline(&self) -> bool {
+        false
+    }
 }
 
 /// Routes the requests of one kind to the methods of its trait (`S` is the trait

@@ -8,6 +8,9 @@ use crate::negotiation::{Capability, Feature};
 pub(super) const WAVE1_APIS: &[ApiVersion] = &[ApiVersion::V0_2, ApiVersion::V0_4];
 /// The API version of the canonical-wire capabilities.
 pub(super) const V0_3_APIS: &[ApiVersion] = &[ApiVersion::V0_3];
+/// The API version of the API 0.4-only features (section 1.1: "API 0.1, 0.2 and
+/// canonical 0.3 cannot select it").
+pub(super) const V0_4_APIS: &[ApiVersion] = &[ApiVersion::V0_4];
 
 /// How the dispatcher admits a method's request before a service sees it (section 2,
 /// "Optional Wave-1 resource_owner"). Every kind but [`Admission::None`] names its
@@ -54,6 +57,23 @@ pub enum ErrorFamily {
     /// API 0.3's fixed error table, the contract name and detail in `data`
     /// (SUPPLEMENT "Error table").
     V0_3Table,
+    /// Active-session control (sections 2.21b, 2.21c): admission refusals are Wave-1
+    /// tokens; a full lifecycle queue or no worker is -32012 and an unavailable or
+    /// failed execution -32603, each with `data.reason`.
+    SessionControl,
+}
+
+/// How the requests of one kind reach its service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lane {
+    /// Each request on a thread of its own, concurrently, in no set order.
+    Concurrent,
+    /// One at a time, in the order the dispatcher admitted them, through a bounded
+    /// queue shared by every serial kind of one [`ServiceBindings`](super::ServiceBindings)
+    /// (section 2.21b: "The bounded queue preserves operation order"). The next request
+    /// starts only once the one before it was answered (or cancelled); a full queue is
+    /// refused at once with [`Refusal::ResourceExhausted`](super::Refusal::ResourceExhausted).
+    Serial,
 }
 
 /// Whether the extension waits for an answer.

@@ -18,5 +18,6 @@ use super::provider_models::{
 };
 use super::results::{ComposerText, EntryId};
 use super::route::{misrouted, RawService, Routed};
+use super::session_control::{CompactRequest, Compaction, SessionTarget};
 
 service_table!(services);

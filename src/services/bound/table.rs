@@ -110,6 +110,55 @@ macro_rules! service_table {
                     sensitive false;
             }
 
+            /// Active-session control (section 2.21b, feature `session_control_v1`, API 0.4
+            /// only): the product's active session, not an extension's own agents. Requests
+            /// reach the service one at a time in admission order ([`Lane::Serial`](super::Lane)),
+            /// at most [`crate::limits::MAX_SESSION_OPERATIONS_QUEUED`] waiting; answer only once
+            /// the operation completed (an idle wait: once an idle boundary was observed). Refuse
+            /// with [`Refusal::Unavailable`](super::Refusal::Unavailable) when it cannot run or
+            /// failed (-32603), or [`Refusal::ResourceExhausted`](super::Refusal::ResourceExhausted)
+            /// when the embedder's own worker is busy (-32012).
+            kind SessionControl = "session_control_v1",
+                offered by Offer::Feature(Feature::SessionControlV1),
+                served by SessionControlService, bound with session_control, lane Serial {
+                /// `session/wait_for_idle`: answered after an observed idle boundary.
+                request SessionWaitForIdle = "session/wait_for_idle",
+                    fn wait_for_idle(SessionTarget) -> SessionId,
+                    apis V0_4_APIS, admission LiveParentOrIssuedOwner, family SessionControl,
+                    sensitive false;
+                /// `session/create`: a new durable session, without switching to it.
+                request ActiveSessionCreate = "session/create", fn create(SessionTarget) -> SessionId,
+                    apis V0_4_APIS, admission LiveParentOrIssuedOwner, family SessionControl,
+                    sensitive false;
+                /// `session/fork`: a fork at the active head, without switching to it.
+                request ActiveSessionFork = "session/fork", fn fork(SessionTarget) -> SessionId,
+                    apis V0_4_APIS, admission LiveParentOrIssuedOwner, family SessionControl,
+                    sensitive false;
+                /// `session/reload`: the active session, reopened.
+                request ActiveSessionReload = "session/reload", fn reload(SessionTarget) -> SessionId,
+                    apis V0_4_APIS, admission LiveParentOrIssuedOwner, family SessionControl,
+                    sensitive false;
+                /// `session/switch`: an existing workspace session made active; answered once
+                /// it is.
+                request ActiveSessionSwitch = "session/switch", fn switch(SessionId) -> SessionId,
+                    apis V0_4_APIS, admission LiveParentOrIssuedOwner, family SessionControl,
+                    sensitive false;
+            }
+
+            /// `session/compact` (section 2.21c, feature `session_compaction_v1`, API 0.4 only).
+            /// Offered only together with `session_control_v1`; binding it alone offers neither
+            /// (the start succeeds without it). It shares the serial lane of the bindings it is
+            /// bound in. Answer with the compaction entry actually committed, after its
+            /// after-hooks; a veto, nothing to compact or no consumer is a refusal.
+            kind SessionCompaction = "session_compaction_v1",
+                offered by Offer::Feature(Feature::SessionCompactionV1),
+                served by SessionCompactionService, bound with session_compaction, lane Serial {
+                /// `session/compact`: only once the parent settled, with its issued owner.
+                request SessionCompact = "session/compact", fn compact(CompactRequest) -> Compaction,
+                    apis V0_4_APIS, admission SettledOwnerOnly, family SessionControl,
+                    sensitive false;
+            }
+
             /// `provider_auth` (API 0.3 capability): the host's authentication for an
             /// extension's providers. Refusals use API 0.3's fixed error table.
             kind ProviderAuth = "provider_auth",
