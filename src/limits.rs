@@ -473,6 +473,20 @@ pub const MAX_COMPACT_INSTRUCTIONS_BYTES: usize = 16 * 1024;
 /// host keeps it at the composer's 256 KiB so the answer always fits one frame.
 pub const MAX_COMPACTION_SUMMARY_BYTES: usize = 256 * 1024;
 
+/// Longest terminal `grant_id` the frontend mints, in UTF-8 bytes (section 2.24).
+pub const MAX_TERMINAL_GRANT_ID_BYTES: usize = 128;
+
+/// Longest `terminal/grant-lost` `reason`, in UTF-8 bytes (section 2.24: "a bounded
+/// reason"; this host's bound, the refusal detail's).
+pub const MAX_GRANT_LOST_REASON_BYTES: usize = MAX_REFUSAL_DETAIL_BYTES;
+
+/// Largest `ui/terminal-input` `data`, in bytes (SUPPLEMENT 2.24).
+pub const MAX_TERMINAL_INPUT_BYTES: usize = 256;
+
+/// The one aggregate deadline of an autocomplete query across every registered chain
+/// (section 2.24b: "under one 500 ms aggregate deadline").
+pub const AUTOCOMPLETE_DEADLINE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The editor budget of host-mediated autocomplete (section 2.24b): the text of a
 /// `ui/autocomplete/complete` snapshot, and the editor text an accepted edit makes, are
 /// at most this many UTF-8 bytes.

@@ -190,6 +190,12 @@ pub(crate) fn event(event: &HostEvent) -> Value {
             names,
         } => json!({"type": "tools_changed", "source": source(s), "revision": revision,
                     "tools": names}),
+        HostEvent::TerminalGrantLost {
+            source: s,
+            grant_id,
+            reason,
+        } => json!({"type": "terminal_grant_lost", "source": source(s), "grant_id": grant_id,
+                    "reason": reason}),
         HostEvent::EventsDropped { count } => json!({"type": "events_dropped", "count": count}),
     }
 }

@@ -143,6 +143,9 @@ pub(crate) fn event_line(event: &HostEvent) -> Option<String> {
         HostEvent::Diagnostic { source, diagnostic } => {
             Some(format!("{source} {}", diagnostic_line(diagnostic)))
         }
+        HostEvent::TerminalGrantLost { source, reason, .. } => {
+            Some(format!("{source} lost the terminal: {reason}"))
+        }
         HostEvent::EventsDropped { count } => Some(format!("{count} host events dropped")),
         // The catalog is in `inspect`; after a call it is noise.
         HostEvent::Progress { .. }

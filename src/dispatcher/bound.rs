@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::connection::{ChildKind, ChildRequest};
+use super::connection::{ChildKind, ChildRequest, Connection};
 use super::guards::Placed;
 use super::Dispatcher;
 use crate::manifest::ApiVersion;
@@ -153,9 +153,17 @@ impl Dispatcher {
                 "{method} is a notification: send it without an id, and expect no answer"
             )));
         }
+        if let (Admission::None, Some(feature)) = (method.admission(), method.kind().feature()) {
+            if !c.features().contains(feature) {
+                return Err(
+                    Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated"))
+                );
+            }
+        }
         if method.admission() == Admission::None {
-            // The negotiated capability was checked inbound (the API 0.3 contract);
-            // the params are a closed model without parent or owner.
+            // A capability's methods were checked inbound (the API 0.3 contract), a
+            // feature's just above; the params are a closed model without parent or
+            // owner.
             let empty = Map::new();
             let params = match params {
                 Some(Value::Object(map)) => map,
@@ -163,12 +171,17 @@ impl Dispatcher {
                 Some(_) => return Err(Refusal::InvalidRequest.because("params must be an object")),
             };
             let request = ServiceRequest::parse(method, params)?;
-            let admitted = Admitted {
+            let mut admitted = Admitted {
                 parent: None,
                 owner: c.owner.clone(),
                 independent: false,
                 key: None,
             };
+            let placed = Placed {
+                live: false,
+                independent: false,
+            };
+            admitted.key = guard_admit(c, method, &request, placed)?;
             return Ok((request, admitted));
         }
         let Some(feature) = method.kind().feature() else {
@@ -229,24 +242,11 @@ impl Dispatcher {
         let request = ServiceRequest::parse(method, params)?;
         // The kind's own host state has the last word (`super::guards`).
         let mut admitted = admitted;
-        if let Some(guard) = c.guards.get_mut(method.kind()) {
-            let pending: Vec<&str> = c
-                .children
-                .values()
-                .filter_map(|child| match &child.kind {
-                    ChildKind::Service {
-                        method: other,
-                        key: Some(key),
-                    } if other.kind() == method.kind() => Some(key.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let placed = Placed {
-                live,
-                independent: admitted.independent,
-            };
-            admitted.key = guard.admit(&request, placed, &pending)?;
-        }
+        let placed = Placed {
+            live,
+            independent: admitted.independent,
+        };
+        admitted.key = guard_admit(c, method, &request, placed)?;
         Ok((request, admitted))
     }
 
@@ -288,7 +288,11 @@ impl Dispatcher {
             _ => return,
         };
         if let (Some(key), Some(guard)) = (key, c.guards.get_mut(method.kind())) {
-            guard.settled(key, matches!(outcome, Outcome::Answered(_)));
+            let result = match &outcome {
+                Outcome::Answered(result) => Some(result),
+                _ => None,
+            };
+            guard.settled(key, result);
         }
         match outcome {
             Outcome::Answered(result) => {
@@ -356,6 +360,33 @@ impl Dispatcher {
             });
         }
     }
+}
+
+/// The kind's guard admits `request` (`super::guards`), given the keys its other
+/// requests still hold; a kind without a guard admits everything.
+fn guard_admit(
+    c: &mut Connection,
+    method: ServiceMethod,
+    request: &ServiceRequest,
+    placed: Placed,
+) -> Result<Option<String>, ServiceRefusal> {
+    let Connection {
+        guards, children, ..
+    } = c;
+    let Some(guard) = guards.get_mut(method.kind()) else {
+        return Ok(None);
+    };
+    let pending: Vec<&str> = children
+        .values()
+        .filter_map(|child| match &child.kind {
+            ChildKind::Service {
+                method: other,
+                key: Some(key),
+            } if other.kind() == method.kind() => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    guard.admit(request, placed, &pending)
 }
 
 /// The error an extension receives for `refusal` in `family`: the Wave-1 vocabulary

@@ -392,7 +392,7 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let Some(child) = c.children.remove(id) else {
+        let Some(child) = c.remove_child(id) else {
             return;
         };
         child.cancelled.cancel();
@@ -418,7 +418,7 @@ impl Dispatcher {
                 return;
             }
         };
-        if let Some(child) = c.children.remove(&id) {
+        if let Some(child) = c.remove_child(&id) {
             child.cancelled.cancel();
             self.send_error(
                 conn,
@@ -431,8 +431,11 @@ impl Dispatcher {
     /// Cancels every child of a generation that is going away; nothing can be answered.
     pub(super) fn drop_children(&mut self, conn: ConnId) {
         if let Some(c) = self.conns.get_mut(&conn) {
-            for (_, child) in c.children.drain() {
-                child.cancelled.cancel();
+            let ids: Vec<RequestId> = c.children.keys().cloned().collect();
+            for id in ids {
+                if let Some(child) = c.remove_child(&id) {
+                    child.cancelled.cancel();
+                }
             }
         }
     }

@@ -65,6 +65,10 @@ pub(crate) enum Command {
     },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
+    /// The routed generations with an admitted autocomplete chain, in the order the
+    /// chains were admitted: each extension's name and whether it negotiated
+    /// `autocomplete_edit_v1` (section 2.24b).
+    AutocompleteChains { reply: Sender<Vec<(String, bool)>> },
     /// Send a lifecycle notification to every subscribed generation (section 1.10).
     Lifecycle(LifecycleNotification),
     /// Reload an extension candidate-first (section 5).
@@ -137,6 +141,12 @@ pub(crate) enum HostRequest {
         output: String,
         is_error: bool,
     },
+    /// `ui/autocomplete/complete` (section 2.24b): one editor snapshot, already checked.
+    AutocompleteComplete {
+        text: String,
+        cursor: usize,
+        revision: u64,
+    },
     /// API 0.3 `migration/detect` (`migration.adapter.v1`).
     MigrationDetect { source_root: String },
     /// API 0.3 `migration/import` (`migration.adapter.v1`).
@@ -165,6 +175,7 @@ impl HostRequest {
             HostRequest::StatusCollect { .. } => "status/collect",
             HostRequest::MenuCollect => "menu/collect",
             HostRequest::ToolRender { .. } => "tool/render",
+            HostRequest::AutocompleteComplete { .. } => "ui/autocomplete/complete",
             HostRequest::MigrationDetect { .. } => "migration/detect",
             HostRequest::MigrationImport { .. } => "migration/import",
             HostRequest::ProviderStream { .. } => "provider/stream",
@@ -188,7 +199,9 @@ impl HostRequest {
     pub fn has_resource_owner(&self) -> bool {
         !matches!(
             self,
-            HostRequest::StatusCollect { .. } | HostRequest::ToolRender { .. }
+            HostRequest::StatusCollect { .. }
+                | HostRequest::ToolRender { .. }
+                | HostRequest::AutocompleteComplete { .. }
         )
     }
 }

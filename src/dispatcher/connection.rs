@@ -245,10 +245,26 @@ impl Connection {
             failed_start: None,
             streams: Default::default(),
             services: ServiceBindings::new(),
-            guards: super::guards::guards_for(),
+            guards: Default::default(),
             messages: Default::default(),
             wire_trace: false,
         }
+    }
+
+    /// Removes an unanswered child request; a bound service's request gives its kind's
+    /// guard back the key it held, unanswered (`super::guards`).
+    pub fn remove_child(&mut self, id: &RequestId) -> Option<ChildRequest> {
+        let child = self.children.remove(id)?;
+        if let ChildKind::Service {
+            method,
+            key: Some(key),
+        } = &child.kind
+        {
+            if let Some(guard) = self.guards.get_mut(method.kind()) {
+                guard.settled(key.clone(), None);
+            }
+        }
+        Some(child)
     }
 
     /// The negotiated features; none before `initialize` is answered.

@@ -177,6 +177,7 @@ impl Dispatcher {
         );
         c.wire_trace = self.shared.wire_trace;
         c.services = launched.services;
+        c.guards = super::guards::guards_for(conn, &self.terminal);
         (c.owned_context, c.process_context) =
             super::requests::execution_contexts(&self.shared, &c);
         let id = c.next_request_id();

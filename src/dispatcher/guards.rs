@@ -7,13 +7,22 @@
 //! how it settled and when `initialize` settled. A kind with host state registers its
 //! guard in [`guards_for`], the one place; a kind without keeps none.
 //!
-//! Today one kind keeps host state: `shortcuts` ([`ShortcutBook`], section 2.20).
+//! The kinds that keep host state: `shortcuts` ([`ShortcutBook`], section 2.20),
+//! `autocomplete` ([`AutocompleteChain`], section 2.24b) and `terminal_handoff`
+//! (`super::terminal::TerminalGuard`, section 2.24).
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde_json::Value;
 
 use crate::limits::MAX_SHORTCUTS;
 use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal, ServiceRequest};
+use crate::transport::ConnId;
 
 /// How the generic admission placed a request, for a guard to judge.
 #[derive(Clone, Copy, Debug)]
@@ -36,8 +45,9 @@ pub(crate) trait KindGuard: Send + Any {
         pending: &[&str],
     ) -> Result<Option<String>, ServiceRefusal>;
 
-    /// The request holding `key` settled: `answered` when its service answered.
-    fn settled(&mut self, key: String, answered: bool);
+    /// The request holding `key` settled: `result` is the checked result when its
+    /// service answered, `None` when it refused, failed or the request was dropped.
+    fn settled(&mut self, key: String, result: Option<&Value>);
 
     /// `initialize` settled; `negotiated` when the kind's feature was negotiated.
     fn initialize_settled(&mut self, negotiated: bool);
@@ -50,12 +60,24 @@ pub(crate) trait KindGuard: Send + Any {
 #[derive(Default)]
 pub(crate) struct KindGuards(HashMap<ServiceKind, Box<dyn KindGuard>>);
 
-/// The guards of a new connection: the one place a kind's host state is registered.
-pub(crate) fn guards_for() -> KindGuards {
+/// The guards of a new connection on `conn`: the one place a kind's host state is
+/// registered. `terminal` is the host-wide terminal lease.
+pub(crate) fn guards_for(
+    conn: ConnId,
+    terminal: &Arc<Mutex<super::terminal::TerminalLease>>,
+) -> KindGuards {
     let mut guards = KindGuards::default();
     guards
         .0
         .insert(ServiceKind::Shortcuts, Box::new(ShortcutBook::default()));
+    guards.0.insert(
+        ServiceKind::Autocomplete,
+        Box::new(AutocompleteChain::default()),
+    );
+    guards.0.insert(
+        ServiceKind::TerminalHandoff,
+        Box::new(super::terminal::TerminalGuard::new(conn, terminal.clone())),
+    );
     guards
 }
 
@@ -127,8 +149,8 @@ impl KindGuard for ShortcutBook {
     }
 
     /// Admits the id once the service answered, unless a duplicate poisoned it meanwhile.
-    fn settled(&mut self, key: String, answered: bool) {
-        if answered && !self.poisoned.contains(&key) {
+    fn settled(&mut self, key: String, result: Option<&Value>) {
+        if result.is_some() && !self.poisoned.contains(&key) {
             self.admitted.insert(key);
         }
     }
@@ -137,6 +159,67 @@ impl KindGuard for ShortcutBook {
     fn initialize_settled(&mut self, negotiated: bool) {
         if !negotiated {
             *self = ShortcutBook::default();
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The autocomplete chain of one generation (section 2.24b): the revision the frontend
+/// admitted with `ui/autocomplete/register`. Only a generation with an admitted chain is
+/// sent `ui/autocomplete/complete`; a later registration replaces the revision.
+#[derive(Default)]
+pub(crate) struct AutocompleteChain {
+    registered: Option<u64>,
+    /// When the chain was admitted, in the host-wide admission order.
+    admitted_at: Option<u64>,
+}
+
+/// The host-wide order in which autocomplete chains are admitted.
+static CHAIN_ORDER: AtomicU64 = AtomicU64::new(0);
+
+impl AutocompleteChain {
+    /// The admitted revision, if the frontend admitted one.
+    pub fn registered(&self) -> Option<u64> {
+        self.registered
+    }
+
+    /// The chain's place in the admission order, if admitted.
+    pub fn admitted_at(&self) -> Option<u64> {
+        self.admitted_at
+    }
+}
+
+impl KindGuard for AutocompleteChain {
+    fn admit(
+        &mut self,
+        request: &ServiceRequest,
+        _placed: Placed,
+        _pending: &[&str],
+    ) -> Result<Option<String>, ServiceRefusal> {
+        match request {
+            ServiceRequest::AutocompleteRegister(registration) => {
+                Ok(Some(registration.revision.to_string()))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The chain is live once the frontend acknowledged `{"accepted": true}`.
+    fn settled(&mut self, key: String, result: Option<&Value>) {
+        if result.is_some() {
+            self.registered = key.parse().ok();
+            if self.admitted_at.is_none() {
+                self.admitted_at = Some(CHAIN_ORDER.fetch_add(1, Ordering::Relaxed));
+            }
+        }
+    }
+
+    fn initialize_settled(&mut self, negotiated: bool) {
+        if !negotiated {
+            *self = AutocompleteChain::default();
         }
     }
 

@@ -56,28 +56,23 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     // requires bound too (compaction without control, an autocomplete edit without
     // autocomplete): such a binding is not offered, and the start goes on without it.
     let bound: Vec<Feature> = services
-        .kinds()
-        .filter_map(|kind| kind.feature())
+        .features()
         .filter(|feature| feature.available_on(manifest.api_version))
         .collect();
-    for kind in services.kinds() {
-        match (kind.feature(), kind.capability()) {
-            (Some(feature), _)
-                if bound.contains(&feature)
-                    && feature.requires().iter().all(|r| bound.contains(r)) =>
+    for &feature in &bound {
+        if feature.requires().iter().all(|r| bound.contains(r)) {
+            offer = offer.with_feature(feature);
+        }
+    }
+    for capability in services.kinds().filter_map(|kind| kind.capability()) {
+        if manifest.api_version == manifest::ApiVersion::V0_3 {
+            offer = offer.with_contract_capability(capability);
+            for method in ContractMethod::ALL
+                .into_iter()
+                .filter(|m| m.capability() == capability)
             {
-                offer = offer.with_feature(feature);
+                offer = offer.with_contract_method(method);
             }
-            (_, Some(capability)) if manifest.api_version == manifest::ApiVersion::V0_3 => {
-                offer = offer.with_contract_capability(capability);
-                for method in ContractMethod::ALL
-                    .into_iter()
-                    .filter(|m| m.capability() == capability)
-                {
-                    offer = offer.with_contract_method(method);
-                }
-            }
-            _ => {}
         }
     }
     let path_var = transport::process_environment("PATH");

@@ -18,9 +18,9 @@ use super::guards::ShortcutBook;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{
-    MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES, MAX_OUTBOUND_BACKLOG_BYTES,
-    MAX_WAVE1_NOTIFICATION_BYTES, MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS,
-    MESSAGE_BATCH_INTERVAL,
+    MAX_GRANT_LOST_REASON_BYTES, MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES,
+    MAX_OUTBOUND_BACKLOG_BYTES, MAX_TERMINAL_INPUT_BYTES, MAX_WAVE1_NOTIFICATION_BYTES,
+    MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS, MESSAGE_BATCH_INTERVAL,
 };
 use crate::model::events::Diagnostic;
 use crate::model::notify::{BoundNotification, NotifyError};
@@ -88,16 +88,11 @@ impl Dispatcher {
                 c.source.generation
             )));
         }
-        // The notification table names the kind whose feature gates each one.
-        let kind = notification.notification().kind();
-        let negotiated = kind.feature().is_some_and(|feature| {
-            c.negotiated
-                .as_ref()
-                .is_some_and(|n| n.features.contains(feature))
-        });
-        if !negotiated {
+        // The notification table names the feature that gates each one.
+        let feature = notification.notification().feature();
+        if !c.features().contains(feature) {
             return refused(
-                Refusal::UnsupportedFeature.because(format!("{kind} was not negotiated")),
+                Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated")),
             );
         }
         match notification {
@@ -134,6 +129,44 @@ impl Dispatcher {
             BoundNotification::MessageSettled { message_id } => {
                 check_message_id(&message_id).map_err(NotifyError::Refused)?;
                 self.flush_message(conn, &message_id)
+            }
+            BoundNotification::TerminalGrantLost { reason } => {
+                if reason.len() > MAX_GRANT_LOST_REASON_BYTES {
+                    return refused(Refusal::BoundsExceeded.because(format!(
+                        "a reason of {} bytes; at most {MAX_GRANT_LOST_REASON_BYTES}",
+                        reason.len()
+                    )));
+                }
+                if self.terminal.lock().end(conn).is_none() {
+                    return refused(Refusal::InvalidRequest.because(format!(
+                        "generation {} holds no terminal grant",
+                        c.source.generation
+                    )));
+                }
+                self.send_notification(conn, "terminal/grant-lost", json!({ "reason": reason }))
+            }
+            BoundNotification::TerminalInput { .. } | BoundNotification::Resize { .. } => {
+                if self.terminal.lock().holds(conn) {
+                    return refused(Refusal::InvalidRequest.because(
+                        "the extension holds the terminal grant: it reads the tty itself",
+                    ));
+                }
+                let (method, params) = match notification {
+                    BoundNotification::TerminalInput { data } => {
+                        if data.len() > MAX_TERMINAL_INPUT_BYTES {
+                            return refused(Refusal::BoundsExceeded.because(format!(
+                                "{} bytes of input; at most {MAX_TERMINAL_INPUT_BYTES}",
+                                data.len()
+                            )));
+                        }
+                        ("ui/terminal-input", json!({ "data": data }))
+                    }
+                    BoundNotification::Resize { columns, rows } => {
+                        ("ui/resize", json!({ "columns": columns, "rows": rows }))
+                    }
+                    _ => unreachable!("matched above"),
+                };
+                self.send_notification(conn, method, params)
             }
         }
     }

@@ -24,6 +24,7 @@ mod requests;
 mod services;
 mod shutdown;
 mod streams;
+mod terminal;
 mod timers;
 mod tombstones;
 
@@ -149,6 +150,8 @@ pub(crate) struct Dispatcher {
     commands: Receiver<Command>,
     transport: Receiver<TransportMessage>,
     conns: HashMap<ConnId, Connection>,
+    /// Who holds the terminal grant, across every connection (section 2.24).
+    terminal: Arc<Mutex<terminal::TerminalLease>>,
     /// The generation that receives calls for each extension name.
     routes: HashMap<String, ConnId>,
     calls: HashMap<CallId, CallEntry>,
@@ -213,6 +216,7 @@ pub(crate) fn spawn(
         commands,
         transport,
         conns: HashMap::new(),
+        terminal: Default::default(),
         routes: HashMap::new(),
         calls: HashMap::new(),
         timers: Timers::default(),
@@ -367,6 +371,9 @@ impl Dispatcher {
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
             }
+            Command::AutocompleteChains { reply } => {
+                let _ = reply.send(self.autocomplete_chains());
+            }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
             Command::KillAll => self.on_shutdown_aggregate(),
             Command::Notify {
@@ -458,6 +465,32 @@ impl Dispatcher {
                 self.emit_state(c);
             }
         }
+    }
+
+    /// The routed generations whose frontend admitted an autocomplete chain, in the
+    /// order the chains were admitted, each with whether it negotiated
+    /// `autocomplete_edit_v1`.
+    fn autocomplete_chains(&self) -> Vec<(String, bool)> {
+        let mut chains: Vec<(u64, String, bool)> = self
+            .routes
+            .values()
+            .filter_map(|conn| self.conns.get(conn))
+            .filter_map(|c| {
+                let chain = c.guards.get::<guards::AutocompleteChain>(
+                    crate::services::bound::ServiceKind::Autocomplete,
+                )?;
+                let admitted = chain.admitted_at()?;
+                let edit = c
+                    .features()
+                    .contains(crate::negotiation::Feature::AutocompleteEditV1);
+                Some((admitted, c.source.extension.clone(), edit))
+            })
+            .collect();
+        chains.sort();
+        chains
+            .into_iter()
+            .map(|(_, name, edit)| (name, edit))
+            .collect()
     }
 
     fn status(&self) -> Vec<ExtensionStatus> {

@@ -12,6 +12,7 @@ use super::command::{CallRequest, HostRequest};
 use super::connection::EncodedContext;
 use super::connection::FailedStart;
 use super::connection::{Connection, PendingKind};
+use super::guards::AutocompleteChain;
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
 use crate::limits::CANCELLATION_GRACE;
@@ -20,6 +21,7 @@ use crate::model::events::Diagnostic;
 use crate::model::start::StartError;
 use crate::model::status::LifecycleState;
 use crate::negotiation::Feature;
+use crate::services::bound::ServiceKind;
 use crate::transport::ConnId;
 use crate::validate::HookName;
 use crate::wire;
@@ -479,6 +481,16 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
                 return Err(missing("renderer", name));
             }
         }
+        HostRequest::AutocompleteComplete { .. } => {
+            // Only a chain the frontend admitted is queried (section 2.24b).
+            if !negotiated.features.contains(Feature::Autocomplete) {
+                return Err(missing("feature", Feature::Autocomplete.as_str()));
+            }
+            let chain = c.guards.get::<AutocompleteChain>(ServiceKind::Autocomplete);
+            if chain.and_then(AutocompleteChain::registered).is_none() {
+                return Err(missing("admitted chain", "ui/autocomplete/register"));
+            }
+        }
         // Gated by the contract alone.
         HostRequest::MigrationDetect { .. }
         | HostRequest::MigrationImport { .. }
@@ -554,6 +566,11 @@ enum RequestParams<'a> {
         name: &'a str,
         output: &'a str,
     },
+    AutocompleteComplete {
+        cursor: usize,
+        revision: u64,
+        text: &'a str,
+    },
     MigrationImport {
         config_paths: &'a [String],
         source_root: &'a str,
@@ -621,6 +638,15 @@ fn request_params<'a>(c: &'a Connection, request: &'a HostRequest) -> RequestPar
             is_error: *is_error,
             name,
             output,
+        },
+        HostRequest::AutocompleteComplete {
+            text,
+            cursor,
+            revision,
+        } => RequestParams::AutocompleteComplete {
+            cursor: *cursor,
+            revision: *revision,
+            text,
         },
         HostRequest::MigrationDetect { source_root } => {
             RequestParams::MigrationDetect { source_root }

@@ -348,6 +348,7 @@ impl Dispatcher {
             // below, so whoever started it sees it gone.
             self.on_initialize_failed(conn, role, error);
         }
+        self.terminal_closed(conn);
         let Some(mut c) = self.conns.remove(&conn) else {
             return;
         };

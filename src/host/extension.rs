@@ -91,6 +91,11 @@ impl ExtensionHandle {
         &self.info.name
     }
 
+    /// The host this handle calls through.
+    pub(super) fn inner(&self) -> &Arc<HostInner> {
+        &self.inner
+    }
+
     /// What `initialize` settled for the generation this handle was started with.
     pub fn info(&self) -> &StartedExtension {
         &self.info
@@ -116,6 +121,16 @@ impl ExtensionHandle {
     /// generation; the host also reports the refusal as a diagnostic.
     pub fn notify(&self, notification: BoundNotification) -> Result<(), NotifyError> {
         self.send_notify(None, notification)
+    }
+
+    /// Takes the terminal grant back (section 2.24): the holder receives
+    /// `terminal/grant-lost {"reason"}` and the grant ends at once. Refused unless this
+    /// extension's current generation holds the live grant, or when `reason` is over
+    /// [`crate::limits::MAX_GRANT_LOST_REASON_BYTES`]. Restore the terminal after.
+    pub fn revoke_terminal(&self, reason: &str) -> Result<(), NotifyError> {
+        self.notify(BoundNotification::TerminalGrantLost {
+            reason: reason.to_string(),
+        })
     }
 
     /// Like [`ExtensionHandle::notify`], refused unless `generation` is the current
@@ -478,27 +493,48 @@ impl ExtensionHandle {
         extras: Extras,
         convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
-        let call = CallId(self.inner.next_call.fetch_add(1, Ordering::Relaxed));
-        let (reply, answer) = crossbeam_channel::bounded(1);
-        let command = Command::Call(Box::new(CallRequest {
-            preapproved: extras.preapproved,
-            stream: extras.stream,
-            call,
-            extension: self.info.name.clone(),
+        send_call(
+            &self.inner,
+            self.info.name.clone(),
             request,
-            deadline: options.deadline.unwrap_or(default_deadline),
-            progress: options.progress.clone(),
-            reply: reply.clone(),
-        }));
-        if self.inner.commands.send(command).is_err() {
-            let _ = reply.send(Err(CallError::HostShutDown));
-        }
-        PendingCall::new(
-            call,
-            answer,
-            self.inner.commands.clone(),
-            self.inner.shared.spin_before_sleep,
-            Box::new(convert),
+            options,
+            default_deadline,
+            extras,
+            convert,
         )
     }
+}
+
+/// Sends a host request to the routed generation of `extension`.
+pub(super) fn send_call<T: 'static>(
+    inner: &Arc<HostInner>,
+    extension: String,
+    request: HostRequest,
+    options: &CallOptions,
+    default_deadline: Duration,
+    extras: Extras,
+    convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
+) -> PendingCall<T> {
+    let call = CallId(inner.next_call.fetch_add(1, Ordering::Relaxed));
+    let (reply, answer) = crossbeam_channel::bounded(1);
+    let command = Command::Call(Box::new(CallRequest {
+        preapproved: extras.preapproved,
+        stream: extras.stream,
+        call,
+        extension,
+        request,
+        deadline: options.deadline.unwrap_or(default_deadline),
+        progress: options.progress.clone(),
+        reply: reply.clone(),
+    }));
+    if inner.commands.send(command).is_err() {
+        let _ = reply.send(Err(CallError::HostShutDown));
+    }
+    PendingCall::new(
+        call,
+        answer,
+        inner.commands.clone(),
+        inner.shared.spin_before_sleep,
+        Box::new(convert),
+    )
 }

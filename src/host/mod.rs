@@ -22,6 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod autocomplete;
 pub(crate) mod builder;
 pub mod call;
 mod extension;
@@ -40,6 +41,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 
+pub use autocomplete::AutocompleteOutcome;
 pub use builder::{ExtensionHostBuilder, ToolNamespace, DEFAULT_SPIN_BEFORE_SLEEP};
 pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingCall, RawResult};
 pub use events::{Diagnostic, GenerationRef, HostEvent};

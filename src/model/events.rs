@@ -182,6 +182,17 @@ pub enum HostEvent {
         /// The tool names, in catalog order.
         names: Vec<String>,
     },
+    /// The terminal grant ended without the embedder asking (section 2.24): its holder's
+    /// generation ended (crashed, stopped or was replaced). Restore the terminal the
+    /// grant had ceded.
+    TerminalGrantLost {
+        /// The generation that held it.
+        source: GenerationRef,
+        /// The grant the frontend had minted.
+        grant_id: String,
+        /// Why it ended.
+        reason: String,
+    },
     /// Events were dropped because the embedder did not keep up.
     EventsDropped {
         /// How many events were dropped since the last report.

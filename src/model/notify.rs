@@ -29,6 +29,26 @@ pub enum BoundNotification {
         /// The message.
         message_id: String,
     },
+    /// Takes the terminal grant back (section 2.24): sent as `terminal/grant-lost
+    /// {"reason"}`, only to the holder of the live grant, which ends at once.
+    TerminalGrantLost {
+        /// Why, at most [`crate::limits::MAX_GRANT_LOST_REASON_BYTES`].
+        reason: String,
+    },
+    /// `ui/terminal-input {"data"}`: observe-only editor input (feature
+    /// `terminal_input`), never to the holder of the live terminal grant.
+    TerminalInput {
+        /// At most [`crate::limits::MAX_TERMINAL_INPUT_BYTES`].
+        data: String,
+    },
+    /// `ui/resize {"columns","rows"}` (feature `terminal_input`), never to the holder of
+    /// the live terminal grant.
+    Resize {
+        /// Width in columns.
+        columns: u16,
+        /// Height in rows.
+        rows: u16,
+    },
 }
 
 impl BoundNotification {
@@ -39,6 +59,9 @@ impl BoundNotification {
             BoundNotification::MessageDeltas { .. } | BoundNotification::MessageSettled { .. } => {
                 HostNotification::MessageUpdated
             }
+            BoundNotification::TerminalGrantLost { .. } => HostNotification::TerminalGrantLost,
+            BoundNotification::TerminalInput { .. } => HostNotification::TerminalInput,
+            BoundNotification::Resize { .. } => HostNotification::Resize,
         }
     }
 

@@ -81,6 +81,9 @@ pub enum Feature {
     ActiveTools,
     /// `terminal_handoff`: `terminal/acquire`, `terminal/release` (section 2.24).
     TerminalHandoff,
+    /// `terminal_input`: observe-only `ui/terminal-input` and `ui/resize` notifications
+    /// (section 2.24).
+    TerminalInput,
     /// `autocomplete`: host-mediated autocomplete (section 2.24b).
     Autocomplete,
     /// `autocomplete_edit_v1`: autocomplete edit fields; requires `autocomplete`
@@ -101,7 +104,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in declaration order (the order of [`FeatureSet::iter`]).
-    pub const ALL: [Feature; 32] = [
+    pub const ALL: [Feature; 33] = [
         Feature::RequestCancellation,
         Feature::ContentParts,
         Feature::RequestProgress,
@@ -128,6 +131,7 @@ impl Feature {
         Feature::MessageInjection,
         Feature::ActiveTools,
         Feature::TerminalHandoff,
+        Feature::TerminalInput,
         Feature::Autocomplete,
         Feature::AutocompleteEditV1,
         Feature::RemoteUi,
@@ -193,6 +197,7 @@ impl Feature {
             Feature::MessageInjection => "message_injection",
             Feature::ActiveTools => "active_tools",
             Feature::TerminalHandoff => "terminal_handoff",
+            Feature::TerminalInput => "terminal_input",
             Feature::Autocomplete => "autocomplete",
             Feature::AutocompleteEditV1 => "autocomplete_edit_v1",
             Feature::RemoteUi => "remote_ui",

@@ -218,6 +218,10 @@ pub struct Extension {
     pub(crate) shortcuts: Vec<ShortcutEntry>,
     /// The handler of `message/updated` batches (section 1.11).
     pub(crate) message_update: Option<Arc<MessageUpdateFn>>,
+    /// The completion chain registered after `initialize` (section 2.24b).
+    pub(crate) autocomplete: Option<crate::sdk::autocomplete::AutocompleteEntry>,
+    /// The handler of terminal notices (section 2.24).
+    pub(crate) terminal: Option<Arc<crate::sdk::terminal::TerminalFn>>,
 }
 
 impl std::fmt::Debug for Extension {
@@ -246,6 +250,10 @@ impl std::fmt::Debug for Extension {
                 &self.shortcuts.iter().map(|s| &s.id).collect::<Vec<_>>(),
             )
             .field("message_update", &self.message_update.is_some())
+            .field(
+                "autocomplete",
+                &self.autocomplete.as_ref().map(|a| a.revision),
+            )
             .finish()
     }
 }
@@ -276,6 +284,8 @@ impl Extension {
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
             shortcuts: Vec::new(),
             message_update: None,
+            autocomplete: None,
+            terminal: None,
         }
     }
 

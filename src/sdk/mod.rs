@@ -50,6 +50,7 @@
 
 use std::time::Duration;
 
+mod autocomplete;
 mod cancel;
 mod context;
 mod error;
@@ -62,8 +63,12 @@ mod request;
 mod runtime;
 mod services;
 mod session_control;
+mod terminal;
 
 pub use crate::services::bound::MessageRole;
+pub use autocomplete::{
+    CompletionItem, CompletionQuery, Completions, FEATURE_AUTOCOMPLETE, FEATURE_AUTOCOMPLETE_EDIT,
+};
 pub use context::{CancellationToken, Context};
 pub use error::{ChildRequestError, HandlerError, RunError};
 pub use extension::{Command, Extension, Tool, API_VERSION_ENV};
@@ -80,6 +85,7 @@ pub use output::{
 };
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
 pub use services::MessageUpdate;
+pub use terminal::{TerminalNotice, FEATURE_TERMINAL_HANDOFF, FEATURE_TERMINAL_INPUT};
 
 /// Host requests an extension handles at once on API 0.2/0.4 unless
 /// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it

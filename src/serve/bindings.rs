@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::negotiation::Feature;
 use crate::services::bound::ServiceKind;
 
 /// What a `start` line's `services` may name: a request service by its kind, or one
@@ -14,19 +15,34 @@ pub(crate) enum ServeBinding {
     Kind(ServiceKind),
     /// A broker the client answers for.
     Broker(Broker),
+    /// A frontend feature without a service of its own (`autocomplete_edit_v1`,
+    /// `terminal_input`): the client promises what it needs (the edit fields at
+    /// display and acceptance, `notify` with terminal input).
+    Frontend(Feature),
 }
+
+/// The frontend features a `start` line may name.
+const FRONTEND: [Feature; 2] = [Feature::AutocompleteEditV1, Feature::TerminalInput];
 
 impl ServeBinding {
     /// Every name a `start` line may give, kinds first.
     pub fn names() -> Vec<&'static str> {
         let kinds = ServiceKind::ALL.iter().map(|k| k.name());
-        kinds.chain(Broker::ALL.iter().map(|b| b.name())).collect()
+        let frontend = FRONTEND.iter().map(|f| f.as_str());
+        let brokers = Broker::ALL.iter().map(|b| b.name());
+        kinds.chain(frontend).chain(brokers).collect()
     }
 
     /// The binding `name` names.
     pub fn from_name(name: &str) -> Option<ServeBinding> {
         ServiceKind::from_name(name)
             .map(ServeBinding::Kind)
+            .or_else(|| {
+                FRONTEND
+                    .into_iter()
+                    .find(|f| f.as_str() == name)
+                    .map(ServeBinding::Frontend)
+            })
             .or_else(|| {
                 Broker::ALL
                     .into_iter()

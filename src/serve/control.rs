@@ -17,6 +17,7 @@ use crate::host::BoundNotification;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
+use crate::services::autocomplete::CompletionQuery;
 use crate::services::bound::{HostNotification, Refusal, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
@@ -120,6 +121,12 @@ pub(crate) enum Op {
         extension: String,
         generation: Option<u64>,
         notification: BoundNotification,
+    },
+    /// Complete an editor snapshot through the admitted autocomplete chains (section
+    /// 2.24b): one extension's, or every one in turn under the aggregate deadline.
+    Autocomplete {
+        extension: Option<String>,
+        query: CompletionQuery,
     },
     /// Snapshot every live generation.
     Status,
@@ -226,6 +233,8 @@ const OPS: &[&str] = &[
     "notify",
     "message_delta",
     "message_settled",
+    "autocomplete",
+    "terminal_revoke",
     "status",
     "lifecycle",
     "shutdown",
@@ -346,7 +355,8 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
                     ServeError::invalid_value(
                         "method",
                         &[&format!(
-                            "{} (message/updated is sent by message_delta and message_settled)",
+                            "{} (message/updated is sent by message_delta and message_settled, \
+                             terminal/grant-lost by terminal_revoke)",
                             sendable.join(", ")
                         )],
                     )
@@ -355,6 +365,13 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             let notification = match row {
                 HostNotification::ShortcutTrigger => BoundNotification::ShortcutTrigger {
                     id: fields.string("id")?,
+                },
+                HostNotification::TerminalInput => BoundNotification::TerminalInput {
+                    data: fields.string("data")?,
+                },
+                HostNotification::Resize => BoundNotification::Resize {
+                    columns: u16_field(&fields, "columns")?,
+                    rows: u16_field(&fields, "rows")?,
                 },
                 // A row the client may send whose typed form this serve lacks.
                 other => {
@@ -387,6 +404,21 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             generation: f.opt_u64("generation")?,
             notification: BoundNotification::MessageSettled {
                 message_id: f.string("message_id")?,
+            },
+        }),
+        "autocomplete" => Ok(Op::Autocomplete {
+            extension: f.opt_string("extension")?,
+            query: CompletionQuery::new(
+                f.string("text")?,
+                usize::try_from(f.u64("cursor")?).unwrap_or(usize::MAX),
+                f.u64("revision")?,
+            ),
+        }),
+        "terminal_revoke" => Ok(Op::Notify {
+            extension: f.string("extension")?,
+            generation: f.opt_u64("generation")?,
+            notification: BoundNotification::TerminalGrantLost {
+                reason: f.string("reason")?,
             },
         }),
         "status" => Ok(Op::Status),
@@ -554,6 +586,12 @@ fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
         },
         _ => return Err(ServeError::invalid_value("event", LIFECYCLE_EVENTS)),
     })
+}
+
+/// An unsigned 16-bit member (a terminal size).
+fn u16_field(f: &Fields, name: &str) -> Result<u16, ServeError> {
+    u16::try_from(f.u64(name)?)
+        .map_err(|_| ServeError::wrong_type(&f.name(name), "an integer from 0 to 65535"))
 }
 
 /// The caller-chosen id in member `name`.

@@ -9,11 +9,13 @@
 use serde_json::{json, Map, Value};
 
 use super::error::ServeError;
+use crate::host::CallError;
 use crate::host::{
     Diagnostic, ExtensionShutdown, ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason,
     MenuOutcome, Progress, ShutdownReport, StartedExtension,
 };
 use crate::manifest::Catalog;
+use crate::services::autocomplete::CompletionReply;
 use crate::services::presentation::PresentationOwner;
 use crate::validate::{
     CommandResult, ContextContribution, HookResult, Notification, RenderOutput, StatusContribution,
@@ -144,6 +146,15 @@ pub(crate) fn host_event(event: &HostEvent) -> Option<Value> {
             Some(source),
             json!({"revision": revision, "tools": names}),
         ),
+        HostEvent::TerminalGrantLost {
+            source,
+            grant_id,
+            reason,
+        } => (
+            "terminal_grant_lost",
+            Some(source),
+            json!({"grant_id": grant_id, "reason": reason}),
+        ),
         HostEvent::EventsDropped { count } => ("events_dropped", None, json!({"count": count})),
         HostEvent::Progress { .. } => return None,
     };
@@ -215,6 +226,36 @@ pub(crate) fn started(info: &StartedExtension) -> Value {
 }
 
 /// One live generation's status.
+/// An autocomplete outcome: the claiming chain (or `null`), its prefix and items, each
+/// item with the edit it makes, and the chains that failed with why.
+pub(crate) fn autocomplete(
+    claimed: Option<&(String, CompletionReply)>,
+    failures: &[(String, CallError)],
+) -> Value {
+    let failures: Vec<Value> = failures
+        .iter()
+        .map(|(extension, error)| json!({"extension": extension, "error": error.to_string()}))
+        .collect();
+    let Some((extension, reply)) = claimed else {
+        return json!({"claimed_by": null, "items": [], "failures": failures});
+    };
+    let items: Vec<Value> = reply
+        .items
+        .iter()
+        .map(|(item, edit)| {
+            let mut value = serde_json::to_value(item).expect("plain data serializes");
+            value["edit"] = json!({
+                "start": edit.replaced.start,
+                "end": edit.replaced.end,
+                "text": edit.text,
+                "cursor": edit.cursor,
+            });
+            value
+        })
+        .collect();
+    json!({"claimed_by": extension, "prefix": reply.prefix, "items": items, "failures": failures})
+}
+
 pub(crate) fn status(status: &ExtensionStatus) -> Value {
     json!({
         "extension": status.extension,

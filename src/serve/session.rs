@@ -20,6 +20,7 @@ use super::services::ServeServices;
 use crate::host::{
     CallError, CallOptions, CancelFlag, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
 };
+use crate::services::autocomplete::CompletionQuery;
 use crate::validate::ExtensionMenuItem;
 
 /// What the control loop does after a line.
@@ -178,6 +179,7 @@ impl Session {
                 generation,
                 notification,
             } => self.notify(id, &extension, generation, notification),
+            Op::Autocomplete { extension, query } => self.autocomplete(id, extension, query),
             Op::Status => {
                 let extensions: Vec<Value> =
                     self.host.status().iter().map(encode::status).collect();
@@ -190,6 +192,61 @@ impl Session {
             Op::Shutdown => return Flow::Shutdown(id.cloned()),
         }
         Flow::Continue
+    }
+
+    /// Completes a snapshot on a thread of its own (it may take the whole aggregate
+    /// deadline) and replies with the claiming chain's checked items, each with its
+    /// edit, or `claimed_by: null`.
+    fn autocomplete(
+        &self,
+        id: Option<&ClientId>,
+        extension: Option<String>,
+        query: CompletionQuery,
+    ) {
+        let handle = match &extension {
+            Some(name) => match self.started.lock().get(name).cloned() {
+                Some(handle) => Some(handle),
+                None => {
+                    let error = ServeError::new(
+                        ErrorCode::NotStarted,
+                        format!("extension `{name}` was not started in this session"),
+                    );
+                    return self.reply_error(id, error);
+                }
+            },
+            None => None,
+        };
+        let host = Arc::clone(&self.host);
+        let out = self.out.clone();
+        let id = id.cloned();
+        let job = move || {
+            let outcome = match handle {
+                Some(handle) => handle
+                    .autocomplete(&query, crate::host::CallOptions::default())
+                    .map(|reply| {
+                        let claimed =
+                            (!reply.is_unclaimed()).then(|| (handle.name().to_string(), reply));
+                        (claimed, Vec::new())
+                    }),
+                None => host
+                    .autocomplete(&query)
+                    .map(|outcome| (outcome.claimed, outcome.failures)),
+            };
+            let line = match outcome {
+                Ok((claimed, failures)) => reply_ok_line(
+                    id.as_ref(),
+                    encode::autocomplete(claimed.as_ref(), &failures),
+                ),
+                Err(error) => reply_error_line(id.as_ref(), &ServeError::from(&error)),
+            };
+            out.emit(line);
+        };
+        if let Err(error) = std::thread::Builder::new()
+            .name("octet-serve-autocomplete".into())
+            .spawn(job)
+        {
+            log::warn!("no thread for an autocomplete query: {error}");
+        }
     }
 
     /// Sends a Wave-1 notification through the extension's handle.
@@ -631,11 +688,15 @@ fn bind(
     named: &[super::bindings::ServeBinding],
 ) -> crate::services::bound::ServiceBindings {
     use super::bindings::ServeBinding;
+    use crate::negotiation::Feature;
     named.iter().fold(
         crate::services::bound::ServiceBindings::new(),
         |bindings, binding| match binding {
             ServeBinding::Kind(kind) => services.bind_kind(bindings, *kind),
             ServeBinding::Broker(broker) => super::brokers::bind(bindings, *broker, services),
+            ServeBinding::Frontend(Feature::AutocompleteEditV1) => bindings.autocomplete_edit(),
+            ServeBinding::Frontend(Feature::TerminalInput) => bindings.terminal_input(),
+            ServeBinding::Frontend(_) => bindings,
         },
     )
 }

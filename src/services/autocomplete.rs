@@ -25,8 +25,9 @@ use crate::limits::{
     MAX_AUTOCOMPLETE_ITEMS, MAX_AUTOCOMPLETE_STRING_BYTES, MAX_AUTOCOMPLETE_TEXT_BYTES,
 };
 
-/// One completion an extension offers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One completion an extension offers. It serializes as the item of a
+/// `ui/autocomplete/complete` reply (the edit fields only when set).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CompletionItem {
     /// What replaces the prefix (and, with `replace_after_bytes`, what follows the
     /// cursor).
@@ -36,9 +37,94 @@ pub struct CompletionItem {
     /// A longer text for the menu, if any.
     pub description: Option<String>,
     /// Bytes after the cursor the value also replaces (`autocomplete_edit_v1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub replace_after_bytes: Option<u32>,
     /// Where the cursor lands within the value (`autocomplete_edit_v1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor_offset_bytes: Option<u32>,
+}
+
+/// One autocomplete query: the editor snapshot the host sends as
+/// `ui/autocomplete/complete {text, cursor, revision}` (section 2.24b). Keep it: a reply
+/// applies only while the editor still shows exactly this snapshot
+/// ([`CompletionQuery::still_matches`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompletionQuery {
+    /// The editor text, at most [`MAX_AUTOCOMPLETE_TEXT_BYTES`]; LF, TAB and CR are its
+    /// only control characters.
+    pub text: String,
+    /// The cursor, a byte offset on a character boundary of `text`.
+    pub cursor: usize,
+    /// The editor's draft revision.
+    pub revision: u64,
+}
+
+impl CompletionItem {
+    /// An item that inserts `value` in place of the prefix, shown as `label`.
+    pub fn new(value: impl Into<String>, label: impl Into<String>) -> CompletionItem {
+        CompletionItem {
+            value: value.into(),
+            label: label.into(),
+            description: None,
+            replace_after_bytes: None,
+            cursor_offset_bytes: None,
+        }
+    }
+
+    /// With a description for the menu.
+    pub fn description(mut self, description: impl Into<String>) -> CompletionItem {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// With the `autocomplete_edit_v1` fields: the bytes after the cursor it also
+    /// replaces, and where the cursor lands within the value.
+    pub fn edit(mut self, replace_after_bytes: u32, cursor_offset_bytes: u32) -> CompletionItem {
+        self.replace_after_bytes = Some(replace_after_bytes);
+        self.cursor_offset_bytes = Some(cursor_offset_bytes);
+        self
+    }
+}
+
+impl CompletionQuery {
+    /// A query for `text` with the cursor at byte `cursor`, in draft `revision`.
+    pub fn new(text: impl Into<String>, cursor: usize, revision: u64) -> CompletionQuery {
+        CompletionQuery {
+            text: text.into(),
+            cursor,
+            revision,
+        }
+    }
+
+    /// Checks the snapshot before it is sent: the budget, the control characters and
+    /// the cursor.
+    pub fn check(&self) -> Result<(), EditError> {
+        if self.text.len() > MAX_AUTOCOMPLETE_TEXT_BYTES {
+            return Err(EditError::TextTooLong {
+                bytes: self.text.len(),
+            });
+        }
+        if let Some(c) = self
+            .text
+            .chars()
+            .find(|&c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+        {
+            return Err(EditError::ControlCharacter { found: c });
+        }
+        if !self.text.is_char_boundary(self.cursor) {
+            return Err(EditError::CursorNotBoundary {
+                cursor: self.cursor,
+            });
+        }
+        Ok(())
+    }
+
+    /// True while the editor shows exactly this snapshot: the same text, cursor and
+    /// revision. A reply to a query that no longer matches must not edit anything
+    /// (section 2.24b: "a late empty reply cannot edit a new draft").
+    pub fn still_matches(&self, text: &str, cursor: usize, revision: u64) -> bool {
+        self.revision == revision && self.cursor == cursor && self.text == text
+    }
 }
 
 /// The editor text and cursor after accepting an item.
@@ -78,6 +164,11 @@ pub enum EditError {
         /// Its length.
         bytes: usize,
     },
+    /// The snapshot text holds a control character other than LF, TAB and CR.
+    ControlCharacter {
+        /// The character.
+        found: char,
+    },
     /// The cursor lies past the text or inside a character.
     CursorNotBoundary {
         /// The cursor.
@@ -109,6 +200,11 @@ impl fmt::Display for EditError {
             EditError::TextTooLong { bytes } => {
                 write!(f, "the editor text is {bytes} bytes; at most {max}")
             }
+            EditError::ControlCharacter { found } => write!(
+                f,
+                "the editor text holds the control character U+{:04X}; only LF, TAB and CR are allowed",
+                *found as u32
+            ),
             EditError::CursorNotBoundary { cursor } => write!(
                 f,
                 "the cursor {cursor} is not a character boundary of the editor text"

@@ -187,6 +187,11 @@ pub enum ResultErrorKind {
         /// The hook that answered.
         hook: HookName,
     },
+    /// An autocomplete reply breaks a rule of section 2.24b (the reason in words).
+    Autocomplete {
+        /// What is wrong.
+        reason: String,
+    },
     /// A `status/collect` answer names another surface than the one requested (section 1.6).
     SurfaceMismatch {
         /// The surface the host asked for.
@@ -296,6 +301,7 @@ impl fmt::Display for ResultErrorKind {
                 f,
                 "must be empty for the {hook} hook, which cannot contribute prompt context"
             ),
+            ResultErrorKind::Autocomplete { reason } => f.write_str(reason),
             ResultErrorKind::SurfaceMismatch { requested, found } => {
                 write!(
                     f,

@@ -30,6 +30,8 @@ pub(crate) enum Method {
     MenuCollect,
     /// `tool/render` (section 1.7).
     ToolRender,
+    /// `ui/autocomplete/complete` (section 2.24b).
+    AutocompleteComplete,
 }
 
 impl Method {
@@ -46,6 +48,9 @@ impl Method {
                 Method::MenuCollect
             }
             "tool/render" if !ext.renderers.is_empty() => Method::ToolRender,
+            "ui/autocomplete/complete" if ext.autocomplete.is_some() => {
+                Method::AutocompleteComplete
+            }
             _ => return None,
         };
         Some(method)
@@ -131,6 +136,7 @@ fn run(
             let handler = ext.menu.as_ref().expect("resolved only with a handler");
             Ok(to_value(&handler(cx)?))
         }
+        Method::AutocompleteComplete => crate::sdk::autocomplete::complete(ext, params, cx),
         Method::ToolRender => {
             let request: RenderRequest =
                 serde_json::from_value(Value::Object(params)).map_err(|e| {

@@ -17,6 +17,7 @@ use crate::sdk::context::Context;
 use crate::sdk::extension::Extension;
 use crate::sdk::features::FEATURE_SHORTCUTS;
 use crate::sdk::services::{registration, MessageUpdate};
+use crate::sdk::terminal::TerminalNotice;
 use crate::wire::{Notification, RequestId};
 
 /// How long one registration waits for the host's answer.
@@ -29,6 +30,7 @@ const EVENT_QUEUE: usize = 256;
 pub(super) enum Event {
     Shortcut(String),
     Message(MessageUpdate),
+    Terminal(TerminalNotice),
 }
 
 /// The Wave-1 state of a ready connection.
@@ -46,7 +48,7 @@ impl HostNotifications {
         session: &Arc<Session>,
     ) -> HostNotifications {
         let admitted = Arc::new(Mutex::new(HashSet::new()));
-        if ext.shortcuts.is_empty() && ext.message_update.is_none() {
+        if ext.shortcuts.is_empty() && ext.message_update.is_none() && ext.terminal.is_none() {
             return HostNotifications {
                 admitted,
                 events: None,
@@ -70,9 +72,16 @@ impl HostNotifications {
                                 handler(update.clone(), &cx);
                             }
                         }
+                        Event::Terminal(notice) => {
+                            if let Some(handler) = &ext.terminal {
+                                handler(notice.clone(), &cx);
+                            }
+                        }
                     }));
                     if ran.is_err() {
-                        diagnostic(format_args!("a shortcut or message handler panicked"));
+                        diagnostic(format_args!(
+                            "a shortcut, message or terminal handler panicked"
+                        ));
                     }
                 }
             });
@@ -88,7 +97,7 @@ impl HostNotifications {
     }
 
     /// Registers every shortcut inside the `initialize` request `id`, one at a time,
-    /// then answers it with `result`; on a thread of its own, since the reader must
+    /// then answers it with `result` and runs `then`; on a thread of its own, since the reader must
     /// keep reading the answers.
     pub(super) fn register_then_answer(
         &self,
@@ -96,6 +105,7 @@ impl HostNotifications {
         shared: &Arc<Shared>,
         id: RequestId,
         result: Value,
+        then: impl FnOnce() + Send + 'static,
     ) {
         let ext = Arc::clone(ext);
         let shared = Arc::clone(shared);
@@ -109,6 +119,7 @@ impl HostNotifications {
                 }
             }
             shared.send_result(&id, &result);
+            then();
         };
         if let Err(error) = thread::Builder::new()
             .name("octet-sdk-shortcuts".into())
@@ -140,7 +151,10 @@ impl HostNotifications {
                     return true;
                 }
             },
-            _ => return false,
+            method => match TerminalNotice::parse(method, &params) {
+                Some(notice) => Event::Terminal(notice),
+                None => return false,
+            },
         };
         if let Some(events) = &self.events {
             if events.try_send(event).is_err() {

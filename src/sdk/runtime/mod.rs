@@ -30,7 +30,7 @@
 
 pub(crate) mod catalog;
 mod contract;
-mod diagnostic;
+pub(crate) mod diagnostic;
 mod dispatch;
 mod host_notifications;
 mod initialize;
@@ -405,10 +405,27 @@ impl Connection {
                     host_notifications::HostNotifications::start(&self.ext, &self.shared, &session);
                 // Shortcuts are registered inside `initialize` (section 2.20): its
                 // answer waits for theirs.
+                // The completion chain is registered once `initialize` was answered
+                // (section 2.24b).
+                let cx = Context::new(
+                    Arc::clone(&self.shared),
+                    Arc::clone(&session),
+                    None,
+                    Value::Null,
+                );
+                let ext = Arc::clone(&self.ext);
+                let then = move || crate::sdk::autocomplete::register(&ext, cx);
                 if host_notifications::HostNotifications::registers(&self.ext, &session) {
-                    notifications.register_then_answer(&self.ext, &self.shared, request.id, result);
+                    notifications.register_then_answer(
+                        &self.ext,
+                        &self.shared,
+                        request.id,
+                        result,
+                        then,
+                    );
                 } else {
                     self.shared.send_result(&request.id, &result);
+                    then();
                 }
                 self.ready = Some(Ready {
                     pool: Pool::new(session.max_concurrent_requests),

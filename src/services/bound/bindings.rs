@@ -4,13 +4,14 @@
 //! kind, and the policy engine, approver, secret broker, credential resolver and tool
 //! policy.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::lane::{Serial, SerialLane};
 use super::methods::ServiceKind;
 use super::route::RawService;
 use super::row::Lane;
+use crate::negotiation::Feature;
 use crate::services::{
     Approver, CredentialResolver, DenyAll, PolicyEngine, SecretBroker, ToolPolicy,
 };
@@ -53,6 +54,8 @@ pub struct ServiceBindings {
     bound: BTreeMap<ServiceKind, Arc<dyn RawService>>,
     /// The one queue of this binding's serial kinds.
     serial: Arc<SerialLane>,
+    /// Features the frontend supports that have no service of their own.
+    frontend: BTreeSet<Feature>,
     policy: Option<Arc<dyn PolicyEngine>>,
     approver: Option<Arc<dyn Approver>>,
     secrets: Option<Arc<dyn SecretBroker>>,
@@ -105,6 +108,30 @@ impl ServiceBindings {
         self
     }
 
+    /// Offers `autocomplete_edit_v1` (section 2.24b, API 0.4): the frontend applies the
+    /// edit fields of a completion item ([`crate::services::autocomplete`]). Offered only
+    /// together with a bound `autocomplete` service and only on API 0.4; otherwise the
+    /// start succeeds without it.
+    pub fn autocomplete_edit(mut self) -> ServiceBindings {
+        self.frontend.insert(Feature::AutocompleteEditV1);
+        self
+    }
+
+    /// Offers `terminal_input` (section 2.24): the embedder forwards its editor's
+    /// terminal input and resizes with [`crate::ExtensionHandle::notify`]
+    /// (`ui/terminal-input`, `ui/resize`), never to the holder of a live terminal grant.
+    pub fn terminal_input(mut self) -> ServiceBindings {
+        self.frontend.insert(Feature::TerminalInput);
+        self
+    }
+
+    /// The features to offer for what is bound: each bound kind's feature and the
+    /// frontend features, before the API version and companion rules.
+    pub(crate) fn features(&self) -> impl Iterator<Item = Feature> + '_ {
+        let kinds = self.bound.keys().filter_map(|kind| kind.feature());
+        kinds.chain(self.frontend.iter().copied())
+    }
+
     /// The bound kinds, in a stable order.
     pub fn kinds(&self) -> impl Iterator<Item = ServiceKind> + '_ {
         self.bound.keys().copied()
@@ -118,6 +145,7 @@ impl ServiceBindings {
     /// True when nothing is bound.
     pub fn is_empty(&self) -> bool {
         self.bound.is_empty()
+            && self.frontend.is_empty()
             && self.policy.is_none()
             && self.approver.is_none()
             && self.secrets.is_none()
@@ -178,6 +206,7 @@ impl ServiceBindings {
         for (kind, service) in &self.bound {
             merged.bound.insert(*kind, service.clone());
         }
+        merged.frontend.extend(self.frontend.iter().copied());
         fn pick<T: ?Sized>(own: &Option<Arc<T>>, base: &mut Option<Arc<T>>) {
             if own.is_some() {
                 base.clone_from(own);
@@ -203,6 +232,7 @@ impl std::fmt::Debug for ServiceBindings {
         ];
         f.debug_list()
             .entries(self.bound.keys().map(|k| k.name()))
+            .entries(self.frontend.iter().map(|f| f.as_str()))
             .entries(
                 brokers
                     .iter()

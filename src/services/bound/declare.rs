@@ -288,10 +288,10 @@ macro_rules! part {
 
 /// The host-to-extension notifications of bound kinds.
 macro_rules! host_notifications {
-    ($($(#[$doc:meta])* $notification:ident = $name:literal, $kind:ident,
+    ($($(#[$doc:meta])* $notification:ident = $name:literal, $feature:ident,
         members $members:expr, from the client: $client:literal;)*) => {
-        /// A host-to-extension notification of a bound kind (section 1.11), one per row:
-        /// its name, the kind whose negotiated feature gates it, its closed params, and
+        /// A host-to-extension notification of a bound kind (sections 1.11, 2.24), one per
+        /// row: its name, the feature whose negotiation gates it, its closed params, and
         /// whether a `serve` client sends it with `notify` (or the host composes it).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -311,10 +311,10 @@ macro_rules! host_notifications {
                 }
             }
 
-            /// The kind whose feature must be negotiated before it is sent.
-            pub fn kind(self) -> ServiceKind {
+            /// The feature that must be negotiated before it is sent.
+            pub fn feature(self) -> Feature {
                 match self {
-                    $(HostNotification::$notification => ServiceKind::$kind,)*
+                    $(HostNotification::$notification => Feature::$feature,)*
                 }
             }
 

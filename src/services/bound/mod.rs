@@ -20,6 +20,7 @@ mod declare;
 mod table;
 mod bindings;
 mod call;
+mod frontend_models;
 mod lane;
 mod methods;
 mod params;
@@ -34,6 +35,7 @@ mod session_control;
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
 pub use call::{Reply, ServiceCall};
+pub use frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};
 pub use methods::{HostNotification, ServiceKind, ServiceMethod, ServiceRequest};
 pub use params::{
     check_composer_text, check_message_id, ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel,
@@ -49,8 +51,8 @@ pub use results::{ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
 pub use row::{Admission, ErrorFamily, Lane, Offer, Shape};
 pub use services::{
-    ActiveToolsService, ComposerService, MessageInjectionService, ProviderAuthService,
-    ProviderCatalogService, SessionCompactionService, SessionControlService, SessionEntryService,
-    SessionLifecycleService, ShortcutService,
+    ActiveToolsService, AutocompleteService, ComposerService, MessageInjectionService,
+    ProviderAuthService, ProviderCatalogService, SessionCompactionService, SessionControlService,
+    SessionEntryService, SessionLifecycleService, ShortcutService, TerminalService,
 };
 pub use session_control::{CompactRequest, Compaction, SessionTarget};

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::bindings::ServiceBindings;
 use super::call::{RawReply, Reply, ServiceCall};
+use super::frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};
 use super::methods::{ServiceKind, ServiceRequest};
 use super::params::{
     ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, NoParams, SessionName,

@@ -110,6 +110,39 @@ macro_rules! service_table {
                     sensitive false;
             }
 
+            /// The terminal handoff (section 2.24, feature `terminal_handoff`): the frontend
+            /// that owns the foreground tty cedes it to one extension at a time. The runtime
+            /// keeps the grant exclusive across every extension of the host, refuses a
+            /// release from anyone but the holder, and revokes the grant when the holder's
+            /// generation ends ([`crate::ExtensionHandle::revoke_terminal`] revokes it at any
+            /// time), sending `terminal/grant-lost`. Answer `acquire` only once the tty was
+            /// actually ceded, `release` once the frontend re-entered its own terminal.
+            kind TerminalHandoff = "terminal_handoff",
+                offered by Offer::Feature(Feature::TerminalHandoff),
+                served by TerminalService, bound with terminal_handoff {
+                /// `terminal/acquire`: the grant the frontend minted for the tty it ceded.
+                request TerminalAcquire = "terminal/acquire", fn acquire(NoParams) -> TerminalGrant,
+                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    sensitive false;
+                /// `terminal/release`: the holder gives the tty back.
+                request TerminalRelease = "terminal/release", fn release(NoParams) -> (),
+                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    sensitive false;
+            }
+
+            /// Host-mediated autocomplete (section 2.24b, feature `autocomplete`): an
+            /// interactive frontend admits an extension's completion chain. Answer
+            /// [`Accepted`](super::Accepted) only when a live editor will query it; refuse
+            /// otherwise. An admitted chain is queried with
+            /// [`crate::ExtensionHost::autocomplete`].
+            kind Autocomplete = "autocomplete", offered by Offer::Feature(Feature::Autocomplete),
+                served by AutocompleteService, bound with autocomplete {
+                /// `ui/autocomplete/register {revision}`.
+                request AutocompleteRegister = "ui/autocomplete/register",
+                    fn register(AutocompleteRegistration) -> Accepted,
+                    apis WAVE1_APIS, admission None, family Wave1Tokens, sensitive false;
+            }
+
             /// Active-session control (section 2.21b, feature `session_control_v1`, API 0.4
             /// only): the product's active session, not an extension's own agents. Requests
             /// reach the service one at a time in admission order ([`Lane::Serial`](super::Lane)),
@@ -219,7 +252,7 @@ macro_rules! service_table {
 }
 
 /// Hands the host-to-extension notifications of bound kinds to `$declare`
-/// (`host_notifications`): each names the kind whose negotiated feature gates it, its
+/// (`host_notifications`): each names the feature whose negotiation gates it, its
 /// closed params and whether a `serve` client sends it with `notify`.
 macro_rules! host_notification_table {
     ($declare:ident) => {
@@ -231,6 +264,18 @@ macro_rules! host_notification_table {
             /// assistant-message deltas.
             MessageUpdated = "message/updated", MessageInjection,
                 members &["message_id", "delta", "deltas"], from the client: false;
+            /// `terminal/grant-lost {"reason"}`: the host took the terminal grant back
+            /// (section 2.24); sent by the runtime when a grant is revoked.
+            TerminalGrantLost = "terminal/grant-lost", TerminalHandoff,
+                members &["reason"], from the client: false;
+            /// `ui/terminal-input {"data"}`: observe-only terminal input (section 2.24,
+            /// feature `terminal_input`); never to the grant's holder.
+            TerminalInput = "ui/terminal-input", TerminalInput,
+                members &["data"], from the client: true;
+            /// `ui/resize {"columns","rows"}` (section 2.24, feature `terminal_input`);
+            /// never to the grant's holder.
+            Resize = "ui/resize", TerminalInput,
+                members &["columns", "rows"], from the client: true;
         }
     };
 }

@@ -1,0 +1,101 @@
+//! The params and results of the frontend kinds: autocomplete registration (section
+//! 2.24b) and the terminal handoff (section 2.24).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::params::{closed, ServiceParams};
+use super::refusal::{Refusal, ServiceRefusal};
+use super::results::ServiceResult;
+use crate::limits::MAX_TERMINAL_GRANT_ID_BYTES;
+
+/// `ui/autocomplete/register` (section 2.24b): the extension's provider revision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutocompleteRegistration {
+    /// The revision of the extension's completion provider.
+    pub revision: u64,
+}
+
+impl ServiceParams for AutocompleteRegistration {}
+
+/// The acknowledgement of a registration an interactive frontend admitted:
+/// `{"accepted": true}`. A frontend that cannot admit one refuses instead (section
+/// 2.24b: "an unavailable frontend refuses rather than fabricating an active chain").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accepted;
+
+impl ServiceResult for Accepted {
+    fn into_result(self) -> Value {
+        json!({ "accepted": true })
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        match result {
+            Value::Object(map) if map.len() == 1 && map.get("accepted") == Some(&json!(true)) => {
+                Ok(())
+            }
+            _ => Err(
+                "the result is {\"accepted\": true}; refuse a registration you cannot admit".into(),
+            ),
+        }
+    }
+}
+
+/// A live terminal grant the frontend minted (`terminal/acquire`, section 2.24).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalGrant {
+    /// The grant's id, 1 to [`MAX_TERMINAL_GRANT_ID_BYTES`] bytes.
+    pub grant_id: String,
+    /// The terminal's width in columns.
+    pub columns: u16,
+    /// The terminal's height in rows.
+    pub rows: u16,
+}
+
+impl ServiceResult for TerminalGrant {
+    fn into_result(self) -> Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let grant: TerminalGrant = closed(result).map_err(|e| e.detail)?;
+        grant.check().map_err(|e| e.detail)
+    }
+}
+
+impl TerminalGrant {
+    /// The grant id's bounds.
+    pub fn check(&self) -> Result<(), ServiceRefusal> {
+        if self.grant_id.is_empty() || self.grant_id.len() > MAX_TERMINAL_GRANT_ID_BYTES {
+            return Err(Refusal::BoundsExceeded.because(format!(
+                "`grant_id` must be 1 to {MAX_TERMINAL_GRANT_ID_BYTES} bytes"
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_acceptance_is_an_answer() {
+        assert_eq!(Accepted::check(&json!({"accepted": true})), Ok(()));
+        assert!(Accepted::check(&json!({"accepted": false})).is_err());
+        assert!(Accepted::check(&json!({"accepted": true, "x": 1})).is_err());
+        assert!(Accepted::check(&json!({})).is_err());
+    }
+
+    #[test]
+    fn a_grant_is_closed_and_bounded() {
+        let good = json!({"grant_id": "g1", "columns": 80, "rows": 24});
+        assert_eq!(<TerminalGrant as ServiceResult>::check(&good), Ok(()));
+        let wide = json!({"grant_id": "g1", "columns": 70000, "rows": 24});
+        assert!(<TerminalGrant as ServiceResult>::check(&wide).is_err());
+        let long = json!({"grant_id": "g".repeat(129), "columns": 80, "rows": 24});
+        assert!(<TerminalGrant as ServiceResult>::check(&long).is_err());
+        let extra = json!({"grant_id": "g", "columns": 80, "rows": 24, "pty": "/dev/pts/1"});
+        assert!(<TerminalGrant as ServiceResult>::check(&extra).is_err());
+    }
+}
