@@ -473,6 +473,18 @@ pub const MAX_COMPACT_INSTRUCTIONS_BYTES: usize = 16 * 1024;
 /// host keeps it at the composer's 256 KiB so the answer always fits one frame.
 pub const MAX_COMPACTION_SUMMARY_BYTES: usize = 256 * 1024;
 
+/// Largest private `session/append_entry` `data` on the 1.4b lane, as compact JSON, in
+/// bytes (SUPPLEMENT 1.4b: "private value <= 16 KiB").
+pub const MAX_PRIVATE_ENTRY_BYTES: usize = 16 * 1024;
+
+/// Most JSON nodes in a private `session/append_entry` `data` (SUPPLEMENT 1.4b: "256
+/// nodes").
+pub const MAX_PRIVATE_ENTRY_NODES: usize = 256;
+
+/// Longest `session_leaf` `operation_id`, in bytes (`session-operation:N`; this host's
+/// bound, an id string's).
+pub const MAX_OPERATION_ID_BYTES: usize = MAX_ID_STRING_BYTES;
+
 /// Longest terminal `grant_id` the frontend mints, in UTF-8 bytes (section 2.24).
 pub const MAX_TERMINAL_GRANT_ID_BYTES: usize = 128;
 

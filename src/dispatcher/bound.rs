@@ -178,6 +178,7 @@ impl Dispatcher {
                 key: None,
             };
             let placed = Placed {
+                parent: None,
                 live: false,
                 independent: false,
             };
@@ -243,6 +244,7 @@ impl Dispatcher {
         // The kind's own host state has the last word (`super::guards`).
         let mut admitted = admitted;
         let placed = Placed {
+            parent: Some(parent),
             live,
             independent: admitted.independent,
         };
@@ -287,8 +289,9 @@ impl Dispatcher {
             ChildKind::Brokered => return self.on_brokered_answer(conn, &id, outcome),
             _ => return,
         };
+        let mut outcome = outcome;
         if let (Some(key), Some(guard)) = (key, c.guards.get_mut(method.kind())) {
-            let result = match &outcome {
+            let result = match &mut outcome {
                 Outcome::Answered(result) => Some(result),
                 _ => None,
             };
@@ -464,6 +467,12 @@ fn place(
         Admission::SettledOwnerOnly if known.pending => {
             return Err(Refusal::InvalidRequest.because(format!(
                 "{method} is sent only after its parent settled; request {parent} is still live"
+            )))
+        }
+        Admission::InvocationGrant if !live => {
+            return Err(Refusal::NotForegroundOwner.because(format!(
+                "{method} with a session_leaf is admitted only while its hook/run is \
+                 awaited; request {parent} is not live"
             )))
         }
         Admission::LiveToolCall if !live => {

@@ -82,8 +82,9 @@ impl Dispatcher {
         // The row this connection speaks (name, API version, features); a name of
         // another API version is still refused by its service's rules, with its token.
         let c = self.conns.get(&conn).expect("connection is live");
-        let bound = crate::services::bound::ServiceMethod::resolve(method, c.api, &c.features())
-            .or_else(|| crate::services::bound::ServiceMethod::from_name(method));
+        let bound =
+            crate::services::bound::ServiceMethod::resolve(method, c.api, &c.features(), params)
+                .or_else(|| crate::services::bound::ServiceMethod::from_name(method));
         if let Some(bound) = bound {
             return self.on_bound_request(conn, id, bound, params);
         }
@@ -371,6 +372,9 @@ impl Dispatcher {
             .collect();
         for id in owned {
             self.drop_child(conn, &id);
+        }
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.guards.parent_settled(parent);
         }
     }
 

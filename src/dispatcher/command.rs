@@ -65,6 +65,13 @@ pub(crate) enum Command {
     },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
+    /// The routed generations an awaited session-operation hook goes to: ready, API 0.4,
+    /// `session_entries` negotiated, `hook` declared; in the order they were started
+    /// (section 1.4b, "in registration order").
+    HookSubscribers {
+        hook: crate::validate::HookName,
+        reply: Sender<Vec<String>>,
+    },
     /// The routed generations with an admitted autocomplete chain, in the order the
     /// chains were admitted: each extension's name and whether it negotiated
     /// `autocomplete_edit_v1` (section 2.24b).
@@ -126,8 +133,13 @@ pub(crate) enum HostRequest {
         name: String,
         arguments: Vec<String>,
     },
-    /// `hook/run` (section 1.4).
-    HookRun { hook: String, payload: Value },
+    /// `hook/run` (section 1.4); an awaited session-operation hook (section 1.4b)
+    /// carries the scope its private `session_leaf` grant is minted in.
+    HookRun {
+        hook: String,
+        payload: Value,
+        session_leaf: Option<crate::model::call::LeafScope>,
+    },
     /// `context/collect` (section 1.5).
     ContextCollect { prompt: Option<String> },
     /// `status/collect` (section 1.6).

@@ -8,8 +8,9 @@
 //! guard in [`guards_for`], the one place; a kind without keeps none.
 //!
 //! The kinds that keep host state: `shortcuts` ([`ShortcutBook`], section 2.20),
-//! `autocomplete` ([`AutocompleteChain`], section 2.24b) and `terminal_handoff`
-//! (`super::terminal::TerminalGuard`, section 2.24).
+//! `autocomplete` ([`AutocompleteChain`], section 2.24b), `terminal_handoff`
+//! (`super::terminal::TerminalGuard`, section 2.24) and the private lane of
+//! `session_entries` (`super::private_lane::PrivateLane`, section 1.4b).
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
@@ -27,6 +28,8 @@ use crate::transport::ConnId;
 /// How the generic admission placed a request, for a guard to judge.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Placed {
+    /// The request's `parent_request_id`, when its admission names one.
+    pub parent: Option<u64>,
     /// The request's parent is live (for `InsideInitialize`: it is the `initialize`).
     pub live: bool,
     /// The parent had settled and the explicit owner was admitted.
@@ -46,14 +49,21 @@ pub(crate) trait KindGuard: Send + Any {
     ) -> Result<Option<String>, ServiceRefusal>;
 
     /// The request holding `key` settled: `result` is the checked result when its
-    /// service answered, `None` when it refused, failed or the request was dropped.
-    fn settled(&mut self, key: String, result: Option<&Value>);
+    /// service answered (the guard may add to it before the extension sees it), `None`
+    /// when it refused, failed or the request was dropped.
+    fn settled(&mut self, key: String, result: Option<&mut Value>);
+
+    /// The host request `parent` settled (its children are being dropped).
+    fn parent_settled(&mut self, _parent: u64) {}
 
     /// `initialize` settled; `negotiated` when the kind's feature was negotiated.
     fn initialize_settled(&mut self, negotiated: bool);
 
     /// The guard, for the host-to-extension messages that read it.
     fn as_any(&self) -> &dyn Any;
+
+    /// The guard, for the host requests that change it.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// Every guard of one connection, by kind.
@@ -75,6 +85,10 @@ pub(crate) fn guards_for(
         Box::new(AutocompleteChain::default()),
     );
     guards.0.insert(
+        ServiceKind::SessionEntries,
+        Box::new(super::private_lane::PrivateLane::default()),
+    );
+    guards.0.insert(
         ServiceKind::TerminalHandoff,
         Box::new(super::terminal::TerminalGuard::new(conn, terminal.clone())),
     );
@@ -90,6 +104,18 @@ impl KindGuards {
     /// The guard of `kind` as its own type.
     pub fn get<G: KindGuard>(&self, kind: ServiceKind) -> Option<&G> {
         self.0.get(&kind)?.as_any().downcast_ref()
+    }
+
+    /// The guard of `kind` as its own type, to change it.
+    pub fn get_typed_mut<G: KindGuard>(&mut self, kind: ServiceKind) -> Option<&mut G> {
+        self.0.get_mut(&kind)?.as_any_mut().downcast_mut()
+    }
+
+    /// The host request `parent` settled: every guard hears it.
+    pub fn parent_settled(&mut self, parent: u64) {
+        for guard in self.0.values_mut() {
+            guard.parent_settled(parent);
+        }
     }
 
     /// `initialize` settled: each guard learns whether its kind was negotiated.
@@ -149,7 +175,7 @@ impl KindGuard for ShortcutBook {
     }
 
     /// Admits the id once the service answered, unless a duplicate poisoned it meanwhile.
-    fn settled(&mut self, key: String, result: Option<&Value>) {
+    fn settled(&mut self, key: String, result: Option<&mut Value>) {
         if result.is_some() && !self.poisoned.contains(&key) {
             self.admitted.insert(key);
         }
@@ -163,6 +189,10 @@ impl KindGuard for ShortcutBook {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }
@@ -208,7 +238,7 @@ impl KindGuard for AutocompleteChain {
     }
 
     /// The chain is live once the frontend acknowledged `{"accepted": true}`.
-    fn settled(&mut self, key: String, result: Option<&Value>) {
+    fn settled(&mut self, key: String, result: Option<&mut Value>) {
         if result.is_some() {
             self.registered = key.parse().ok();
             if self.admitted_at.is_none() {
@@ -224,6 +254,10 @@ impl KindGuard for AutocompleteChain {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }

@@ -36,7 +36,7 @@ fn refused_request_error(
     fault: Fault<'_>,
     c: &super::connection::Connection,
 ) -> ResponseError {
-    let wave1 = ServiceMethod::resolve(&request.method, c.api, &c.features())
+    let wave1 = ServiceMethod::resolve(&request.method, c.api, &c.features(), None)
         .is_some_and(|m| m.family() != ErrorFamily::V0_3Table);
     let (params_problem, refusal, detail) = match fault {
         Fault::Oversized(bytes, limit) => (
@@ -313,8 +313,9 @@ impl Dispatcher {
             return;
         }
         // The table's notification rows go to their bound service.
-        let bound = ServiceMethod::resolve(&notification.method, c.api, &c.features())
-            .filter(|m| m.is_notification());
+        let bound =
+            ServiceMethod::resolve(&notification.method, c.api, &c.features(), Some(&params))
+                .filter(|m| m.is_notification());
         if let Some(method) = bound {
             if let Err(reason) = self.on_bound_notification(conn, method, &params) {
                 refuse(self, reason);

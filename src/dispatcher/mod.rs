@@ -20,6 +20,7 @@ mod launcher;
 mod lifecycle;
 mod messages;
 mod pending;
+mod private_lane;
 mod requests;
 mod services;
 mod shutdown;
@@ -374,6 +375,9 @@ impl Dispatcher {
             Command::AutocompleteChains { reply } => {
                 let _ = reply.send(self.autocomplete_chains());
             }
+            Command::HookSubscribers { hook, reply } => {
+                let _ = reply.send(self.hook_subscribers(hook));
+            }
             Command::Lifecycle(notification) => self.on_lifecycle(notification),
             Command::KillAll => self.on_shutdown_aggregate(),
             Command::Notify {
@@ -465,6 +469,31 @@ impl Dispatcher {
                 self.emit_state(c);
             }
         }
+    }
+
+    /// The routed, ready API 0.4 generations that negotiated `session_entries` and
+    /// declared `hook`, in start order.
+    fn hook_subscribers(&self, hook: crate::validate::HookName) -> Vec<String> {
+        let mut subscribers: Vec<(ConnId, String)> = self
+            .routes
+            .values()
+            .filter_map(|conn| self.conns.get(conn).map(|c| (*conn, c)))
+            .filter(|(_, c)| {
+                c.state == LifecycleState::Ready
+                    && c.api == crate::manifest::ApiVersion::V0_4
+                    && c.features()
+                        .contains(crate::negotiation::Feature::SessionEntries)
+                    && c.located
+                        .manifest
+                        .contributes
+                        .hooks
+                        .iter()
+                        .any(|h| h == hook.as_str())
+            })
+            .map(|(conn, c)| (conn, c.source.extension.clone()))
+            .collect();
+        subscribers.sort();
+        subscribers.into_iter().map(|(_, name)| name).collect()
     }
 
     /// The routed generations whose frontend admitted an autocomplete chain, in the

@@ -13,6 +13,7 @@ use super::connection::EncodedContext;
 use super::connection::FailedStart;
 use super::connection::{Connection, PendingKind};
 use super::guards::AutocompleteChain;
+use super::private_lane::PrivateLane;
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
 use crate::limits::CANCELLATION_GRACE;
@@ -121,7 +122,8 @@ impl Dispatcher {
             .get_mut(&conn)
             .expect("admitting on a live connection");
         let id = c.next_request_id();
-        let params = request_params(c, &request);
+        let leaf = open_private_lane(c, id, &request);
+        let params = request_params(c, &request, leaf.as_ref());
         let bytes = match c.encode_request(id, request.method(), &params) {
             Ok(bytes) => bytes,
             Err(CodecEncodeError::TooLarge { bytes, limit }) => {
@@ -456,7 +458,7 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
             }
             // The model-turn observations go only to an extension that negotiated
             // `session_entries` (section 1.4b; the manifest already requires API 0.4).
-            let model_turn = HookName::parse(hook).is_some_and(HookName::is_model_turn);
+            let model_turn = HookName::parse(hook).is_some_and(HookName::is_session_operation);
             if model_turn && !negotiated.features.contains(Feature::SessionEntries) {
                 return Err(missing("feature", Feature::SessionEntries.as_str()));
             }
@@ -497,6 +499,34 @@ fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError
         | HostRequest::ProviderStream { .. } => {}
     }
     Ok(())
+}
+
+/// For a `hook/run` with a [`LeafScope`](crate::model::call::LeafScope): opens the
+/// private lane for request `id` and returns its `session_leaf` grant (section 1.4b:
+/// `{grant_id, activation_epoch, operation_id, owner, expected_head}`).
+fn open_private_lane(c: &mut Connection, id: u64, request: &HostRequest) -> Option<Value> {
+    static OPERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let HostRequest::HookRun {
+        session_leaf: Some(scope),
+        ..
+    } = request
+    else {
+        return None;
+    };
+    let operation = OPERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let operation_id = format!("session-operation:{operation}");
+    let instance = c.owner.extension_instance_id.clone();
+    let lane = c
+        .guards
+        .get_typed_mut::<PrivateLane>(ServiceKind::SessionEntries)?;
+    let grant_id = lane.open(id, scope.activation_epoch, operation_id.clone(), &instance);
+    Some(serde_json::json!({
+        "grant_id": grant_id,
+        "activation_epoch": scope.activation_epoch,
+        "operation_id": operation_id,
+        "owner": c.owner.to_value(),
+        "expected_head": scope.expected_head,
+    }))
 }
 
 /// Builds a request's params, adding the execution `context` (sections 1.2–1.7).
@@ -547,6 +577,8 @@ enum RequestParams<'a> {
         context: &'a RawValue,
         hook: &'a str,
         payload: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_leaf: Option<&'a Value>,
     },
     ContextCollect {
         context: &'a RawValue,
@@ -588,8 +620,13 @@ enum RequestParams<'a> {
     },
 }
 
-/// Builds a request's params around the generation's pre-built execution `context`.
-fn request_params<'a>(c: &'a Connection, request: &'a HostRequest) -> RequestParams<'a> {
+/// Builds a request's params around the generation's pre-built execution `context`;
+/// `leaf` is the `session_leaf` grant of an awaited session-operation hook.
+fn request_params<'a>(
+    c: &'a Connection,
+    request: &'a HostRequest,
+    leaf: Option<&'a Value>,
+) -> RequestParams<'a> {
     let context = if request.has_resource_owner() {
         &c.owned_context.json
     } else {
@@ -613,10 +650,11 @@ fn request_params<'a>(c: &'a Connection, request: &'a HostRequest) -> RequestPar
             context,
             name,
         },
-        HostRequest::HookRun { hook, payload } => RequestParams::HookRun {
+        HostRequest::HookRun { hook, payload, .. } => RequestParams::HookRun {
             context,
             hook,
             payload,
+            session_leaf: leaf,
         },
         HostRequest::ContextCollect { prompt } => RequestParams::ContextCollect {
             context,

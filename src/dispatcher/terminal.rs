@@ -94,7 +94,7 @@ impl KindGuard for TerminalGuard {
         }
     }
 
-    fn settled(&mut self, key: String, result: Option<&Value>) {
+    fn settled(&mut self, key: String, result: Option<&mut Value>) {
         let mut lease = self.lease.lock();
         match key.as_str() {
             "acquire" => {
@@ -118,6 +118,10 @@ impl KindGuard for TerminalGuard {
     fn initialize_settled(&mut self, _negotiated: bool) {}
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }

@@ -298,6 +298,10 @@ impl ExtensionHandle {
         let request = HostRequest::HookRun {
             hook: hook.as_str().to_string(),
             payload: payload.to_value(),
+            // A session-operation hook always carries its private grant (section 1.4b).
+            session_leaf: hook
+                .is_session_operation()
+                .then(crate::model::call::LeafScope::default),
         };
         self.request(request, &options, self.request_deadline(), move |raw| {
             validate::hook_output(&raw.value, hook).map_err(CallError::InvalidResult)

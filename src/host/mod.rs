@@ -28,6 +28,7 @@ pub mod call;
 mod extension;
 mod host_driven;
 mod menu_action;
+mod session_operation;
 mod start;
 
 pub use crate::model::{events, frontend, lifecycle, progress};
@@ -43,9 +44,12 @@ use parking_lot::Mutex;
 
 pub use autocomplete::AutocompleteOutcome;
 pub use builder::{ExtensionHostBuilder, ToolNamespace, DEFAULT_SPIN_BEFORE_SLEEP};
-pub use call::{CallError, CallId, CallOptions, CallReply, CancelReason, PendingCall, RawResult};
+pub use call::{
+    CallError, CallId, CallOptions, CallReply, CancelReason, LeafScope, PendingCall, RawResult,
+};
 pub use events::{Diagnostic, GenerationRef, HostEvent};
 pub use extension::{ExtensionHandle, MenuFallbackReason, MenuOutcome};
+pub use session_operation::SessionOperationError;
 // `ToolNamespace` is defined below, beside the builder that takes it.
 pub use crate::model::catalog::ToolCatalog;
 pub use crate::supervisor::{ParkReason, SupervisorPolicy};

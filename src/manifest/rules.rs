@@ -7,7 +7,7 @@ use crate::limits;
 
 /// Every hook name, with the oldest API version that has it (section 1.4, 1.4b;
 /// SUPPLEMENT "Manifest").
-pub const HOOKS: [(&str, ApiVersion); 9] = [
+pub const HOOKS: [(&str, ApiVersion); 11] = [
     ("before_prompt", ApiVersion::V0_1),
     ("after_response", ApiVersion::V0_1),
     ("before_tool_call", ApiVersion::V0_1),
@@ -17,6 +17,8 @@ pub const HOOKS: [(&str, ApiVersion); 9] = [
     ("post_mutation", ApiVersion::V0_2),
     ("model_turn_start", ApiVersion::V0_4),
     ("model_turn_end", ApiVersion::V0_4),
+    ("session_before_compact", ApiVersion::V0_4),
+    ("session_compact", ApiVersion::V0_4),
 ];
 
 /// The only reviewed brokered environment name of `[capabilities].environment`

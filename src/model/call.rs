@@ -74,6 +74,17 @@ impl CancelReason {
     }
 }
 
+/// The scope an awaited session-operation hook runs in (section 1.4b): the runtime
+/// mints the invocation's `session_leaf` grant in it, fenced by this activation epoch,
+/// the generation's owner and a fresh `operation_id`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeafScope {
+    /// The session's activation epoch: bump it when the application is replaced.
+    pub activation_epoch: u64,
+    /// The session head the hook observes, if any (`expected_head`).
+    pub expected_head: Option<String>,
+}
+
 /// Why a call failed. Each failure concerns that call only.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]

@@ -355,6 +355,31 @@ impl Context {
         self.round_trip(method, params, false)
     }
 
+    /// Keeps a session-operation hook's `session_leaf` grant for
+    /// [`Context::append_private_entry`]: only what an append names of it.
+    pub(crate) fn open_private_lane(&self, leaf: &Map<String, Value>) {
+        let Some(request) = &self.request else {
+            return;
+        };
+        let spendable: Map<String, Value> = ["grant_id", "activation_epoch", "operation_id"]
+            .into_iter()
+            .filter_map(|k| leaf.get(k).map(|v| (k.to_string(), v.clone())))
+            .collect();
+        *request.session_leaf.lock() = Some(Value::Object(spendable));
+    }
+
+    /// Takes the unspent grant of this session-operation hook, if any.
+    pub(crate) fn take_private_grant(&self) -> Option<Value> {
+        self.request.as_ref()?.session_leaf.lock().take()
+    }
+
+    /// Keeps the successor grant of a receipt.
+    pub(crate) fn keep_private_grant(&self, grant: Value) {
+        if let Some(request) = &self.request {
+            *request.session_leaf.lock() = Some(grant);
+        }
+    }
+
     /// Defers `work` until this handler's reply was written: it runs on a thread of its
     /// own with `true` after a successful reply, `false` after an error or cancellation.
     /// False (and `work` dropped) when there is no request or it already settled.

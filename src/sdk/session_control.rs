@@ -21,6 +21,37 @@ use crate::services::bound::{
 };
 
 impl Context {
+    /// The private `session/append_entry` of an awaited session-operation hook
+    /// (`model_turn_start`, `model_turn_end`; section 1.4b): appends `data` through the
+    /// host's session writer, spending this hook's `session_leaf` grant, and returns the
+    /// committed entry's id. The receipt's successor grant is kept for the next append.
+    /// Only inside the hook's handler: once it returns, the host has revoked the grant.
+    /// Fails with [`ChildRequestError::NotNegotiated`] outside such a hook, and when a
+    /// refused append spent the grant.
+    pub fn append_private_entry(
+        &self,
+        entry_type: &str,
+        data: Value,
+    ) -> Result<String, ChildRequestError> {
+        const METHOD: &str = "session/append_entry";
+        let grant = self
+            .take_private_grant()
+            .ok_or(ChildRequestError::NotNegotiated { method: METHOD })?;
+        let mut params = Map::new();
+        params.insert("entry_type".into(), json!(entry_type));
+        params.insert("data".into(), data);
+        params.insert("session_leaf".into(), grant);
+        let receipt = self.request(METHOD, params)?;
+        if let Some(successor) = receipt.get("successor").filter(|s| s.is_object()) {
+            self.keep_private_grant(successor.clone());
+        }
+        receipt
+            .get("entry_id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(ChildRequestError::MalformedAnswer { method: METHOD })
+    }
+
     /// `session/wait_for_idle`: returns the active session's id once the host observed an
     /// idle boundary after every operation queued before it.
     pub fn wait_for_idle(&self) -> Result<String, ChildRequestError> {

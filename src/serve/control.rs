@@ -503,12 +503,14 @@ fn hook_payload(f: &Fields) -> Result<HookPayload, ServeError> {
             assistant_entry: p.value("assistant_entry")?,
             tool_result_entries: p.array("tool_result_entries")?,
         },
-        HookName::ProviderRetry | HookName::BeforePersistence | HookName::PostMutation => {
-            HookPayload::Other {
-                hook,
-                payload: Value::Object(payload.clone()),
-            }
-        }
+        HookName::ProviderRetry
+        | HookName::BeforePersistence
+        | HookName::PostMutation
+        | HookName::SessionBeforeCompact
+        | HookName::SessionCompact => HookPayload::Other {
+            hook,
+            payload: Value::Object(payload.clone()),
+        },
     })
 }
 

@@ -37,12 +37,24 @@ pub enum Disposition {
     },
 }
 
-/// The session operation a hook answers with. `continue` is the only one a declarable
-/// hook may return; `cancel` and `replace_compaction` are recognized and rejected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The session operation a hook answers with (section 1.4b; SUPPLEMENT "compaction
+/// hooks"). A model-turn hook may only `continue`; a compaction hook may `cancel`; only
+/// `session_before_compact` may `replace_compaction`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SessionOperation {
     /// Proceed with the session operation.
     Continue,
+    /// Cancel the compaction (a `deny` disposition of a compaction hook counts as this).
+    Cancel,
+    /// Compact with this summary instead of the prepared one (`session_before_compact`).
+    ReplaceCompaction {
+        /// The replacement summary, not empty.
+        summary: String,
+        /// The entry kept first: an assistant entry or a turn-start user entry of the
+        /// branch (the embedder checks it against its branch).
+        first_kept: String,
+    },
 }
 
 /// Wire names of `disposition.action`.
@@ -107,7 +119,9 @@ impl HookResult {
     /// True when the extension denied but the hook continues regardless, so the host can
     /// report the ignored denial.
     pub fn denial_ignored(&self) -> bool {
-        matches!(self.disposition, Disposition::Deny { .. }) && !self.hook.honors_deny()
+        matches!(self.disposition, Disposition::Deny { .. })
+            && !self.hook.honors_deny()
+            && !self.hook.is_compaction()
     }
 }
 
@@ -122,7 +136,7 @@ pub fn hook_output(result: &Value, hook: HookName) -> Result<HookResult, ResultE
         hook,
     )?;
     let context = context_member(object, &root)?;
-    if hook.is_model_turn() && !context.is_empty() {
+    if hook.is_session_operation() && !context.is_empty() {
         return Err(root
             .key("context")
             .error(ResultErrorKind::ContextNotAllowed { hook }));
@@ -134,6 +148,10 @@ pub fn hook_output(result: &Value, hook: HookName) -> Result<HookResult, ResultE
             &root.key("session_operation"),
             hook,
         )?),
+        // A compaction hook's deny counts as cancel.
+        None if hook.is_compaction() && matches!(disposition, Disposition::Deny { .. }) => {
+            Some(SessionOperation::Cancel)
+        }
         None => None,
     };
     Ok(HookResult {
@@ -171,6 +189,25 @@ fn session_operation(
     let action: SessionAction = keyword(required(object, "action", path)?, &action_path)?;
     let rejected = match action {
         SessionAction::Continue => return Ok(SessionOperation::Continue),
+        SessionAction::Cancel if hook.is_compaction() => return Ok(SessionOperation::Cancel),
+        SessionAction::ReplaceCompaction if hook == HookName::SessionBeforeCompact => {
+            let replacement = path.key("replacement");
+            let fields = as_object(required(object, "replacement", path)?, &replacement)?;
+            let text = |name: &str| -> Result<String, ResultError> {
+                let at = replacement.key(name);
+                match required(fields, name, &replacement)? {
+                    Value::String(text) if !text.is_empty() => Ok(text.clone()),
+                    Value::String(_) => Err(at.error(ResultErrorKind::Empty)),
+                    _ => Err(at.error(ResultErrorKind::WrongType {
+                        expected: super::error::Expected::String,
+                    })),
+                }
+            };
+            return Ok(SessionOperation::ReplaceCompaction {
+                summary: text("summary")?,
+                first_kept: text("first_kept")?,
+            });
+        }
         SessionAction::Cancel => "cancel",
         SessionAction::ReplaceCompaction => "replace_compaction",
     };
@@ -411,6 +448,34 @@ mod tests {
             json!({"kind":"model_turn_end","run_id":"run:001","turn_index":0,"timestamp_ms":1791129600123u64,"assistant_entry":entry,"tool_result_entries":[]})
         );
         assert_eq!(end.hook(), HookName::ModelTurnEnd);
+    }
+
+    #[test]
+    fn compaction_hooks_may_cancel_and_the_before_hook_may_replace() {
+        let replace = json!({"disposition": {"action": "continue"}, "session_operation":
+            {"action": "replace_compaction", "replacement": {"summary": "S", "first_kept": "e3"}}});
+        let before = hook_output(&replace, HookName::SessionBeforeCompact).unwrap();
+        assert_eq!(
+            before.session_operation,
+            Some(SessionOperation::ReplaceCompaction {
+                summary: "S".into(),
+                first_kept: "e3".into()
+            })
+        );
+        assert!(hook_output(&replace, HookName::SessionCompact).is_err());
+        assert!(hook_output(&replace, HookName::ModelTurnEnd).is_err());
+        let empty = json!({"disposition": {"action": "continue"}, "session_operation":
+            {"action": "replace_compaction", "replacement": {"summary": "", "first_kept": "e3"}}});
+        assert!(hook_output(&empty, HookName::SessionBeforeCompact).is_err());
+        let cancel = json!({"disposition": {"action": "continue"}, "session_operation": {"action": "cancel"}});
+        for hook in [HookName::SessionBeforeCompact, HookName::SessionCompact] {
+            let out = hook_output(&cancel, hook).unwrap();
+            assert_eq!(out.session_operation, Some(SessionOperation::Cancel));
+        }
+        assert!(hook_output(&cancel, HookName::ModelTurnStart).is_err());
+        let context = json!({"disposition": {"action": "continue"},
+            "context": [{"label": "l", "content": "c", "placement": "system_suffix"}]});
+        assert!(hook_output(&context, HookName::SessionCompact).is_err());
     }
 
     #[test]

@@ -100,8 +100,13 @@ impl HookResult {
             "denial_ignored": self.denial_ignored(),
             "context": self.context.iter().map(ContextContribution::to_value).collect::<Vec<_>>(),
             "notifications": self.notifications.iter().map(Notification::to_value).collect::<Vec<_>>(),
-            "session_operation": self.session_operation.map(|op| match op {
+            "session_operation": self.session_operation.as_ref().map(|op| match op {
                 SessionOperation::Continue => json!({"action": "continue"}),
+                SessionOperation::Cancel => json!({"action": "cancel"}),
+                SessionOperation::ReplaceCompaction { summary, first_kept } => json!({
+                    "action": "replace_compaction",
+                    "replacement": {"summary": summary, "first_kept": first_kept},
+                }),
             }),
         })
     }

@@ -24,11 +24,16 @@ pub enum HookName {
     ModelTurnStart,
     /// At the end of one model turn (API 0.4, `session_entries`).
     ModelTurnEnd,
+    /// Before a prepared local compaction (API 0.4, `session_entries`): may cancel it or
+    /// replace its summary.
+    SessionBeforeCompact,
+    /// After a compaction's durable entry committed (API 0.4, `session_entries`).
+    SessionCompact,
 }
 
 impl HookName {
     /// Every hook, legacy first.
-    pub const ALL: [HookName; 9] = [
+    pub const ALL: [HookName; 11] = [
         HookName::BeforePrompt,
         HookName::AfterResponse,
         HookName::BeforeToolCall,
@@ -38,6 +43,8 @@ impl HookName {
         HookName::PostMutation,
         HookName::ModelTurnStart,
         HookName::ModelTurnEnd,
+        HookName::SessionBeforeCompact,
+        HookName::SessionCompact,
     ];
 
     /// The wire name, such as `"before_prompt"`.
@@ -52,6 +59,8 @@ impl HookName {
             HookName::PostMutation => "post_mutation",
             HookName::ModelTurnStart => "model_turn_start",
             HookName::ModelTurnEnd => "model_turn_end",
+            HookName::SessionBeforeCompact => "session_before_compact",
+            HookName::SessionCompact => "session_compact",
         }
     }
 
@@ -68,6 +77,21 @@ impl HookName {
     /// True for the API 0.4 model-turn observations of section 1.4b.
     pub fn is_model_turn(self) -> bool {
         matches!(self, HookName::ModelTurnStart | HookName::ModelTurnEnd)
+    }
+
+    /// True for the compaction callbacks of sections 1.4b and 1.11.
+    pub fn is_compaction(self) -> bool {
+        matches!(
+            self,
+            HookName::SessionBeforeCompact | HookName::SessionCompact
+        )
+    }
+
+    /// True for the awaited session-operation hooks (section 1.4b): the model-turn
+    /// observations and the compaction callbacks. They go only to API 0.4 extensions
+    /// that negotiated `session_entries`, each invocation with a private grant.
+    pub fn is_session_operation(self) -> bool {
+        self.is_model_turn() || self.is_compaction()
     }
 }
 

@@ -26,6 +26,12 @@ fn deny_is_honoured_only_where_meaningful() {
             reason: Some("no".into()),
         };
         assert_eq!(output.disposition, denied, "{hook}");
+        if hook.is_compaction() {
+            // A compaction hook's deny counts as cancel (section 1.4b).
+            assert_eq!(output.session_operation, Some(SessionOperation::Cancel));
+            assert!(!output.denial_ignored(), "{hook}");
+            continue;
+        }
         if matches!(hook, HookName::BeforePrompt | HookName::BeforeToolCall) {
             assert_eq!(output.effective_disposition(), &denied);
             assert!(!output.denial_ignored());

@@ -114,6 +114,10 @@ fn run(
         }
         Method::HookRun => {
             let name: String = required(&mut params, "hook")?;
+            // An awaited session-operation hook's private grant (section 1.4b).
+            if let Some(Value::Object(leaf)) = params.remove("session_leaf") {
+                cx.open_private_lane(&leaf);
+            }
             let payload = params
                 .remove("payload")
                 .unwrap_or_else(|| Value::Object(Map::new()));

@@ -68,6 +68,9 @@ pub(crate) struct ActiveRequest {
     sequence: AtomicU64,
     /// Set once the response is queued: no more progress for this request.
     settled: AtomicBool,
+    /// The `session_leaf` grant not yet spent, for a session-operation `hook/run`
+    /// (section 1.4b): `{grant_id, activation_epoch, operation_id}`.
+    pub(crate) session_leaf: Mutex<Option<serde_json::Value>>,
     /// Work the handler deferred until its reply was written (`Context::compact`): each
     /// runs with `true` after a successful reply, `false` after an error or cancellation.
     deferred: Mutex<Deferrals>,
@@ -94,6 +97,7 @@ impl ActiveRequest {
             sequence: AtomicU64::new(0),
             settled: AtomicBool::new(false),
             deferred: Mutex::new(Deferrals::default()),
+            session_leaf: Mutex::new(None),
         }
     }
 

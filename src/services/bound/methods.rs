@@ -13,6 +13,7 @@ use super::params::{
     closed, ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, NoParams,
     ServiceParams, SessionName, Shortcut, UserMessage,
 };
+use super::private_lane::{PrivateAppend, PrivateCommit};
 use super::provider_models::{
     CatalogRevision, ProviderAuthAnswer, ProviderAuthParams, ProviderRef, ProviderRegistration,
     SessionId,
@@ -64,14 +65,33 @@ impl fmt::Display for ServiceKind {
 }
 
 impl ServiceMethod {
-    /// The method a wire name names on `api`, with `features` negotiated: a name two
-    /// rows share (on different API versions, or the same one under different
-    /// features) resolves to the row this connection speaks. `None` when no row of
-    /// that name is carried by `api`.
-    pub fn resolve(name: &str, api: ApiVersion, features: &FeatureSet) -> Option<ServiceMethod> {
-        let mut rows = ServiceMethod::ALL
-            .into_iter()
-            .filter(|m| m.name() == name && m.apis().contains(&api));
+    /// The method a wire name names on `api`, with `features` negotiated, for a request
+    /// with `params`: a name two rows share resolves to the row this connection speaks
+    /// (its API version, then its negotiated features), and among rows of one name and
+    /// version the one whose admission's marker member (`session_leaf`) the params have,
+    /// or lack. `None` when no row of that name is carried by `api`.
+    pub fn resolve(
+        name: &str,
+        api: ApiVersion,
+        features: &FeatureSet,
+        params: Option<&Value>,
+    ) -> Option<ServiceMethod> {
+        let carries = |m: &ServiceMethod| {
+            let marker = m.admission().marker();
+            marker.is_some_and(|k| params.and_then(|p| p.get(k)).is_some())
+        };
+        let named = || {
+            ServiceMethod::ALL
+                .into_iter()
+                .filter(|m| m.name() == name && m.apis().contains(&api))
+        };
+        // A request that carries a row's marker is that row's; one that carries none
+        // belongs to the rows without one.
+        let marked = named().any(|m| carries(&m));
+        let mut rows = named().filter(|m| match marked {
+            true => carries(m),
+            false => m.admission().marker().is_none(),
+        });
         let first = rows.next()?;
         let negotiated = |m: &ServiceMethod| match m.kind().offer() {
             Offer::Feature(feature) => features.contains(feature),
@@ -108,9 +128,13 @@ mod tests {
     fn names_round_trip_and_every_row_is_consistent() {
         let every = FeatureSet::from_iter(Feature::ALL);
         for method in ServiceMethod::ALL {
+            let params = method
+                .admission()
+                .marker()
+                .map(|marker| serde_json::json!({ marker: {} }));
             for &api in method.apis() {
                 assert_eq!(
-                    ServiceMethod::resolve(method.name(), api, &every),
+                    ServiceMethod::resolve(method.name(), api, &every, params.as_ref()),
                     Some(method)
                 );
             }
@@ -153,23 +177,23 @@ mod tests {
     fn a_name_resolves_by_api_version() {
         let none = FeatureSet::default();
         assert_eq!(
-            ServiceMethod::resolve("session/create", ApiVersion::V0_3, &none),
+            ServiceMethod::resolve("session/create", ApiVersion::V0_3, &none, None),
             Some(ServiceMethod::SessionCreate)
         );
         assert_eq!(
-            ServiceMethod::resolve("session/create", ApiVersion::V0_4, &none),
+            ServiceMethod::resolve("session/create", ApiVersion::V0_4, &none, None),
             Some(ServiceMethod::ActiveSessionCreate)
         );
         assert_eq!(
-            ServiceMethod::resolve("session/create", ApiVersion::V0_2, &none),
+            ServiceMethod::resolve("session/create", ApiVersion::V0_2, &none, None),
             None
         );
         assert_eq!(
-            ServiceMethod::resolve("composer/get", ApiVersion::V0_3, &none),
+            ServiceMethod::resolve("composer/get", ApiVersion::V0_3, &none, None),
             None
         );
         assert_eq!(
-            ServiceMethod::resolve("composer/get", ApiVersion::V0_2, &none),
+            ServiceMethod::resolve("composer/get", ApiVersion::V0_2, &none, None),
             Some(ServiceMethod::ComposerGet)
         );
     }

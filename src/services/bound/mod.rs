@@ -24,6 +24,7 @@ mod frontend_models;
 mod lane;
 mod methods;
 mod params;
+mod private_lane;
 mod provider_models;
 mod refusal;
 mod results;
@@ -41,6 +42,8 @@ pub use params::{
     check_composer_text, check_message_id, ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel,
     InjectedMessage, MessageRole, NoParams, ServiceParams, SessionName, Shortcut, UserMessage,
 };
+pub(crate) use private_lane::mint_grant_id;
+pub use private_lane::{LeafRef, PrivateAppend, PrivateCommit};
 pub use provider_models::{
     AuthAction, AuthStatus, CatalogRevision, ModelCapabilities, ModelProtocol, ProviderAuthAnswer,
     ProviderAuthInfo, ProviderAuthKind, ProviderAuthParams, ProviderInfo, ProviderModel,

@@ -38,6 +38,11 @@ pub enum Admission {
     /// Only inside the `initialize` request, which must be the parent
     /// (`shortcut/register`, section 2.20).
     InsideInitialize,
+    /// Only while a session-operation hook is awaited (section 1.4b, the private
+    /// `session/append_entry` lane): the parent is that live `hook/run`, and
+    /// `session_leaf` names its current grant, which the request spends. A request of
+    /// this admission is told from a row of the same name by its `session_leaf` member.
+    InvocationGrant,
 }
 
 impl Admission {
@@ -45,6 +50,15 @@ impl Admission {
     /// `resource_owner`); both belong to admission, not to the method's params.
     pub fn names_parent(self) -> bool {
         self != Admission::None
+    }
+
+    /// The params member that marks a request of this admission among rows of the same
+    /// name: `session_leaf` for [`Admission::InvocationGrant`].
+    pub fn marker(self) -> Option<&'static str> {
+        match self {
+            Admission::InvocationGrant => Some("session_leaf"),
+            _ => None,
+        }
     }
 }
 

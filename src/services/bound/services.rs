@@ -13,6 +13,7 @@ use super::params::{
     ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, NoParams, SessionName,
     Shortcut, UserMessage,
 };
+use super::private_lane::{PrivateAppend, PrivateCommit};
 use super::provider_models::{
     CatalogRevision, ProviderAuthAnswer, ProviderAuthParams, ProviderRef, ProviderRegistration,
     SessionId,

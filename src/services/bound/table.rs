@@ -70,6 +70,15 @@ macro_rules! service_table {
                     fn append_entry(AppendEntry) -> EntryId,
                     apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
                     sensitive false;
+                /// The private `session/append_entry` lane of the awaited model-turn hooks
+                /// (section 1.4b, API 0.4): the runtime admitted the live invocation's
+                /// single-use `session_leaf` grant; commit through the session writer and
+                /// answer the entry and the new head. The extension's receipt also carries
+                /// the successor grant the runtime mints.
+                request SessionAppendPrivate = "session/append_entry",
+                    fn append_private(PrivateAppend) -> PrivateCommit,
+                    apis V0_4_APIS, admission InvocationGrant, family Wave1Tokens,
+                    sensitive false;
                 /// `session/set_name`; an empty name clears it.
                 request SessionSetName = "session/set_name", fn set_name(SessionName) -> (),
                     apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
