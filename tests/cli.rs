@@ -148,7 +148,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
     };
     assert!(has_line(&["Discovery"]), "{text}");
-    assert!(has_line(&["7 extensions found"]), "{text}");
+    assert!(has_line(&["8 extensions found"]), "{text}");
     assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
     assert!(has_line(&["initialize", "0.1"]), "{text}");
     assert!(has_line(&["initialize", "0.4"]), "{text}");
@@ -209,6 +209,24 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         &["service: session/set_label entry-1", "draft"],
         &["← saved 42 bytes as entry entry-1 (draft) and cleared the composer"],
         &["← the extension's handler ran and sent a notification"],
+        // Session and frontend services: the turns example, API 0.4.
+        &["Session and frontend services (turns, API 0.4)"],
+        &[
+            "features",
+            "session_control_v1",
+            "session_entries",
+            "terminal_handoff",
+        ],
+        &[
+            "service: private session/append_entry turn-note",
+            "committed",
+        ],
+        &["← continue; the private entry committed and the grant was revoked"],
+        &["service: terminal/acquire", "ceded the terminal"],
+        &["service: terminal/release"],
+        &["← held the terminal (80x24, grant tty-1) and gave it back"],
+        &["← completions: ask /help, ask /history"],
+        &["← session demo-session is idle"],
     ];
     for needles in later {
         assert!(has_line(needles), "{needles:?} missing:\n{text}");
@@ -229,6 +247,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         "test-extension#2",
         "showcase#1",
         "notes#1",
+        "turns#1",
     ] {
         assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
     }

@@ -24,6 +24,8 @@ mod scaffold;
 mod session;
 mod signals;
 mod status;
+#[cfg(unix)]
+mod tty;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -38,6 +38,10 @@ pub(crate) fn wait<T>(
     };
     let outcome = loop {
         for event in host.events().try_iter() {
+            // The holder of the terminal is gone: the CLI takes it back at once.
+            if let HostEvent::TerminalGrantLost { .. } = event {
+                super::tty::restore_now();
+            }
             take(event, &mut view);
         }
         if let Some(outcome) = pending.wait_timeout(POLL_INTERVAL) {
@@ -46,6 +50,9 @@ pub(crate) fn wait<T>(
     };
     // Events the extension sent before its answer are already queued.
     for event in host.events().try_iter() {
+        if let HostEvent::TerminalGrantLost { .. } = event {
+            super::tty::restore_now();
+        }
         take(event, &mut view);
     }
     view.clear();
@@ -62,6 +69,13 @@ pub(crate) fn suspended<R>(ask: impl FnOnce() -> R) -> R {
     match bar {
         Some(bar) => bar.suspend(ask),
         None => ask(),
+    }
+}
+
+/// Hides the progress bar while an extension holds the terminal.
+pub(crate) fn clear_for_handoff() {
+    if let Some(bar) = ACTIVE_BAR.lock().as_ref() {
+        bar.finish_and_clear();
     }
 }
 
@@ -82,7 +96,8 @@ impl ProgressView {
     }
 
     fn show(&mut self, event: &ProgressEvent) {
-        if !self.enabled {
+        // Nothing is drawn over a terminal an extension holds.
+        if !self.enabled || super::tty::handed_off() {
             return;
         }
         match event {

@@ -7,7 +7,8 @@ use super::error::CliError;
 use super::signals::SignalWatch;
 use super::GlobalArgs;
 use crate::host::{
-    ExtensionHandle, ExtensionHost, ExtensionHostBuilder, HostEvent, ShutdownReport,
+    ExtensionHandle, ExtensionHost, ExtensionHostBuilder, HostEvent, ServiceBindings,
+    ShutdownReport,
 };
 
 /// A host, shut down on every path out of the subcommand.
@@ -29,11 +30,19 @@ impl Session {
         // The CLI's extensions never outlive it, however it ends.
         let mut builder = ExtensionHost::builder(&workspace).guardian(!global.no_guardian);
         // `--no-input` keeps the headless default: deny and cancel without asking.
+        let mut tty = None;
         if global.yes {
             builder = builder.frontend(super::frontend::YesFrontend::new());
         } else if !global.no_input {
             if let Some(frontend) = super::frontend::TerminalFrontend::if_interactive() {
                 builder = builder.frontend(frontend);
+            }
+            // An interactive CLI cedes its terminal on request (section 2.24).
+            #[cfg(unix)]
+            if let Some(terminal) = super::tty::Tty::if_interactive() {
+                let bindings = ServiceBindings::new().terminal_handoff(terminal.clone());
+                builder = builder.bind(bindings);
+                tty = Some(terminal);
             }
         }
         if global.no_global {
@@ -45,7 +54,14 @@ impl Session {
         if let Some(timeout) = global.startup_timeout {
             builder = builder.startup_timeout(timeout);
         }
-        Session::from_builder(builder)
+        let session = Session::from_builder(builder)?;
+        #[cfg(unix)]
+        if let Some(tty) = tty {
+            tty.attach(&session.host);
+        }
+        #[cfg(not(unix))]
+        let _ = tty;
+        Ok(session)
     }
 
     /// Builds the host and installs the signal handlers.
@@ -99,6 +115,9 @@ impl Session {
     /// arrived meanwhile, the outcome is [`CliError::Interrupted`] whatever `result` was,
     /// since the signal shutdown is what ended the subcommand's calls.
     pub(crate) fn finish<T>(mut self, result: Result<T, CliError>) -> Result<T, CliError> {
+        // Whatever happened, the terminal is the CLI's again.
+        #[cfg(unix)]
+        super::tty::restore_now();
         let interrupt = self.signals.take().and_then(SignalWatch::finish);
         if let Some(interrupt) = interrupt {
             return Err(CliError::Interrupted {

@@ -39,6 +39,9 @@ impl SignalWatch {
             .spawn(move || {
                 // `forever` ends without a signal once `finish` closes the handle.
                 let signal = signals.forever().next()?;
+                // The terminal is the CLI's again before anything else.
+                #[cfg(unix)]
+                super::tty::restore_now();
                 let report = host.shutdown_for_signal();
                 Some(Interrupt { signal, report })
             })?;

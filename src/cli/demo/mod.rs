@@ -11,6 +11,7 @@
 mod bound_services;
 mod canonical;
 mod services;
+mod session_services;
 mod setup;
 mod steps;
 mod supervision;
@@ -32,10 +33,12 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
     let program = std::env::current_exe().map_err(CliError::Host)?;
     let world = DemoWorld::create(&program).map_err(CliError::Host)?;
     let wave1 = bound_services::DemoServices::new();
+    let frontend = session_services::DemoFrontend::default();
     let mut builder = ExtensionHost::builder(&world.workspace)
         .no_global_extensions()
         .guardian(true)
-        .bind_for(setup::NOTES, wave1.bindings());
+        .bind_for(setup::NOTES, wave1.bindings())
+        .bind_for(setup::TURNS, frontend.bindings());
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }
@@ -48,6 +51,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         started: Vec::new(),
         later_pids: Vec::new(),
         wave1,
+        frontend,
     };
     demo.run_all();
     let Demo { t, events, .. } = demo;
@@ -91,6 +95,8 @@ struct Demo<'a> {
     later_pids: Vec<u32>,
     /// The Wave-1 services bound for notes.
     wave1: bound_services::DemoServices,
+    /// The session and frontend services bound for turns.
+    frontend: session_services::DemoFrontend,
 }
 
 impl Demo<'_> {
@@ -113,6 +119,7 @@ impl Demo<'_> {
         }
         self.host_services();
         self.wave1_services();
+        self.session_services();
         self.canonical_wire();
         self.host_events();
         self.shutdown();

@@ -68,12 +68,15 @@ pub(super) const SHOWCASE: &str = "showcase";
 /// The notes example's manifest name (Wave-1 services).
 pub(super) const NOTES: &str = "notes";
 
+/// The session and frontend services example, on API 0.4.
+pub(super) const TURNS: &str = "turns";
+
 /// hello-world's second manifest, on the API 0.3 canonical wire.
 pub(super) const CANONICAL: &str = "hello-canonical";
 
 /// The examples of the later sections, each started there: the test-extension fixture
 /// and showcase on API 0.4, and hello-world once more on API 0.3.
-pub(super) const MORE_EXAMPLES: [Example; 4] = [
+pub(super) const MORE_EXAMPLES: [Example; 5] = [
     Example {
         name: TEST_EXTENSION,
         program: "test-extension",
@@ -105,6 +108,14 @@ pub(super) const MORE_EXAMPLES: [Example; 4] = [
         description: "The composer, session entries and a shortcut, bound by the demo",
         capabilities: no_capabilities,
         contributes: notes_contributes,
+    },
+    Example {
+        name: TURNS,
+        program: "turns",
+        api: "0.4",
+        description: "Model-turn hooks with a private lane, the terminal, autocomplete",
+        capabilities: no_capabilities,
+        contributes: turns_contributes,
     },
 ];
 
@@ -188,6 +199,16 @@ fn notes_contributes() -> Table {
     let mut t = Table::new();
     t.insert("tools".into(), strings(&["save_draft"]));
     t.insert("notifications".into(), true.into());
+    t
+}
+
+fn turns_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert("tools".into(), strings(&["fullscreen", "wait_idle"]));
+    t.insert(
+        "hooks".into(),
+        strings(&["model_turn_start", "model_turn_end"]),
+    );
     t
 }
 

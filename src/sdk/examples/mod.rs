@@ -12,6 +12,7 @@ mod hello_world;
 pub mod notes;
 pub mod showcase;
 mod test_extension;
+pub mod turns;
 
 pub use checkpoint::checkpoint;
 pub use git_status::git_status;
@@ -19,11 +20,12 @@ pub use hello_world::{hello_canonical, hello_world};
 pub use notes::notes;
 pub use showcase::showcase;
 pub use test_extension::test_extension;
+pub use turns::turns;
 
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "hello-world",
     "hello-canonical",
     "git-status",
@@ -31,6 +33,7 @@ pub const NAMES: [&str; 7] = [
     "test-extension",
     "showcase",
     "notes",
+    "turns",
 ];
 
 /// The example called `name`: one of [`NAMES`], or the same with underscores.
@@ -43,6 +46,7 @@ pub fn by_name(name: &str) -> Option<Extension> {
         "test-extension" => Some(test_extension()),
         "showcase" => Some(showcase()),
         "notes" => Some(notes()),
+        "turns" => Some(turns()),
         _ => None,
     }
 }
