@@ -7,6 +7,8 @@
 
 mod bench;
 mod call;
+#[cfg(unix)]
+mod check;
 mod command;
 mod demo;
 mod discover;
@@ -100,6 +102,10 @@ enum CliCommand {
     Menu(menu::MenuArgs),
     /// Run a lifecycle hook with a payload
     Hook(hook::HookArgs),
+    /// Check that an extension keeps the protocol: its manifest, `initialize`, calls,
+    /// cancellation, stdout, shutdown and EOF; exit 1 when a check fails
+    #[cfg(unix)]
+    Check(check::CheckArgs),
     /// Start the named (or every discovered) extension and print its status
     Status {
         /// The extension's name [default: every discovered extension]
@@ -148,6 +154,8 @@ pub fn main() -> i32 {
         CliCommand::Command(args) => command::run(&cli.global, &args),
         CliCommand::Menu(args) => menu::run(&cli.global, &args),
         CliCommand::Hook(args) => hook::run(&cli.global, &args),
+        #[cfg(unix)]
+        CliCommand::Check(args) => return check::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
         CliCommand::Serve => return serve(&cli.global),
         CliCommand::New(args) => scaffold::run_new(&args),

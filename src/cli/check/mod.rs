@@ -1,0 +1,229 @@
+//! `check NAME`: a conformance kit for extension authors. It starts the extension under
+//! the real runtime and runs a battery of checks, each with a stable id, a status, the
+//! reference section it rests on, what was observed and how to fix it. Exit 0 when
+//! nothing failed, 1 when something did, 2 for a usage error.
+//!
+//! The ids: `manifest.valid`, `manifest.entrypoint`, `manifest.requires_octet`,
+//! `manifest.unused`, `initialize.answers`, `call.<tool>` (one per `--call`),
+//! `call.concurrency`, `cancel.cooperates`, `stdout.hygiene`, `ids.child`,
+//! `shutdown.ack`, `shutdown.exit`, `eof.exit`.
+
+mod battery;
+mod finding;
+mod process;
+
+use clap::Args;
+use serde_json::Value;
+
+use super::GlobalArgs;
+use crate::host::ExtensionHost;
+use crate::limits::{OCTET_VERSION, SHUTDOWN_EXIT_TIMEOUT};
+use crate::manifest::{self, ApiVersion, LocatedManifest};
+use finding::{Finding, Status};
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The extension's name
+    name: String,
+    /// A tool to call and its arguments, `TOOL=JSON` (`TOOL` alone calls it with `{}`);
+    /// repeat it for more. The first one is also called at once up to the negotiated
+    /// concurrency and cancelled mid-flight.
+    #[arg(long = "call", value_name = "TOOL=JSON")]
+    calls: Vec<String>,
+    /// Run on this API version instead of the manifest's (0.1, 0.2, 0.3 or 0.4)
+    #[arg(long, value_name = "VERSION")]
+    api: Option<String>,
+}
+
+/// Runs `check` and prints its report; returns the exit code.
+pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> i32 {
+    let usage = |message: String| {
+        super::output::eprint_line(&format!("error: {message}"));
+        2
+    };
+    let calls = match parse_calls(&args.calls) {
+        Ok(calls) => calls,
+        Err(message) => return usage(message),
+    };
+    let api = match args.api.as_deref().map(|v| (v, ApiVersion::parse(v))) {
+        None => None,
+        Some((_, Some(api))) => Some(api),
+        Some((given, None)) => {
+            return usage(format!(
+                "--api {given}: the API versions are 0.1, 0.2, 0.3 and 0.4"
+            ))
+        }
+    };
+    let workspace = match &global.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
+    };
+    let mut builder = ExtensionHost::builder(&workspace).guardian(!global.no_guardian);
+    if global.no_global {
+        builder = builder.no_global_extensions();
+    }
+    for dir in &global.extension_dirs {
+        builder = builder.extension_dir(dir);
+    }
+    if let Some(timeout) = global.startup_timeout {
+        builder = builder.startup_timeout(timeout);
+    }
+    let host = match builder.build() {
+        Ok(host) => host,
+        Err(error) => return usage(format!("cannot start a host: {error}")),
+    };
+    let (findings, api_version) = battery_for(&host, &args.name, api, &calls, &workspace);
+    host.shutdown();
+    battery::progress_done();
+    if global.json {
+        let report = finding::json_report(&args.name, api_version.as_deref(), &findings);
+        super::output::print_json(&report);
+    } else {
+        println!(
+            "{}",
+            finding::human_report(&args.name, api_version.as_deref(), &findings)
+        );
+    }
+    match findings.iter().any(|f| f.status == Status::Fail) {
+        true => 1,
+        false => 0,
+    }
+}
+
+/// `TOOL=JSON` pairs; the JSON must be an object.
+fn parse_calls(given: &[String]) -> Result<Vec<(String, Value)>, String> {
+    given
+        .iter()
+        .map(|call| {
+            let (tool, json) = call.split_once('=').unwrap_or((call, "{}"));
+            let arguments: Value = serde_json::from_str(json)
+                .map_err(|e| format!("--call {call}: the arguments are not JSON: {e}"))?;
+            match arguments.is_object() && !tool.is_empty() {
+                true => Ok((tool.to_string(), arguments)),
+                false => Err(format!("--call {call}: give TOOL=JSON with a JSON object")),
+            }
+        })
+        .collect()
+}
+
+/// Every check, in order: the manifest's, then the live battery, then EOF.
+fn battery_for(
+    host: &ExtensionHost,
+    name: &str,
+    api: Option<ApiVersion>,
+    calls: &[(String, Value)],
+    workspace: &std::path::Path,
+) -> (Vec<Finding>, Option<String>) {
+    let catalog = host.discover();
+    let Some(located) = catalog.get(name).cloned() else {
+        let detail = match catalog
+            .diagnostics
+            .iter()
+            .find(|d| d.path.to_string_lossy().contains(name))
+        {
+            Some(diagnostic) => diagnostic.to_string(),
+            None => format!(
+                "no manifest names `{name}`; discovered: [{}]",
+                catalog.names().collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let mut findings = vec![Finding::new("manifest.valid", Status::Fail, "1.1", detail)
+            .fix("fix extension.toml as the diagnostic says (octet-host discover lists them all)")];
+        for id in ["initialize.answers", "shutdown.ack", "eof.exit"] {
+            findings.push(Finding::new(
+                id,
+                Status::Skip,
+                "1.1",
+                "the manifest did not load",
+            ));
+        }
+        return (findings, None);
+    };
+    let mut located: LocatedManifest = located;
+    if let Some(api) = api {
+        located.manifest.api_version = api;
+    }
+    let api_version = located.manifest.api_version.to_string();
+    let mut findings = vec![Finding::new(
+        "manifest.valid",
+        Status::Pass,
+        "1.1",
+        format!("{} is valid", located.manifest_path.display()),
+    )];
+    findings.push(entrypoint(&located));
+    findings.push(
+        match manifest::check_requires_octet(&located.manifest, OCTET_VERSION) {
+            Ok(()) => Finding::new(
+                "manifest.requires_octet",
+                Status::Pass,
+                "1.1",
+                match &located.manifest.requires_octet {
+                    Some(requirement) => format!("`{requirement}` matches octet {OCTET_VERSION}"),
+                    None => "no requirement".to_string(),
+                },
+            ),
+            Err(error) => Finding::new(
+                "manifest.requires_octet",
+                Status::Fail,
+                "1.1",
+                error.to_string(),
+            )
+            .fix(format!("widen `requires_octet` to include {OCTET_VERSION}")),
+        },
+    );
+    if findings.iter().any(|f| f.status == Status::Fail) {
+        findings.push(Finding::new(
+            "initialize.answers",
+            Status::Skip,
+            "1.1",
+            "the manifest cannot start",
+        ));
+        return (findings, Some(api_version));
+    }
+    findings.extend(battery::run(host, &located, calls));
+    findings.push(
+        match process::eof_exit(&located, workspace, SHUTDOWN_EXIT_TIMEOUT) {
+            Ok(within) => Finding::new(
+                "eof.exit",
+                Status::Pass,
+                "1.8",
+                format!("exited {} ms after its stdin closed", within.as_millis()),
+            ),
+            Err(why) => Finding::new("eof.exit", Status::Fail, "1.8", why)
+                .fix("exit when stdin reaches EOF, even without a `shutdown`"),
+        },
+    );
+    (findings, Some(api_version))
+}
+
+/// `manifest.entrypoint`: the command resolves to an executable file.
+fn entrypoint(located: &LocatedManifest) -> Finding {
+    use std::os::unix::fs::PermissionsExt;
+    let command = &located.manifest.entrypoint.command;
+    let path = crate::transport::process_environment("PATH");
+    match crate::transport::resolve_command(command, &located.dir, path.as_deref()) {
+        Err(error) => Finding::new(
+            "manifest.entrypoint",
+            Status::Fail,
+            "1.1",
+            error.to_string(),
+        )
+        .fix("point [entrypoint].command at an executable, relative to the manifest or on PATH"),
+        Ok(program) => match std::fs::metadata(&program) {
+            Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => Finding::new(
+                "manifest.entrypoint",
+                Status::Pass,
+                "1.1",
+                format!("{} is executable", program.display()),
+            ),
+            _ => Finding::new(
+                "manifest.entrypoint",
+                Status::Fail,
+                "1.1",
+                format!("{} is not an executable file", program.display()),
+            )
+            .fix(format!("chmod +x {}", program.display())),
+        },
+    }
+}

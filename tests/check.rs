@@ -1,0 +1,222 @@
+//! `octet-host check` through the CLI: a well-behaved extension passes every check, and
+//! each deliberately broken peer (`tests/fixtures/check_peer.py`, one mode per failing
+//! id) fails exactly its check, in the JSON and the human output alike; `new`'s
+//! templates pass out of the box.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// The ids every full run reports, with `--call slow --call echo`.
+const IDS: [&str; 14] = [
+    "manifest.valid",
+    "manifest.entrypoint",
+    "manifest.requires_octet",
+    "initialize.answers",
+    "manifest.unused",
+    "call.slow",
+    "call.echo",
+    "call.concurrency",
+    "cancel.cooperates",
+    "stdout.hygiene",
+    "ids.child",
+    "shutdown.ack",
+    "shutdown.exit",
+    "eof.exit",
+];
+
+/// The check peer in `mode`, as extension `peer` under `root`; `extra` adds manifest
+/// lines.
+fn peer(root: &Path, mode: &str, extra: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check_peer.py");
+    let manifest = format!(
+        "name = \"peer\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n{extra}\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ CHECK_PEER_MODE = {mode:?} }}\n\n\
+         [contributes]\ntools = [\"echo\", \"slow\"]\n",
+        script.to_string_lossy()
+    );
+    support::write_manifest(root, "peer", &manifest)
+}
+
+fn check(dir: &Path, args: &[&str]) -> Output {
+    Command::new(support::octet_binary())
+        .arg("--no-global")
+        .arg("--extension-dir")
+        .arg(dir)
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Runs check in JSON and human form; returns each id's status (checked to agree).
+fn statuses(dir: &Path, args: &[&str]) -> (Option<i32>, BTreeMap<String, String>) {
+    let mut json_args = args.to_vec();
+    json_args.insert(0, "--json");
+    let json = Command::new(support::octet_binary())
+        .args(["--no-global", "--json", "--extension-dir"])
+        .arg(dir)
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&json.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stdout)));
+    let mut found = BTreeMap::new();
+    for check in report["checks"].as_array().unwrap() {
+        for member in ["id", "status", "section", "detail", "fix"] {
+            assert!(check[member].is_string(), "{check}");
+        }
+        let id = check["id"].as_str().unwrap().to_string();
+        let status = check["status"].as_str().unwrap().to_string();
+        assert!(found.insert(id, status).is_none(), "an id twice: {report}");
+    }
+    assert_eq!(report["extension"], "peer");
+    let human = check(dir, args);
+    assert_eq!(human.status.code(), json.status.code());
+    let text = String::from_utf8_lossy(&human.stdout);
+    for (id, status) in &found {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(id.as_str()) && l.trim_start().starts_with(status.as_str())),
+            "{id} {status} missing from:\n{text}"
+        );
+    }
+    (json.status.code(), found)
+}
+
+/// Every id passes except `failing` (with their statuses).
+fn expect(dir: &Path, args: &[&str], ids: &[&str], failing: &[(&str, &str)]) {
+    let (code, found) = statuses(dir, args);
+    let mut expected: BTreeMap<String, String> = ids
+        .iter()
+        .map(|id| (id.to_string(), "pass".to_string()))
+        .collect();
+    for (id, status) in failing {
+        expected.insert(id.to_string(), status.to_string());
+    }
+    assert_eq!(found, expected);
+    let failed = failing.iter().any(|(_, status)| *status == "fail");
+    assert_eq!(code, Some(if failed { 1 } else { 0 }));
+}
+
+const CALLS: [&str; 4] = ["--call", "slow", "--call", "echo={\"a\":1}"];
+
+fn args() -> Vec<&'static str> {
+    let mut args = vec!["peer"];
+    args.extend(CALLS);
+    args
+}
+
+#[test]
+fn a_well_behaved_extension_passes_every_check() {
+    let root = tempfile::tempdir().unwrap();
+    peer(root.path(), "good", "");
+    expect(root.path(), &args(), &IDS, &[]);
+}
+
+#[test]
+fn each_broken_peer_fails_exactly_its_check() {
+    let cases: [(&str, &[(&str, &str)]); 8] = [
+        ("junk_stdout", &[("stdout.hygiene", "fail")]),
+        ("bad_result", &[("call.echo", "fail")]),
+        ("serial", &[("call.concurrency", "fail")]),
+        ("ignore_cancel", &[("cancel.cooperates", "fail")]),
+        ("no_ack", &[("shutdown.ack", "fail")]),
+        ("linger", &[("shutdown.exit", "fail")]),
+        ("ignore_eof", &[("eof.exit", "fail")]),
+        ("bad_ids", &[("ids.child", "fail")]),
+    ];
+    for (mode, failing) in cases {
+        let root = tempfile::tempdir().unwrap();
+        peer(root.path(), mode, "");
+        let (code, found) = statuses(root.path(), &args());
+        let mut expected: BTreeMap<String, String> = IDS
+            .iter()
+            .map(|id| (id.to_string(), "pass".to_string()))
+            .collect();
+        for (id, status) in failing {
+            expected.insert(id.to_string(), status.to_string());
+        }
+        assert_eq!(found, expected, "{mode}");
+        assert_eq!(code, Some(1), "{mode}");
+    }
+}
+
+#[test]
+fn a_broken_manifest_or_initialize_stops_the_battery_early() {
+    let root = tempfile::tempdir().unwrap();
+    peer(root.path(), "bad_initialize", "");
+    let (code, found) = statuses(root.path(), &args());
+    assert_eq!(code, Some(1));
+    assert_eq!(found["initialize.answers"], "fail", "{found:?}");
+    assert_eq!(found["shutdown.ack"], "skip", "{found:?}");
+
+    let root = tempfile::tempdir().unwrap();
+    peer(root.path(), "good", "requires_octet = \">=9.0\"");
+    let (code, found) = statuses(root.path(), &args());
+    assert_eq!(code, Some(1));
+    assert_eq!(found["manifest.requires_octet"], "fail", "{found:?}");
+    assert_eq!(found["initialize.answers"], "skip", "{found:?}");
+
+    let root = tempfile::tempdir().unwrap();
+    support::write_manifest(
+        root.path(),
+        "peer",
+        "name = \"peer\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\n\
+         [entrypoint]\ncommand = \"./missing.py\"\n\n[contributes]\ntools = [\"echo\"]\n",
+    );
+    let (code, found) = statuses(root.path(), &["peer"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(found["manifest.entrypoint"], "fail", "{found:?}");
+
+    let root = tempfile::tempdir().unwrap();
+    support::write_manifest(
+        root.path(),
+        "peer",
+        "name = \"peer\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\nbogus = 1\n\n\
+         [entrypoint]\ncommand = \"python3\"\n",
+    );
+    let (code, found) = statuses(root.path(), &["peer"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(found["manifest.valid"], "fail", "{found:?}");
+}
+
+#[test]
+fn without_a_slow_call_cancellation_is_skipped_and_a_usage_error_is_2() {
+    let root = tempfile::tempdir().unwrap();
+    peer(root.path(), "good", "");
+    let (code, found) = statuses(root.path(), &["peer", "--call", "echo"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(found["cancel.cooperates"], "skip");
+    let bad = check(root.path(), &["peer", "--call", "echo=[1]"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = check(root.path(), &["peer", "--api", "9.9"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn every_new_template_passes_check_out_of_the_box() {
+    for api in ["0.1", "0.2", "0.4"] {
+        let root = tempfile::tempdir().unwrap();
+        let made = Command::new(support::octet_binary())
+            .args(["new", "hello", "--api", api, "--into"])
+            .arg(root.path())
+            .output()
+            .unwrap();
+        assert_eq!(made.status.code(), Some(0));
+        let dir = root.path().join("hello");
+        let output = check(&dir, &["hello", "--call", "hello={\"name\":\"you\"}"]);
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{api}:\n{text}");
+        assert!(!text.contains("fail "), "{api}:\n{text}");
+    }
+}
