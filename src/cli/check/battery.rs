@@ -101,14 +101,34 @@ fn unused_declarations(located: &LocatedManifest, extension: &ExtensionHandle) -
         .iter()
         .map(|t| t.name.as_str())
         .collect();
-    let unused: Vec<&str> = located
-        .manifest
-        .contributes
+    let negotiated = &extension.info().negotiated;
+    let commands: Vec<&str> = negotiated
+        .commands
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    let contributes = &located.manifest.contributes;
+    let mut unused: Vec<String> = contributes
         .tools
         .iter()
-        .map(String::as_str)
-        .filter(|t| !offered.contains(t))
+        .filter(|t| !offered.contains(&t.as_str()))
+        .map(|t| format!("tool `{t}`"))
         .collect();
+    unused.extend(
+        contributes
+            .commands
+            .iter()
+            .filter(|c| !commands.contains(&c.as_str()))
+            .map(|c| format!("command `{c}`")),
+    );
+    let secrets = !located.manifest.capabilities.secrets.is_empty();
+    if secrets
+        && !negotiated
+            .features
+            .contains(crate::negotiation::Feature::Secrets)
+    {
+        unused.push("the secrets allowlist (`secrets` was not negotiated)".into());
+    }
     let finding = match unused.is_empty() {
         true => Finding::new(
             "manifest.unused",
@@ -366,7 +386,8 @@ fn shutdown_checks(record: Option<crate::host::ExtensionShutdown>, pid: u32) -> 
         )
         .fix("answer `shutdown` with {} (API 0.3: {\"terminal\":\"shutdown\"}), then exit"),
     };
-    let gone = gone_within(pid, SHUTDOWN_EXIT_TIMEOUT);
+    // The extension and everything in its process group (section 1.8).
+    let gone = gone_within(pid, SHUTDOWN_EXIT_TIMEOUT) && group_gone(pid, SHUTDOWN_EXIT_TIMEOUT);
     let exit = match (record.forced, gone) {
         (false, true) => Finding::new(
             "shutdown.exit",
@@ -389,6 +410,19 @@ fn shutdown_checks(record: Option<crate::host::ExtensionShutdown>, pid: u32) -> 
         .fix("exit after answering `shutdown`, and take your child processes along"),
     };
     vec![ack, exit]
+}
+
+/// True once no process is left in the group `pgid`.
+fn group_gone(pgid: u32, within: Duration) -> bool {
+    let end = Instant::now() + within;
+    // SAFETY: signal 0 to a group only checks whether any member exists.
+    while unsafe { libc::kill(-(pgid as libc::pid_t), 0) } == 0 {
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
 }
 
 /// True once `pid` no longer runs (gone, or a zombie waiting to be reaped).

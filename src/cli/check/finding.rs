@@ -124,7 +124,7 @@ pub(crate) fn human_report(
             false => format!("{:<4}", finding.status.as_str()),
         };
         lines.push(format!(
-            "  {status}  {:<width$}  §{:<5} {}",
+            "  {status}  {:<width$}  §{:<6} {}",
             finding.id, finding.section, finding.detail
         ));
         if !finding.fix.is_empty() && matches!(finding.status, Status::Fail | Status::Warn) {
