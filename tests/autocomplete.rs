@@ -9,7 +9,7 @@ mod support;
 
 use std::time::Duration;
 
-use octet_host::host::{CallError, ServiceBindings, ToolNamespace};
+use octet_host::host::{CallError, ServiceBindings};
 use octet_host::services::autocomplete::CompletionQuery;
 use octet_host::services::bound::{
     Accepted, AutocompleteRegistration, AutocompleteService, Refusal, Reply, ServiceCall,
@@ -17,6 +17,7 @@ use octet_host::services::bound::{
 use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
 use support::serve_harness::*;
+use support::tool_json as tool;
 use support::Journal;
 
 /// An interactive frontend: admits every chain, except revision 0, which it refuses.
@@ -51,17 +52,7 @@ fn host(
         .iter()
         .map(|(name, api, env)| support::wave1_extension(dir.path(), name, api, env))
         .collect();
-    support::host_builder(dir.path(), &dirs)
-        .tool_namespace(ToolNamespace::PerExtension)
-        .bind(bindings)
-        .build()
-        .unwrap()
-}
-
-fn tool(ext: &ExtensionHandle, name: &str, arguments: Value) -> Value {
-    let options = CallOptions::with_deadline(Duration::from_secs(60));
-    let result = ext.call_tool(name, arguments, options).unwrap();
-    serde_json::from_str(&result.text()).unwrap()
+    support::bound_host(dir.path(), &dirs, bindings)
 }
 
 /// The peer registers revision `revision` and reports the answer.

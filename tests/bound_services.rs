@@ -23,6 +23,7 @@ use octet_host::services::bound::{
 };
 use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
+use support::tool_json as tool;
 
 /// A composer holding its text; `get` answers whatever `answer_with` holds when set.
 #[derive(Clone, Default)]
@@ -175,12 +176,6 @@ fn world(bound: bool, api: &str, env: &str) -> World {
             .unwrap();
     }
     world
-}
-
-fn tool(ext: &ExtensionHandle, name: &str, arguments: Value) -> Value {
-    let options = CallOptions::with_deadline(Duration::from_secs(60));
-    let result = ext.call_tool(name, arguments, options).unwrap();
-    serde_json::from_str(&result.text()).unwrap()
 }
 
 /// What the peer's `seen` reports once `done` holds for it (polled; 20 s at most).

@@ -16,9 +16,10 @@ use octet_host::services::bound::{
     CompactRequest, Compaction, Refusal, Reply, ServiceCall, SessionCompactionService,
     SessionControlService, SessionId, SessionTarget,
 };
-use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
+use octet_host::{ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
 use support::serve_harness::*;
+use support::tool_json as tool;
 use support::Journal;
 
 /// A lifecycle service that journals when each operation starts and ends. Switching to
@@ -93,12 +94,6 @@ fn both(lifecycle: &Lifecycle) -> ServiceBindings {
     ServiceBindings::new()
         .session_control(lifecycle.clone())
         .session_compaction(lifecycle.clone())
-}
-
-fn tool(ext: &ExtensionHandle, name: &str, arguments: Value) -> Value {
-    let options = CallOptions::with_deadline(Duration::from_secs(60));
-    let result = ext.call_tool(name, arguments, options).unwrap();
-    serde_json::from_str(&result.text()).unwrap()
 }
 
 fn ask(ext: &ExtensionHandle, requests: Value) -> Value {

@@ -11,14 +11,15 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use octet_host::host::{CallError, LeafScope, ServiceBindings, ToolNamespace};
+use octet_host::host::{CallError, LeafScope, ServiceBindings};
 use octet_host::services::bound::{
     AppendEntry, EntryId, PrivateAppend, PrivateCommit, Reply, ServiceCall, SessionEntryService,
 };
 use octet_host::validate::{HookName, HookPayload, SessionOperation};
-use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
-use serde_json::{json, Value};
+use octet_host::{CallOptions, ExtensionHost};
+use serde_json::json;
 use support::serve_harness::*;
+use support::tool_json as tool;
 use support::Journal;
 
 /// The session writer: commits each private entry as `p<N>` and reports it.
@@ -61,17 +62,8 @@ fn host(dir: &tempfile::TempDir, peers: &[(&str, &str)], writer: &Writer) -> Ext
         .iter()
         .map(|(name, env)| peer(dir.path(), name, env))
         .collect();
-    support::host_builder(dir.path(), &dirs)
-        .tool_namespace(ToolNamespace::PerExtension)
-        .bind(ServiceBindings::new().session_entries(writer.clone()))
-        .build()
-        .unwrap()
-}
-
-fn tool(ext: &ExtensionHandle, name: &str, arguments: Value) -> Value {
-    let options = CallOptions::with_deadline(Duration::from_secs(60));
-    let result = ext.call_tool(name, arguments, options).unwrap();
-    serde_json::from_str(&result.text()).unwrap()
+    let services = ServiceBindings::new().session_entries(writer.clone());
+    support::bound_host(dir.path(), &dirs, services)
 }
 
 fn start() -> HookPayload {

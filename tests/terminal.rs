@@ -8,15 +8,15 @@ mod support;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
-use octet_host::host::{BoundNotification, HostEvent, NotifyError, ServiceBindings, ToolNamespace};
+use octet_host::host::{BoundNotification, HostEvent, NotifyError, ServiceBindings};
 use octet_host::services::bound::{
     NoParams, Refusal, Reply, ServiceCall, TerminalGrant, TerminalService,
 };
-use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
+use octet_host::{ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
 use support::serve_harness::*;
+use support::tool_json as tool;
 use support::Journal;
 
 /// A frontend that cedes its terminal: grant ids count up; `long` mints an id over the
@@ -55,17 +55,7 @@ fn host(dir: &tempfile::TempDir, names: &[&str], bindings: ServiceBindings) -> E
         .iter()
         .map(|name| support::wave1_extension(dir.path(), name, "0.2", ""))
         .collect();
-    support::host_builder(dir.path(), &dirs)
-        .tool_namespace(ToolNamespace::PerExtension)
-        .bind(bindings)
-        .build()
-        .unwrap()
-}
-
-fn tool(ext: &ExtensionHandle, name: &str, arguments: Value) -> Value {
-    let options = CallOptions::with_deadline(Duration::from_secs(60));
-    let result = ext.call_tool(name, arguments, options).unwrap();
-    serde_json::from_str(&result.text()).unwrap()
+    support::bound_host(dir.path(), &dirs, bindings)
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(0);

@@ -11,6 +11,33 @@ use crate::host::{
     ShutdownReport,
 };
 
+/// A host builder over the global options (the workspace, which must be a directory,
+/// the extension directories, the startup timeout and the guardian), and the
+/// workspace.
+pub(crate) fn builder_for(
+    global: &GlobalArgs,
+) -> Result<(ExtensionHostBuilder, std::path::PathBuf), CliError> {
+    let workspace = match &global.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(CliError::Host)?,
+    };
+    if !workspace.is_dir() {
+        return Err(CliError::Workspace { path: workspace });
+    }
+    // The CLI's extensions never outlive it, however it ends.
+    let mut builder = ExtensionHost::builder(&workspace).guardian(!global.no_guardian);
+    if global.no_global {
+        builder = builder.no_global_extensions();
+    }
+    for dir in &global.extension_dirs {
+        builder = builder.extension_dir(dir);
+    }
+    if let Some(timeout) = global.startup_timeout {
+        builder = builder.startup_timeout(timeout);
+    }
+    Ok((builder, workspace))
+}
+
 /// A host, shut down on every path out of the subcommand.
 pub(crate) struct Session {
     host: Arc<ExtensionHost>,
@@ -20,15 +47,7 @@ pub(crate) struct Session {
 impl Session {
     /// A host over the global options' workspace and extension directories.
     pub(crate) fn open(global: &GlobalArgs) -> Result<Session, CliError> {
-        let workspace = match &global.workspace {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().map_err(CliError::Host)?,
-        };
-        if !workspace.is_dir() {
-            return Err(CliError::Workspace { path: workspace });
-        }
-        // The CLI's extensions never outlive it, however it ends.
-        let mut builder = ExtensionHost::builder(&workspace).guardian(!global.no_guardian);
+        let (mut builder, _) = builder_for(global)?;
         // `--no-input` keeps the headless default: deny and cancel without asking.
         let mut tty = None;
         if global.yes {
@@ -44,15 +63,6 @@ impl Session {
                 builder = builder.bind(bindings);
                 tty = Some(terminal);
             }
-        }
-        if global.no_global {
-            builder = builder.no_global_extensions();
-        }
-        for dir in &global.extension_dirs {
-            builder = builder.extension_dir(dir);
-        }
-        if let Some(timeout) = global.startup_timeout {
-            builder = builder.startup_timeout(timeout);
         }
         let session = Session::from_builder(builder)?;
         #[cfg(unix)]

@@ -36,8 +36,23 @@ pub(crate) struct Placed {
     pub independent: bool,
 }
 
+/// Any guard as its own type again (`KindGuards::get`).
+pub(crate) trait AsAny: Any {
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 /// A kind's host state on one connection.
-pub(crate) trait KindGuard: Send + Any {
+pub(crate) trait KindGuard: Send + AsAny {
     /// Admits `request` after the generic checks; `pending` are the keys held by this
     /// kind's requests still waiting for their service. The key returned (if any) is
     /// held by the request until it settles.
@@ -58,12 +73,6 @@ pub(crate) trait KindGuard: Send + Any {
 
     /// `initialize` settled; `negotiated` when the kind's feature was negotiated.
     fn initialize_settled(&mut self, negotiated: bool);
-
-    /// The guard, for the host-to-extension messages that read it.
-    fn as_any(&self) -> &dyn Any;
-
-    /// The guard, for the host requests that change it.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// Every guard of one connection, by kind.
@@ -103,12 +112,12 @@ impl KindGuards {
 
     /// The guard of `kind` as its own type.
     pub fn get<G: KindGuard>(&self, kind: ServiceKind) -> Option<&G> {
-        self.0.get(&kind)?.as_any().downcast_ref()
+        self.0.get(&kind)?.as_ref().as_any().downcast_ref()
     }
 
     /// The guard of `kind` as its own type, to change it.
     pub fn get_typed_mut<G: KindGuard>(&mut self, kind: ServiceKind) -> Option<&mut G> {
-        self.0.get_mut(&kind)?.as_any_mut().downcast_mut()
+        self.0.get_mut(&kind)?.as_mut().as_any_mut().downcast_mut()
     }
 
     /// The host request `parent` settled: every guard hears it.
@@ -187,14 +196,6 @@ impl KindGuard for ShortcutBook {
             *self = ShortcutBook::default();
         }
     }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 /// The autocomplete chain of one generation (section 2.24b): the revision the frontend
@@ -251,13 +252,5 @@ impl KindGuard for AutocompleteChain {
         if !negotiated {
             *self = AutocompleteChain::default();
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

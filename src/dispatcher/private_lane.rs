@@ -8,8 +8,6 @@
 //! writer committed. When the hook's request settles the lane closes: the grant is
 //! revoked, and a later append is refused.
 
-use std::any::Any;
-
 use serde_json::{json, Value};
 
 use super::guards::{KindGuard, Placed};
@@ -126,14 +124,6 @@ impl KindGuard for PrivateLane {
     }
 
     fn initialize_settled(&mut self, _negotiated: bool) {}
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 //! terminal. While the grant is live the holder gets no `ui/terminal-input` or
 //! `ui/resize`.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -116,14 +115,6 @@ impl KindGuard for TerminalGuard {
     }
 
     fn initialize_settled(&mut self, _negotiated: bool) {}
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 impl Dispatcher {

@@ -46,8 +46,7 @@ fn complete(
     };
     let (text, cursor) = (query.text.clone(), query.cursor);
     send_call(
-        host,
-        extension,
+        (host, extension),
         request,
         options,
         AUTOCOMPLETE_DEADLINE,

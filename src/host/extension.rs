@@ -497,22 +497,14 @@ impl ExtensionHandle {
         extras: Extras,
         convert: impl FnOnce(CallReply) -> Result<T, CallError> + Send + 'static,
     ) -> PendingCall<T> {
-        send_call(
-            &self.inner,
-            self.info.name.clone(),
-            request,
-            options,
-            default_deadline,
-            extras,
-            convert,
-        )
+        let target = (self.inner(), self.info.name.clone());
+        send_call(target, request, options, default_deadline, extras, convert)
     }
 }
 
 /// Sends a host request to the routed generation of `extension`.
 pub(super) fn send_call<T: 'static>(
-    inner: &Arc<HostInner>,
-    extension: String,
+    (inner, extension): (&Arc<HostInner>, String),
     request: HostRequest,
     options: &CallOptions,
     default_deadline: Duration,

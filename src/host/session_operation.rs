@@ -70,8 +70,7 @@ fn run(
         session_leaf: Some(scope.clone()),
     };
     send_call(
-        inner,
-        extension,
+        (inner, extension),
         request,
         options,
         default_deadline,

@@ -148,6 +148,31 @@ pub fn host(workspace: &Path, dirs: &[PathBuf]) -> ExtensionHost {
         .unwrap()
 }
 
+/// Like [`host`], with `services` bound for every extension.
+pub fn bound_host(
+    workspace: &Path,
+    dirs: &[PathBuf],
+    services: octet_host::host::ServiceBindings,
+) -> ExtensionHost {
+    host_builder(workspace, dirs)
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .bind(services)
+        .build()
+        .unwrap()
+}
+
+/// Calls `tool` on `ext` (60 s deadline) and returns the JSON its text result holds:
+/// how the raw peers report what they saw.
+pub fn tool_json(
+    ext: &octet_host::ExtensionHandle,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let options = octet_host::CallOptions::with_deadline(Duration::from_secs(60));
+    let result = ext.call_tool(tool, arguments, options).unwrap();
+    serde_json::from_str(&result.text()).unwrap()
+}
+
 /// A builder over `workspace` with the given explicit extension directories and no
 /// global extensions, every other setting at its default.
 pub fn host_builder(workspace: &Path, dirs: &[PathBuf]) -> octet_host::ExtensionHostBuilder {

@@ -55,20 +55,10 @@ pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> i32 {
             ))
         }
     };
-    let workspace = match &global.workspace {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
+    let (builder, workspace) = match super::session::builder_for(global) {
+        Ok(built) => built,
+        Err(error) => return usage(error.to_string()),
     };
-    let mut builder = ExtensionHost::builder(&workspace).guardian(!global.no_guardian);
-    if global.no_global {
-        builder = builder.no_global_extensions();
-    }
-    for dir in &global.extension_dirs {
-        builder = builder.extension_dir(dir);
-    }
-    if let Some(timeout) = global.startup_timeout {
-        builder = builder.startup_timeout(timeout);
-    }
     let host = match builder.build() {
         Ok(host) => host,
         Err(error) => return usage(format!("cannot start a host: {error}")),
