@@ -157,13 +157,19 @@ fn offered_only_on_api_0_4_and_compaction_only_with_control() {
     assert!(lifecycle.journal.entries().is_empty());
 }
 
-#[test]
-fn closed_params_and_the_owner_rules_refuse_before_the_service() {
+/// The peer on API 0.4 with both kinds bound, after one settled `ask` call (for the
+/// requests that name the previous one).
+fn settled_once() -> (Lifecycle, World, ExtensionHandle) {
     let lifecycle = Lifecycle::default();
     let w = world("0.4", both(&lifecycle));
     let ext = w.host.start("peer").unwrap();
-    // A settled call for the requests that name the previous one.
     ask(&ext, json!([]));
+    (lifecycle, w, ext)
+}
+
+#[test]
+fn closed_params_and_the_owner_rules_refuse_before_the_service() {
+    let (lifecycle, _w, ext) = settled_once();
     let answers = ask(
         &ext,
         json!([
@@ -268,10 +274,7 @@ fn operations_run_one_at_a_time_in_order_and_a_full_queue_is_refused() {
 
 #[test]
 fn compaction_waits_for_its_parent_to_settle() {
-    let lifecycle = Lifecycle::default();
-    let w = world("0.4", both(&lifecycle));
-    let ext = w.host.start("peer").unwrap();
-    ask(&ext, json!([]));
+    let (lifecycle, _w, ext) = settled_once();
     let answers = ask(
         &ext,
         json!([
