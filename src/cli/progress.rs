@@ -37,6 +37,9 @@ pub(crate) fn wait<T>(
         }
     };
     let outcome = loop {
+        if super::tty::handed_off() {
+            view.clear();
+        }
         for event in host.events().try_iter() {
             // The holder of the terminal is gone: the CLI takes it back at once.
             if let HostEvent::TerminalGrantLost { .. } = event {
@@ -72,13 +75,6 @@ pub(crate) fn suspended<R>(ask: impl FnOnce() -> R) -> R {
     }
 }
 
-/// Hides the progress bar while an extension holds the terminal.
-pub(crate) fn clear_for_handoff() {
-    if let Some(bar) = ACTIVE_BAR.lock().as_ref() {
-        bar.finish_and_clear();
-    }
-}
-
 /// The progress bar, created on the first status event.
 struct ProgressView {
     enabled: bool,
@@ -97,7 +93,11 @@ impl ProgressView {
 
     fn show(&mut self, event: &ProgressEvent) {
         // Nothing is drawn over a terminal an extension holds.
-        if !self.enabled || super::tty::handed_off() {
+        if super::tty::handed_off() {
+            self.clear();
+            return;
+        }
+        if !self.enabled {
             return;
         }
         match event {

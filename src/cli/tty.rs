@@ -147,7 +147,7 @@ impl TerminalService for Arc<Tty> {
             return reply
                 .refuse(Refusal::NotForegroundOwner.because("the extension has no process"));
         };
-        super::progress::clear_for_handoff();
+        // The progress view stops drawing (and clears its bar) once it sees this.
         HANDED_OFF.store(true, Ordering::Release);
         if !self.foreground(group) {
             HANDED_OFF.store(false, Ordering::Release);

@@ -13,6 +13,7 @@ mod children;
 mod command;
 mod connection;
 mod generations;
+mod guard;
 mod guards;
 mod inbound;
 mod launch;

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::guards::{KindGuard, Placed};
+use super::guard::{KindGuard, Placed};
 use crate::services::bound::{mint_grant_id, Refusal, ServiceRefusal, ServiceRequest};
 
 /// The awaited invocation.

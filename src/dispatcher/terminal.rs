@@ -15,7 +15,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use super::guards::{KindGuard, Placed};
+use super::guard::{KindGuard, Placed};
 use super::Dispatcher;
 use crate::model::events::HostEvent;
 use crate::services::bound::{Refusal, ServiceRefusal, ServiceRequest};

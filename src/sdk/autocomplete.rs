@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::context::Context;
 use super::error::HandlerError;
-use super::extension::Extension;
+use super::extension::{AutocompleteEntry, Extension};
+pub use super::output::Completions;
 use super::runtime::diagnostic;
 pub use crate::services::autocomplete::{CompletionItem, CompletionQuery};
 
@@ -20,27 +20,6 @@ pub const FEATURE_AUTOCOMPLETE: &str = "autocomplete";
 /// The API 0.4 feature of the completion items' edit fields (section 2.24b); it needs
 /// [`FEATURE_AUTOCOMPLETE`].
 pub const FEATURE_AUTOCOMPLETE_EDIT: &str = "autocomplete_edit_v1";
-
-/// A reply to one query: the exact text before the cursor the items replace, and the
-/// items (none leaves the query to the next chain).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Completions {
-    /// The exact suffix of the text before the cursor.
-    pub prefix: String,
-    /// At most 32 items.
-    pub items: Vec<CompletionItem>,
-}
-
-/// The handler of `ui/autocomplete/complete`.
-pub(crate) type AutocompleteFn =
-    dyn Fn(CompletionQuery, &Context) -> Result<Completions, HandlerError> + Send + Sync;
-
-/// A registered chain: its revision and handler.
-#[derive(Clone)]
-pub(crate) struct AutocompleteEntry {
-    pub(crate) revision: u64,
-    pub(crate) handler: Arc<AutocompleteFn>,
-}
 
 impl Extension {
     /// Registers a completion chain (section 2.24b) and enables `autocomplete`. When

@@ -37,6 +37,22 @@ pub(crate) type LifecycleFn = dyn Fn(LifecycleNotice, &Context) + Send + Sync;
 
 pub(crate) type ShortcutFn = dyn Fn(&Context) + Send + Sync;
 pub(crate) type MessageUpdateFn = dyn Fn(super::request::MessageUpdate, &Context) + Send + Sync;
+/// The handler of terminal notices (section 2.24).
+pub(crate) type TerminalFn = dyn Fn(super::request::TerminalNotice, &Context) + Send + Sync;
+/// The handler of `ui/autocomplete/complete`.
+pub(crate) type AutocompleteFn = dyn Fn(
+        crate::services::autocomplete::CompletionQuery,
+        &Context,
+    ) -> Result<super::output::Completions, HandlerError>
+    + Send
+    + Sync;
+
+/// A registered chain: its revision and handler.
+#[derive(Clone)]
+pub(crate) struct AutocompleteEntry {
+    pub(crate) revision: u64,
+    pub(crate) handler: Arc<AutocompleteFn>,
+}
 
 /// A shortcut to register inside `initialize`, with the handler its trigger runs.
 pub(crate) struct ShortcutEntry {
@@ -219,9 +235,9 @@ pub struct Extension {
     /// The handler of `message/updated` batches (section 1.11).
     pub(crate) message_update: Option<Arc<MessageUpdateFn>>,
     /// The completion chain registered after `initialize` (section 2.24b).
-    pub(crate) autocomplete: Option<crate::sdk::autocomplete::AutocompleteEntry>,
+    pub(crate) autocomplete: Option<AutocompleteEntry>,
     /// The handler of terminal notices (section 2.24).
-    pub(crate) terminal: Option<Arc<crate::sdk::terminal::TerminalFn>>,
+    pub(crate) terminal: Option<Arc<TerminalFn>>,
 }
 
 impl std::fmt::Debug for Extension {

@@ -83,9 +83,10 @@ pub use output::{
     HookOutput, NotificationLevel, Placement, RenderOutput, RenderSegment, StatusContribution,
     Surface, ToolOutput,
 };
+pub use request::TerminalNotice;
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
 pub use services::MessageUpdate;
-pub use terminal::{TerminalNotice, FEATURE_TERMINAL_HANDOFF, FEATURE_TERMINAL_INPUT};
+pub use terminal::{FEATURE_TERMINAL_HANDOFF, FEATURE_TERMINAL_INPUT};
 
 /// Host requests an extension handles at once on API 0.2/0.4 unless
 /// [`Extension::max_concurrent_requests`] says otherwise; the host's offer may lower it

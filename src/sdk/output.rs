@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::manifest::ApiVersion;
+use crate::services::autocomplete::CompletionItem;
 
 /// One part of an API 0.2/0.4 tool result (section 1.2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -570,4 +571,14 @@ mod tests {
             json!({"label": "a", "content": "b", "placement": "prompt_suffix"})
         );
     }
+}
+
+/// A reply to one query: the exact text before the cursor the items replace, and the
+/// items (none leaves the query to the next chain).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Completions {
+    /// The exact suffix of the text before the cursor.
+    pub prefix: String,
+    /// At most 32 items.
+    pub items: Vec<CompletionItem>,
 }

@@ -159,3 +159,52 @@ impl MessageUpdate {
         })
     }
 }
+
+/// A terminal notification from the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TerminalNotice {
+    /// `terminal/grant-lost`: the host took the terminal back; stop writing to it.
+    GrantLost {
+        /// Why.
+        reason: String,
+    },
+    /// `ui/terminal-input`: what the person typed (observe only).
+    Input {
+        /// The input, at most 256 bytes.
+        data: String,
+    },
+    /// `ui/resize`: the terminal's new size.
+    Resize {
+        /// Width in columns.
+        columns: u16,
+        /// Height in rows.
+        rows: u16,
+    },
+}
+
+impl TerminalNotice {
+    /// The notice a host notification carries, if it is one.
+    pub(crate) fn parse(method: &str, params: &Value) -> Option<TerminalNotice> {
+        let text = |name: &str| params.get(name).and_then(Value::as_str).map(str::to_string);
+        let size = |name: &str| {
+            params
+                .get(name)
+                .and_then(Value::as_u64)
+                .and_then(|n| u16::try_from(n).ok())
+        };
+        match method {
+            "terminal/grant-lost" => Some(TerminalNotice::GrantLost {
+                reason: text("reason").unwrap_or_default(),
+            }),
+            "ui/terminal-input" => Some(TerminalNotice::Input {
+                data: text("data")?,
+            }),
+            "ui/resize" => Some(TerminalNotice::Resize {
+                columns: size("columns")?,
+                rows: size("rows")?,
+            }),
+            _ => None,
+        }
+    }
+}

@@ -5,11 +5,10 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::context::Context;
 use super::error::ChildRequestError;
 use super::extension::Extension;
+use super::request::TerminalNotice;
 use crate::services::bound::{NoParams, ServiceRequest, TerminalGrant};
 
 /// The feature of `terminal/acquire`, `terminal/release` and `terminal/grant-lost`.
@@ -17,58 +16,6 @@ pub const FEATURE_TERMINAL_HANDOFF: &str = "terminal_handoff";
 
 /// The feature of the observe-only `ui/terminal-input` and `ui/resize` notifications.
 pub const FEATURE_TERMINAL_INPUT: &str = "terminal_input";
-
-/// A terminal notification from the host.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TerminalNotice {
-    /// `terminal/grant-lost`: the host took the terminal back; stop writing to it.
-    GrantLost {
-        /// Why.
-        reason: String,
-    },
-    /// `ui/terminal-input`: what the person typed (observe only).
-    Input {
-        /// The input, at most 256 bytes.
-        data: String,
-    },
-    /// `ui/resize`: the terminal's new size.
-    Resize {
-        /// Width in columns.
-        columns: u16,
-        /// Height in rows.
-        rows: u16,
-    },
-}
-
-impl TerminalNotice {
-    /// The notice a host notification carries, if it is one.
-    pub(crate) fn parse(method: &str, params: &Value) -> Option<TerminalNotice> {
-        let text = |name: &str| params.get(name).and_then(Value::as_str).map(str::to_string);
-        let size = |name: &str| {
-            params
-                .get(name)
-                .and_then(Value::as_u64)
-                .and_then(|n| u16::try_from(n).ok())
-        };
-        match method {
-            "terminal/grant-lost" => Some(TerminalNotice::GrantLost {
-                reason: text("reason").unwrap_or_default(),
-            }),
-            "ui/terminal-input" => Some(TerminalNotice::Input {
-                data: text("data")?,
-            }),
-            "ui/resize" => Some(TerminalNotice::Resize {
-                columns: size("columns")?,
-                rows: size("rows")?,
-            }),
-            _ => None,
-        }
-    }
-}
-
-/// The handler of terminal notices.
-pub(crate) type TerminalFn = dyn Fn(TerminalNotice, &Context) + Send + Sync;
 
 impl Extension {
     /// Receives terminal notices (section 2.24) and enables `terminal_handoff`; they

@@ -16,8 +16,8 @@ use super::state::{diagnostic, Session, Shared};
 use crate::sdk::context::Context;
 use crate::sdk::extension::Extension;
 use crate::sdk::features::FEATURE_SHORTCUTS;
+use crate::sdk::request::TerminalNotice;
 use crate::sdk::services::{registration, MessageUpdate};
-use crate::sdk::terminal::TerminalNotice;
 use crate::wire::{Notification, RequestId};
 
 /// How long one registration waits for the host's answer.
