@@ -54,9 +54,6 @@ pub(super) fn run(
                           the error names the member at fault",
                 ),
             );
-            for id in ["call", "cancel.cooperates", "shutdown.ack", "shutdown.exit"] {
-                findings.push(Finding::new(id, Status::Skip, "1.1", "initialize failed"));
-            }
             return findings;
         }
     };

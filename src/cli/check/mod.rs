@@ -118,17 +118,9 @@ fn battery_for(
                 catalog.names().collect::<Vec<_>>().join(", ")
             ),
         };
-        let mut findings = vec![Finding::new("manifest.valid", Status::Fail, "1.1", detail)
+        let findings = vec![Finding::new("manifest.valid", Status::Fail, "1.1", detail)
             .fix("fix extension.toml as the diagnostic says (octet-host discover lists them all)")];
-        for id in ["initialize.answers", "shutdown.ack", "eof.exit"] {
-            findings.push(Finding::new(
-                id,
-                Status::Skip,
-                "1.1",
-                "the manifest did not load",
-            ));
-        }
-        return (findings, None);
+        return (every_id(findings, calls, "the manifest did not load"), None);
     };
     let mut located: LocatedManifest = located;
     if let Some(api) = api {
@@ -163,12 +155,7 @@ fn battery_for(
         },
     );
     if findings.iter().any(|f| f.status == Status::Fail) {
-        findings.push(Finding::new(
-            "initialize.answers",
-            Status::Skip,
-            "1.1",
-            "the manifest cannot start",
-        ));
+        let findings = every_id(findings, calls, "the manifest cannot start");
         return (findings, Some(api_version));
     }
     findings.extend(battery::run(host, &located, calls));
@@ -184,7 +171,54 @@ fn battery_for(
                 .fix("exit when stdin reaches EOF, even without a `shutdown`"),
         },
     );
-    (findings, Some(api_version))
+    (
+        every_id(findings, calls, "initialize failed"),
+        Some(api_version),
+    )
+}
+
+/// Every id of a run, in report order, with the reference section each rests on.
+fn ids(calls: &[(String, Value)]) -> Vec<(String, &'static str)> {
+    let head = [
+        ("manifest.valid", "1.1"),
+        ("manifest.entrypoint", "1.1"),
+        ("manifest.requires_octet", "1.1"),
+        ("initialize.answers", "1.1"),
+        ("manifest.unused", "1.1"),
+    ];
+    let tail = [
+        ("call.concurrency", "1.1"),
+        ("cancel.cooperates", "1.9"),
+        ("stdout.hygiene", "intro"),
+        ("ids.child", "2"),
+        ("shutdown.ack", "1.8"),
+        ("shutdown.exit", "1.8"),
+        ("eof.exit", "1.8"),
+    ];
+    let calls = calls
+        .iter()
+        .map(|(tool, _)| (format!("call.{tool}"), "1.2"));
+    head.into_iter()
+        .map(|(id, section)| (id.to_string(), section))
+        .chain(calls)
+        .chain(
+            tail.into_iter()
+                .map(|(id, section)| (id.to_string(), section)),
+        )
+        .collect()
+}
+
+/// `found` in report order, every id it lacks reported `skip` because of `why`.
+fn every_id(mut found: Vec<Finding>, calls: &[(String, Value)], why: &str) -> Vec<Finding> {
+    ids(calls)
+        .into_iter()
+        .map(
+            |(id, section)| match found.iter().position(|f| f.id == id) {
+                Some(at) => found.remove(at),
+                None => Finding::new(id, Status::Skip, section, why),
+            },
+        )
+        .collect()
 }
 
 /// `manifest.entrypoint`: the command resolves to an executable file.
