@@ -339,3 +339,39 @@ fn serve_hands_the_client_one_operation_at_a_time() {
         "the idle driver is busy"
     );
 }
+
+#[test]
+fn queued_operations_of_an_ended_generation_never_reach_the_service() {
+    let lifecycle = Lifecycle::default();
+    let w = world("0.4", both(&lifecycle));
+    let ext = w.host.start("peer").unwrap();
+    ask(&ext, json!([]));
+    // One blocks the lane; two wait behind it; then the generation ends.
+    let mut requests = vec![json!({"id": "block", "method": "session/switch",
+        "params": {"session_id": "block"}, "wait": false, "parent": "previous", "owner": "issued"})];
+    for n in 0..2 {
+        requests.push(json!({"id": format!("q{n}"), "method": "session/switch",
+            "params": {"session_id": format!("s{n}")}, "wait": false,
+            "parent": "previous", "owner": "issued"}));
+    }
+    ask(&ext, Value::Array(requests));
+    lifecycle.journal.wait_for("switch block start");
+    ext.shutdown();
+    *lifecycle.release.lock().unwrap() = true;
+    support::eventually("the blocked switch ends", || {
+        lifecycle
+            .journal
+            .entries()
+            .iter()
+            .any(|l| l == "switch block end")
+    });
+    // The lane moves on, and what waited for the ended generation is dropped.
+    std::thread::sleep(Duration::from_millis(300));
+    let started: Vec<String> = lifecycle
+        .journal
+        .entries()
+        .into_iter()
+        .filter(|l| l.starts_with("switch s"))
+        .collect();
+    assert!(started.is_empty(), "{started:?}");
+}

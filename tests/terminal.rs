@@ -153,8 +153,11 @@ fn a_revoked_or_ended_grant_frees_the_terminal() {
     let a = host.start("a").unwrap();
     let b = host.start("b").unwrap();
 
-    // Revoked by the embedder: the holder is told, the grant ends.
+    // Revoked by the embedder: the holder is told, the grant ends. A reason over its
+    // bound is refused and revokes nothing.
     assert!(send(&a, "terminal/acquire")["result"].is_object());
+    let long = "x".repeat(octet_host::limits::MAX_GRANT_LOST_REASON_BYTES + 1);
+    assert!(a.revoke_terminal(&long).is_err());
     assert!(b.revoke_terminal("not yours").is_err());
     a.revoke_terminal("the session moved").unwrap();
     support::eventually("a hears the grant is lost", || {
