@@ -278,3 +278,46 @@ fn serve_forwards_private_appends_to_the_client_with_the_grant_checked_first() {
     let result = serve.result(json!("h"));
     assert_eq!(result["ok"], true, "{result}");
 }
+
+#[test]
+fn a_compaction_hook_cannot_start_a_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Writer::default();
+    let env = "OCTET_PEER_COMPACT_IN_HOOK = \"1\"";
+    let path = peer(dir.path(), "a", env);
+    let lifecycle = ServiceBindings::new()
+        .session_entries(writer.clone())
+        .session_control(NoCompaction)
+        .session_compaction(NoCompaction);
+    let host = support::bound_host(dir.path(), &[path], lifecycle);
+    let a = host.start("a").unwrap();
+    let payload = HookPayload::Other {
+        hook: HookName::SessionBeforeCompact,
+        payload: json!({"kind": "before_compact", "reason": "manual"}),
+    };
+    a.run_session_operation_hook(&payload, &LeafScope::default(), options())
+        .unwrap();
+    let seen = tool(&a, "seen", json!({}));
+    let answer = &seen["compact_in_hook"];
+    assert_eq!(answer["error"]["code"], -32602, "{seen}");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid_request"));
+}
+
+/// A lifecycle service that must never be reached.
+struct NoCompaction;
+
+impl octet_host::services::bound::SessionControlService for NoCompaction {}
+
+impl octet_host::services::bound::SessionCompactionService for NoCompaction {
+    fn compact(
+        &self,
+        _call: ServiceCall,
+        _request: octet_host::services::bound::CompactRequest,
+        _reply: Reply<octet_host::services::bound::Compaction>,
+    ) {
+        panic!("a compaction started from inside a compaction hook");
+    }
+}
