@@ -237,3 +237,40 @@ fn every_new_template_passes_check_out_of_the_box() {
         assert!(!text.contains("fail "), "{api}:\n{text}");
     }
 }
+
+#[test]
+fn the_rust_template_passes_check_out_of_the_box() {
+    let root = tempfile::tempdir().unwrap();
+    let made = Command::new(support::octet_binary())
+        .args(["new", "hello-rs", "--lang", "rust", "--into"])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0));
+    let dir = root.path().join("hello-rs");
+    // A debug build in a target directory kept between runs, put where the manifest
+    // expects the release binary: the check is about behaviour, not optimisation.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rust-template");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    std::fs::create_dir_all(dir.join("target/release")).unwrap();
+    std::fs::copy(
+        target.join("debug/hello-rs"),
+        dir.join("target/release/hello-rs"),
+    )
+    .unwrap();
+    let output = check(&dir, &["hello-rs", "--call", "hello_rs={\"name\":\"you\"}"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("Hello, you!"), "{text}");
+}
