@@ -97,7 +97,7 @@ fn subscribers_are_awaited_in_start_order_each_with_its_own_private_lane() {
         expected_head: Some("e1".into()),
     };
     let done = host
-        .session_operation_hook(&start(), &scope, options())
+        .session_operation_hook(&start(), &scope, options(), None)
         .unwrap();
     let order: Vec<&str> = done.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(order, ["b", "a"]);
@@ -197,7 +197,7 @@ fn a_refused_result_stops_the_run() {
     let bad = host.start("bad").unwrap();
     let a = host.start("a").unwrap();
     let error = host
-        .session_operation_hook(&start(), &LeafScope::default(), options())
+        .session_operation_hook(&start(), &LeafScope::default(), options(), None)
         .unwrap_err();
     assert_eq!(error.extension, "bad");
     assert!(
@@ -227,7 +227,7 @@ fn the_before_compact_hook_may_replace_the_summary_and_appends_privately() {
             "branch_entries": [], "custom_instructions": null}),
     };
     let done = host
-        .session_operation_hook(&payload, &LeafScope::default(), options())
+        .session_operation_hook(&payload, &LeafScope::default(), options(), None)
         .unwrap();
     assert_eq!(
         done[0].1.session_operation,
@@ -320,4 +320,30 @@ impl octet_host::services::bound::SessionCompactionService for NoCompaction {
     ) {
         panic!("a compaction started from inside a compaction hook");
     }
+}
+
+#[test]
+fn the_shared_cancellation_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Writer::default();
+    let slow = "OCTET_PEER_HOOK_DELAY_MS = \"1000\"";
+    let host = host(&dir, &[("a", slow), ("b", "")], &writer);
+    let _a = host.start("a").unwrap();
+    let b = host.start("b").unwrap();
+    let (stop, stopped) = octet_host::channel::bounded::<()>(0);
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        drop(stop);
+    });
+    let error = host
+        .session_operation_hook(&start(), &LeafScope::default(), options(), Some(&stopped))
+        .unwrap_err();
+    stopper.join().unwrap();
+    assert_eq!(error.extension, "a");
+    assert!(
+        matches!(error.error, CallError::Cancelled { .. }),
+        "{error:?}"
+    );
+    assert!(error.completed.is_empty());
+    assert_eq!(tool(&b, "seen", json!({}))["hooks"], json!([]));
 }

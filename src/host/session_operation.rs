@@ -15,7 +15,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::call::{CallError, CallOptions, LeafScope};
+use crossbeam_channel::{Receiver, TryRecvError};
+
+use super::call::{CallError, CallOptions, CancelReason, LeafScope};
 use super::extension::{send_call, Extras};
 use super::{ExtensionHandle, ExtensionHost, HostInner};
 use crate::dispatcher::{Command, HostRequest};
@@ -45,7 +47,8 @@ impl std::fmt::Display for SessionOperationError {
 
 impl std::error::Error for SessionOperationError {}
 
-/// Runs one awaited hook on `extension`'s routed generation with its grant.
+/// Runs one awaited hook on `extension`'s routed generation with its grant; a message
+/// on (or the disconnection of) `cancel` cancels it.
 fn run(
     inner: &Arc<HostInner>,
     extension: String,
@@ -53,6 +56,7 @@ fn run(
     scope: &LeafScope,
     options: &CallOptions,
     default_deadline: Duration,
+    cancel: Option<&Receiver<()>>,
 ) -> Result<HookResult, CallError> {
     let hook = payload.hook();
     if !hook.is_session_operation() {
@@ -69,15 +73,25 @@ fn run(
         payload: payload.to_value(),
         session_leaf: Some(scope.clone()),
     };
-    send_call(
+    let pending = send_call(
         (inner, extension),
         request,
         options,
         default_deadline,
         Extras::default(),
         move |reply| validate::hook_output(&reply?.value, hook).map_err(CallError::InvalidResult),
-    )
-    .wait()
+    );
+    let Some(cancel) = cancel else {
+        return pending.wait();
+    };
+    let answer = pending.answer().clone();
+    crossbeam_channel::select! {
+        recv(answer) -> received => pending.settle(received),
+        recv(cancel) -> _ => {
+            pending.cancel();
+            pending.wait()
+        }
+    }
 }
 
 impl ExtensionHandle {
@@ -101,6 +115,7 @@ impl ExtensionHandle {
             scope,
             &options,
             deadline,
+            None,
         )
     }
 }
@@ -111,11 +126,33 @@ impl ExtensionHost {
     /// the order they were started, under one deadline for all of them (`options`, or
     /// the request deadline). Each invocation gets its own private grant in `scope`.
     /// The first failure stops the run: the error names it and what completed before.
+    ///
+    /// `cancel` is the run's shared cancellation: once it carries a message or is
+    /// disconnected, the hook in flight is cancelled (its generation gets
+    /// `$/cancelRequest`) and no later one runs; the run fails with
+    /// [`CallError::Cancelled`]. What completed stays completed.
+    ///
+    /// ```no_run
+    /// # use octet_host::host::{CallOptions, ExtensionHost, LeafScope};
+    /// # use octet_host::validate::HookPayload;
+    /// # fn turn(host: &ExtensionHost) {
+    /// let (stop, stopped) = octet_host::channel::bounded::<()>(0);
+    /// let start = HookPayload::ModelTurnStart {
+    ///     run_id: "run:001".into(),
+    ///     turn_index: 0,
+    ///     timestamp_ms: 1_791_129_600_000,
+    /// };
+    /// // Dropping `stop` (say, when the person presses Esc) cancels the run.
+    /// let outcome = host.session_operation_hook(&start, &LeafScope::default(), CallOptions::default(), Some(&stopped));
+    /// # drop(stop);
+    /// # }
+    /// ```
     pub fn session_operation_hook(
         &self,
         payload: &HookPayload,
         scope: &LeafScope,
         options: CallOptions,
+        cancel: Option<&Receiver<()>>,
     ) -> Result<Vec<(String, HookResult)>, Box<SessionOperationError>> {
         let hook = payload.hook();
         let total = options
@@ -136,7 +173,15 @@ impl ExtensionHost {
             Err(_) => return Err(failed(String::new(), CallError::HostShutDown, Vec::new())),
         };
         let mut completed = Vec::new();
+        // A message, or the sender gone, stops the run.
+        let stopped = || cancel.is_some_and(|c| !matches!(c.try_recv(), Err(TryRecvError::Empty)));
         for extension in subscribers {
+            if stopped() {
+                let error = CallError::Cancelled {
+                    reason: CancelReason::User,
+                };
+                return Err(failed(extension, error, completed));
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 let error = CallError::DeadlineExceeded { after: total };
@@ -153,6 +198,7 @@ impl ExtensionHost {
                 scope,
                 &options,
                 left,
+                cancel,
             ) {
                 Ok(result) => completed.push((extension, result)),
                 Err(error) => return Err(failed(extension, error, completed)),

@@ -131,8 +131,12 @@ impl Demo<'_> {
             timestamp_ms: 0,
         };
         let host = self.session.host();
-        let outcome =
-            host.session_operation_hook(&payload, &LeafScope::default(), CallOptions::default());
+        let outcome = host.session_operation_hook(
+            &payload,
+            &LeafScope::default(),
+            CallOptions::default(),
+            None,
+        );
         let seen = frontend.since(from);
         for line in &seen {
             self.t.detail(format!("  service: {line}"));
