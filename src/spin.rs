@@ -94,7 +94,8 @@ impl Backoff {
     /// [`SECOND_STRIKE_WITHIN`]: the process then backs off.
     fn slow_yield(&self, now: u64) -> bool {
         let last = self.last_slow.swap(now, Ordering::Relaxed);
-        let strike = last != 0 && now - last < SECOND_STRIKE_WITHIN.as_nanos() as u64;
+        // Threads race: `last` may be a later reading than this thread's `now`.
+        let strike = last != 0 && now.abs_diff(last) < SECOND_STRIKE_WITHIN.as_nanos() as u64;
         if strike {
             self.oversubscribed(now);
         }
@@ -240,6 +241,15 @@ mod tests {
         // On a loaded machine the test thread itself may be preempted for a slice,
         // which ends the spin early as a slow yield would.
         assert!(start.elapsed() >= Duration::from_millis(2) || backoff.active(now_nanos()));
+    }
+
+    #[test]
+    fn a_slow_yield_read_before_another_threads_later_one_is_still_a_strike() {
+        // Thread B stored a later reading before thread A's earlier one arrives.
+        let backoff = Backoff::new();
+        assert!(!backoff.slow_yield(2_000_000));
+        assert!(backoff.slow_yield(1_500_000));
+        assert!(backoff.active(1_500_001));
     }
 
     #[test]

@@ -42,9 +42,14 @@ fn peer(root: &Path, mode: &str, extra: &str) -> PathBuf {
     support::write_manifest(root, "peer", &manifest)
 }
 
-fn check(dir: &Path, args: &[&str]) -> Output {
-    Command::new(support::octet_binary())
-        .arg("--no-global")
+/// Runs `octet-host check` over `dir` with `args`, with `--json` when `json`.
+fn check_as(dir: &Path, args: &[&str], json: bool) -> Output {
+    let mut command = Command::new(support::octet_binary());
+    command.arg("--no-global");
+    if json {
+        command.arg("--json");
+    }
+    command
         .arg("--extension-dir")
         .arg(dir)
         .arg("check")
@@ -55,19 +60,13 @@ fn check(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+fn check(dir: &Path, args: &[&str]) -> Output {
+    check_as(dir, args, false)
+}
+
 /// Runs check in JSON and human form; returns each id's status (checked to agree).
 fn statuses(dir: &Path, args: &[&str]) -> (Option<i32>, BTreeMap<String, String>) {
-    let mut json_args = args.to_vec();
-    json_args.insert(0, "--json");
-    let json = Command::new(support::octet_binary())
-        .args(["--no-global", "--json", "--extension-dir"])
-        .arg(dir)
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let json = check_as(dir, args, true);
     let report: Value = serde_json::from_slice(&json.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stdout)));
     let mut found = BTreeMap::new();

@@ -111,6 +111,21 @@ fn token(answer: &Value) -> String {
     message.split(':').next().unwrap().to_string()
 }
 
+/// Starts the peer on `api` with `bindings`: neither session feature is offered, and
+/// `method` is refused -32601 `unsupported_feature`.
+fn not_offered(api: &str, bindings: ServiceBindings, method: &str) {
+    let w = world(api, bindings);
+    let ext = w.host.start("peer").unwrap();
+    let offered = support::offered(&tool(&ext, "seen", json!({})));
+    assert!(
+        !offered.iter().any(|f| f.starts_with("session_c")),
+        "{offered:?}"
+    );
+    let answers = ask(&ext, json!([{"id": "r", "method": method, "params": {}}]));
+    assert_eq!(code(&answers["r"]), -32601, "{answers}");
+    assert_eq!(token(&answers["r"]), "unsupported_feature");
+}
+
 #[test]
 fn offered_only_on_api_0_4_and_compaction_only_with_control() {
     let lifecycle = Lifecycle::default();
@@ -127,33 +142,9 @@ fn offered_only_on_api_0_4_and_compaction_only_with_control() {
 
     // Compaction without control: the start succeeds and offers neither.
     let alone = ServiceBindings::new().session_compaction(lifecycle.clone());
-    let w = world("0.4", alone);
-    let ext = w.host.start("peer").unwrap();
-    let offered = support::offered(&tool(&ext, "seen", json!({})));
-    assert!(
-        !offered.iter().any(|f| f.starts_with("session_c")),
-        "{offered:?}"
-    );
-    let answers = ask(
-        &ext,
-        json!([{"id": "i", "method": "session/wait_for_idle", "params": {}}]),
-    );
-    assert_eq!(code(&answers["i"]), -32601);
-    assert_eq!(token(&answers["i"]), "unsupported_feature");
-
+    not_offered("0.4", alone, "session/wait_for_idle");
     // API 0.2: never offered, the start succeeds, a request is unsupported_feature.
-    let w = world("0.2", both(&lifecycle));
-    let ext = w.host.start("peer").unwrap();
-    let offered = support::offered(&tool(&ext, "seen", json!({})));
-    assert!(
-        !offered.iter().any(|f| f.starts_with("session_c")),
-        "{offered:?}"
-    );
-    let answers = ask(
-        &ext,
-        json!([{"id": "c", "method": "session/create", "params": {}}]),
-    );
-    assert_eq!(token(&answers["c"]), "unsupported_feature");
+    not_offered("0.2", both(&lifecycle), "session/create");
     assert!(lifecycle.journal.entries().is_empty());
 }
 

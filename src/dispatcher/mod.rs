@@ -231,10 +231,22 @@ pub(crate) fn spawn(
         health_epoch: Instant::now(),
         janitor,
     };
+    // Kept outside the dispatcher: should it ever panic, its commands are still read.
+    let orphaned = dispatcher.commands.clone();
     std::thread::Builder::new()
         .name("octet-dispatcher".into())
         .spawn(move || {
-            dispatcher.run();
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatcher.run()));
+            if ran.is_err() {
+                // A bug, never a protocol event: the dispatcher's state is gone. Every
+                // command already sent, and every later one, is dropped with its reply
+                // channel, so each waiter hears that the host is gone instead of
+                // waiting forever.
+                log::error!(target: "octet_host", "the dispatcher stopped after a panic; every call now fails");
+                for command in orphaned.iter() {
+                    drop(command);
+                }
+            }
             let _ = janitor_thread.join();
             for launcher in launchers {
                 let _ = launcher.join();

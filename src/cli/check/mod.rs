@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::GlobalArgs;
 use crate::host::ExtensionHost;
-use crate::limits::{OCTET_VERSION, SHUTDOWN_EXIT_TIMEOUT};
+use crate::limits::{OCTET_VERSION, SHUTDOWN_EXIT_TIMEOUT, STARTUP_TIMEOUT};
 use crate::manifest::{self, ApiVersion, LocatedManifest};
 use finding::{Finding, Status};
 
@@ -63,7 +63,14 @@ pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> i32 {
         Ok(host) => host,
         Err(error) => return usage(format!("cannot start a host: {error}")),
     };
-    let (findings, api_version) = battery_for(&host, &args.name, api, &calls, &workspace);
+    let (findings, api_version) = battery_for(
+        &host,
+        &args.name,
+        api,
+        &calls,
+        &workspace,
+        global.startup_timeout.unwrap_or(STARTUP_TIMEOUT),
+    );
     host.shutdown();
     battery::progress_done();
     if global.json {
@@ -104,6 +111,7 @@ fn battery_for(
     api: Option<ApiVersion>,
     calls: &[(String, Value)],
     workspace: &std::path::Path,
+    startup: std::time::Duration,
 ) -> (Vec<Finding>, Option<String>) {
     let catalog = host.discover();
     let Some(located) = catalog.get(name).cloned() else {
@@ -160,7 +168,7 @@ fn battery_for(
     }
     findings.extend(battery::run(host, &located, calls));
     findings.push(
-        match process::eof_exit(&located, workspace, SHUTDOWN_EXIT_TIMEOUT) {
+        match process::eof_exit(&located, workspace, startup, SHUTDOWN_EXIT_TIMEOUT) {
             Ok(within) => Finding::new(
                 "eof.exit",
                 Status::Pass,
