@@ -149,15 +149,9 @@ impl Feature {
     /// this host does not serve through a bound service: such a request is refused
     /// with `unsupported_feature` (section 3), not as an unknown method.
     pub fn of_request(method: &str) -> Option<Feature> {
+        // The methods of bound services (session control, the terminal, autocomplete,
+        // ...) are rows of the method table, refused by its own admission.
         Some(match method {
-            "session/wait_for_idle"
-            | "session/create"
-            | "session/fork"
-            | "session/switch"
-            | "session/reload" => Feature::SessionControlV1,
-            "session/compact" => Feature::SessionCompactionV1,
-            "terminal/acquire" | "terminal/release" => Feature::TerminalHandoff,
-            "ui/autocomplete/register" => Feature::Autocomplete,
             "composition/context" | "composition/call" | "composition/store" => {
                 Feature::ToolCompositionV1
             }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::setup::{MORE_EXAMPLES, TURNS};
 use super::Demo;
-use crate::host::{CallOptions, LeafScope, ServiceBindings};
+use crate::host::{CallError, CallOptions, LeafScope, ServiceBindings};
 use crate::services::autocomplete::CompletionQuery;
 use crate::services::bound::{
     Accepted, AppendEntry, AutocompleteRegistration, AutocompleteService, EntryId, NoParams,
@@ -20,7 +20,8 @@ use crate::services::bound::{
 };
 use crate::validate::HookPayload;
 
-/// How long the demo waits for the extension to register its completion chain.
+/// How long the demo waits for the extension's completion chain to be admitted, and for
+/// its answer (the host-wide query's 500 ms is for a person typing, not a busy machine).
 const REGISTRATION_WITHIN: Duration = Duration::from_secs(5);
 
 /// The demo's frontend for `turns`: what each service saw.
@@ -180,26 +181,26 @@ impl Demo<'_> {
             json!({"extension": TURNS, "services": seen}),
         );
 
-        // The editor asks the admitted completion chain.
-        let deadline = Instant::now() + REGISTRATION_WITHIN;
-        while !frontend
-            .journal
-            .lock()
-            .iter()
-            .any(|l| l.contains("autocomplete/register"))
-            && Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        // The editor asks the extension's completion chain once the frontend admitted
+        // it (the extension registers it right after `initialize`).
         let query = CompletionQuery::new("ask /h", 6, 1);
         self.t
             .request("ui/autocomplete/complete {\"text\": \"ask /h\", \"cursor\": 6}");
-        let completed = host.autocomplete(&query);
+        let deadline = Instant::now() + REGISTRATION_WITHIN;
+        let completed = loop {
+            let options = CallOptions::with_deadline(REGISTRATION_WITHIN);
+            match turns.autocomplete(&query, options) {
+                Err(CallError::NotDeclared { .. }) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                outcome => break outcome,
+            }
+        };
         let items: Vec<String> = match &completed {
-            Ok(outcome) => outcome
-                .claimed
+            Ok(reply) => reply
+                .items
                 .iter()
-                .flat_map(|(_, reply)| reply.items.iter().map(|(_, edit)| edit.text.clone()))
+                .map(|(_, edit)| edit.text.clone())
                 .collect(),
             Err(_) => Vec::new(),
         };
