@@ -88,16 +88,10 @@ impl Tty {
         libc::pid_t::try_from(status.pid?).ok()
     }
 
-    /// Makes `group` the terminal's foreground group, ignoring `SIGTTOU` meanwhile.
+    /// Makes `group` the terminal's foreground group.
     fn foreground(&self, group: libc::pid_t) -> bool {
-        // SAFETY: plain syscalls on an open descriptor; the previous SIGTTOU action is
-        // put back before returning.
-        unsafe {
-            let previous = libc::signal(libc::SIGTTOU, libc::SIG_IGN);
-            let done = libc::tcsetpgrp(self.fd.as_raw_fd(), group) == 0;
-            libc::signal(libc::SIGTTOU, previous);
-            done
-        }
+        // SAFETY: a plain syscall on an open descriptor.
+        without_sigttou(|| unsafe { libc::tcsetpgrp(self.fd.as_raw_fd(), group) } == 0)
     }
 
     /// The terminal's size, when the kernel knows it.
@@ -116,18 +110,25 @@ impl Tty {
         let Some((saved, _grant)) = self.ceded.lock().take() else {
             return;
         };
-        // The CLI's group first, then its settings: from a background group either call
-        // would raise SIGTTOU, which is ignored meanwhile.
+        // The CLI's group first, then its settings: from a background group the
+        // settings call would raise SIGTTOU too.
         // SAFETY: getpgrp cannot fail; `saved` came from tcgetattr on the same
-        // descriptor; the previous SIGTTOU action is put back.
-        unsafe {
-            let previous = libc::signal(libc::SIGTTOU, libc::SIG_IGN);
-            libc::tcsetpgrp(self.fd.as_raw_fd(), libc::getpgrp());
-            libc::tcsetattr(self.fd.as_raw_fd(), libc::TCSANOW, &saved);
-            libc::signal(libc::SIGTTOU, previous);
-        }
+        // descriptor.
+        self.foreground(unsafe { libc::getpgrp() });
+        without_sigttou(|| unsafe { libc::tcsetattr(self.fd.as_raw_fd(), libc::TCSANOW, &saved) });
         HANDED_OFF.store(false, Ordering::Release);
     }
+}
+
+/// Runs `call` with `SIGTTOU` ignored, as shells do around terminal calls made from a
+/// background process group, and puts the previous action back.
+fn without_sigttou<R>(call: impl FnOnce() -> R) -> R {
+    // SAFETY: the previous action is restored before returning.
+    let previous = unsafe { libc::signal(libc::SIGTTOU, libc::SIG_IGN) };
+    let result = call();
+    // SAFETY: puts back what `signal` returned above.
+    unsafe { libc::signal(libc::SIGTTOU, previous) };
+    result
 }
 
 impl TerminalService for Arc<Tty> {

@@ -153,23 +153,34 @@ impl Dispatcher {
                 "{method} is a notification: send it without an id, and expect no answer"
             )));
         }
-        if let (Admission::None, Some(feature)) = (method.admission(), method.kind().feature()) {
-            if !c.features().contains(feature) {
+        let initialize = c.pending.initialize_id();
+        if let Some(feature) = method.kind().feature() {
+            let negotiated = match (&c.negotiated, initialize) {
+                (Some(n), _) => n.features.contains(feature),
+                // Registrations are written inside `initialize`, before the answer that
+                // selects the feature: offered is enough until then (section 2.20).
+                (None, Some(init)) => {
+                    method.admission() == Admission::InsideInitialize
+                        && c.pending.offers(init, feature)
+                }
+                (None, None) => false,
+            };
+            if !negotiated {
                 return Err(
                     Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated"))
                 );
             }
         }
+        let empty = Map::new();
+        let params = match params {
+            Some(Value::Object(map)) => map,
+            None => &empty,
+            Some(_) => return Err(Refusal::InvalidRequest.because("params must be an object")),
+        };
         if method.admission() == Admission::None {
             // A capability's methods were checked inbound (the API 0.3 contract), a
             // feature's just above; the params are a closed model without parent or
             // owner.
-            let empty = Map::new();
-            let params = match params {
-                Some(Value::Object(map)) => map,
-                None => &empty,
-                Some(_) => return Err(Refusal::InvalidRequest.because("params must be an object")),
-            };
             let request = ServiceRequest::parse(method, params)?;
             let mut admitted = Admitted {
                 parent: None,
@@ -185,30 +196,9 @@ impl Dispatcher {
             admitted.key = guard_admit(c, method, &request, placed)?;
             return Ok((request, admitted));
         }
-        let Some(feature) = method.kind().feature() else {
+        if method.kind().feature().is_none() {
             return Err(Refusal::UnsupportedFeature.because("not a feature of this API version"));
-        };
-        let initialize = c.pending.initialize_id();
-        let negotiated = match (&c.negotiated, initialize) {
-            (Some(n), _) => n.features.contains(feature),
-            // Registrations are written inside `initialize`, before the answer that
-            // selects the feature: offered is enough until then (section 2.20).
-            (None, Some(init)) => {
-                method.admission() == Admission::InsideInitialize && c.pending.offers(init, feature)
-            }
-            (None, None) => false,
-        };
-        if !negotiated {
-            return Err(
-                Refusal::UnsupportedFeature.because(format!("{feature} was not negotiated"))
-            );
         }
-        let empty = Map::new();
-        let params = match params {
-            Some(Value::Object(map)) => map,
-            None => &empty,
-            Some(_) => return Err(Refusal::InvalidRequest.because("params must be an object")),
-        };
         let parent = params
             .get("parent_request_id")
             .ok_or_else(|| Refusal::InvalidRequest.because("parent_request_id is required"))?

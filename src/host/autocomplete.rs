@@ -28,7 +28,14 @@ pub struct AutocompleteOutcome {
     pub failures: Vec<(String, CallError)>,
 }
 
-/// Sends `query` to `extension` and checks the reply against it.
+/// Checks the snapshot before anything is sent.
+fn checked(query: &CompletionQuery) -> Result<(), CallError> {
+    query.check().map_err(|e| CallError::InvalidRequest {
+        reason: e.to_string(),
+    })
+}
+
+/// Sends the checked `query` to `extension` and checks the reply against it.
 fn complete(
     host: &Arc<HostInner>,
     extension: String,
@@ -36,9 +43,6 @@ fn complete(
     query: &CompletionQuery,
     options: &CallOptions,
 ) -> Result<CompletionReply, CallError> {
-    query.check().map_err(|e| CallError::InvalidRequest {
-        reason: e.to_string(),
-    })?;
     let request = HostRequest::AutocompleteComplete {
         text: query.text.clone(),
         cursor: query.cursor,
@@ -83,6 +87,7 @@ impl ExtensionHandle {
             .negotiated
             .features
             .contains(Feature::AutocompleteEditV1);
+        checked(query)?;
         complete(
             self.inner(),
             self.name().to_string(),
@@ -101,9 +106,7 @@ impl ExtensionHost {
     /// against the exact snapshot; whether the editor still shows it when the outcome
     /// arrives is the embedder's to check ([`CompletionQuery::still_matches`]).
     pub fn autocomplete(&self, query: &CompletionQuery) -> Result<AutocompleteOutcome, CallError> {
-        query.check().map_err(|e| CallError::InvalidRequest {
-            reason: e.to_string(),
-        })?;
+        checked(query)?;
         let deadline = Instant::now() + AUTOCOMPLETE_DEADLINE;
         let (reply, answer) = crossbeam_channel::bounded(1);
         if self
