@@ -94,12 +94,12 @@ impl Dispatcher {
         };
         let (request, admitted) = self
             .admit_bound(conn, method, params, true)
-            .map_err(|refusal| refusal_response(family, &refusal))?;
+            .map_err(|refusal| family.respond(&refusal))?;
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let Some(service) = c.services.get(method.kind()).cloned() else {
             let refusal = Refusal::UnsupportedFeature
                 .because(format!("no {} service is bound", method.kind()));
-            return Err(refusal_response(family, &refusal));
+            return Err(family.respond(&refusal));
         };
         let cancelled = CancelFlag::default();
         let key = admitted.key.clone();
@@ -292,7 +292,7 @@ impl Dispatcher {
                 self.answer_with(conn, &id, &result, false);
             }
             Outcome::Refused(refusal) => {
-                self.send_error(conn, &id, &refusal_response(method.family(), &refusal))
+                self.send_error(conn, &id, &method.family().respond(&refusal))
             }
             Outcome::Broken(why) => self.service_failed(
                 conn,
@@ -380,27 +380,6 @@ fn guard_admit(
         })
         .collect();
     guard.admit(request, placed, &pending)
-}
-
-/// The error an extension receives for `refusal` in `family`: the Wave-1 vocabulary
-/// (section 3), or API 0.3's fixed error table with the contract name and detail in
-/// `data` (SUPPLEMENT "Error table").
-fn refusal_response(family: ErrorFamily, refusal: &ServiceRefusal) -> ResponseError {
-    if family != ErrorFamily::V0_3Table {
-        return refusal.to_response();
-    }
-    let (code, message) = match refusal.refusal {
-        Refusal::UnsupportedFeature => (codes::METHOD_NOT_FOUND, "unknown or unnegotiated method"),
-        Refusal::ResourceExhausted => (codes::RESOURCE_EXHAUSTED, "extension resource exhausted"),
-        Refusal::Unavailable => (codes::INTERNAL_ERROR, "internal error"),
-        _ => (codes::INVALID_PARAMS, "invalid params"),
-    };
-    let mut error = ResponseError::new(code, message);
-    error.data = Some(serde_json::json!({
-        "refusal": refusal.refusal.name(),
-        "reason": refusal.to_string(),
-    }));
-    error
 }
 
 /// What the connection knows about the parent a request names.

@@ -36,8 +36,11 @@ fn refused_request_error(
     fault: Fault<'_>,
     c: &super::connection::Connection,
 ) -> ResponseError {
-    let wave1 = ServiceMethod::resolve(&request.method, c.api, &c.features(), None)
-        .is_some_and(|m| m.family() != ErrorFamily::V0_3Table);
+    // A row's family answers a params problem; API 0.3's table is applied when the
+    // connection encodes the error.
+    let family = ServiceMethod::resolve(&request.method, c.api, &c.features(), None)
+        .map(|m| m.family())
+        .filter(|family| *family != ErrorFamily::V0_3Table);
     let (params_problem, refusal, detail) = match fault {
         Fault::Oversized(bytes, limit) => (
             request.has_params,
@@ -57,8 +60,8 @@ fn refused_request_error(
             format!("the params are not readable: {error}"),
         ),
     };
-    if params_problem && wave1 {
-        return refusal.because(detail).to_response();
+    if let (true, Some(family)) = (params_problem, family) {
+        return family.respond(&refusal.because(detail));
     }
     if params_problem {
         return ResponseError::new(codes::INVALID_PARAMS, format!("invalid params: {detail}"));

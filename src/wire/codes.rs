@@ -14,6 +14,9 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// No active owner, parent or service for an extension-originated request
 /// (`not_foreground_owner`; sections 2, 2.8, 2.10).
 pub const NO_OWNER: i64 = -32002;
+/// A resource or bulk-object refusal, its name in `message` and `data.code`
+/// (SUPPLEMENT 2.26, 2.27).
+pub const SERVER_ERROR: i64 = -32000;
 /// A secret broker miss or failure (section 2.10).
 pub const SECRET_UNAVAILABLE: i64 = -32004;
 /// API 0.3: the offered and requested versions do not match (SUPPLEMENT "API 0.3").

@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use super::family::ErrorFamily;
 use super::frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};
 use super::params::{
     closed, ActiveToolSet, AppendEntry, ComposerEdit, EntryLabel, InjectedMessage, NoParams,
@@ -20,7 +21,7 @@ use super::provider_models::{
 };
 use super::refusal::ServiceRefusal;
 use super::results::{ComposerText, EntryId, ServiceResult};
-use super::row::{Admission, ErrorFamily, Lane, Offer, Shape, V0_3_APIS, V0_4_APIS, WAVE1_APIS};
+use super::row::{Admission, Lane, Offer, Shape, V0_3_APIS, V0_4_APIS, WAVE1_APIS};
 use super::session_control::{CompactRequest, Compaction, SessionTarget};
 use crate::manifest::ApiVersion;
 use crate::negotiation::{Capability, Feature, FeatureSet};

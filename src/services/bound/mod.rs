@@ -20,6 +20,7 @@ mod declare;
 mod table;
 mod bindings;
 mod call;
+mod family;
 mod frontend_models;
 mod lane;
 mod methods;
@@ -36,6 +37,7 @@ mod session_control;
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
 pub use call::{Reply, ServiceCall};
+pub use family::ErrorFamily;
 pub use frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};
 pub use methods::{HostNotification, ServiceKind, ServiceMethod, ServiceRequest};
 pub use params::{
@@ -52,7 +54,7 @@ pub use provider_models::{
 pub use refusal::{Refusal, ServiceRefusal};
 pub use results::{ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
-pub use row::{Admission, ErrorFamily, Lane, Offer, Shape};
+pub use row::{Admission, Lane, Offer, Shape};
 pub use services::{
     ActiveToolsService, AutocompleteService, ComposerService, MessageInjectionService,
     ProviderAuthService, ProviderCatalogService, SessionCompactionService, SessionControlService,

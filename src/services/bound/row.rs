@@ -1,5 +1,6 @@
-//! The values in a method table row: [`Admission`], [`ErrorFamily`], [`Shape`],
-//! [`Offer`], and the API version sets the rows name.
+//! The values in a method table row: [`Admission`], [`Lane`], [`Shape`], [`Offer`],
+//! and the API version sets the rows name. The row's error family is
+//! [`ErrorFamily`](super::ErrorFamily), in `family.rs`.
 
 use crate::manifest::ApiVersion;
 use crate::negotiation::{Capability, Feature};
@@ -60,21 +61,6 @@ impl Admission {
             _ => None,
         }
     }
-}
-
-/// Which error vocabulary answers a method's refusals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorFamily {
-    /// The Wave-1 contract names first in `error.message` (section 3).
-    Wave1Tokens,
-    /// API 0.3's fixed error table, the contract name and detail in `data`
-    /// (SUPPLEMENT "Error table").
-    V0_3Table,
-    /// Active-session control (sections 2.21b, 2.21c): admission refusals are Wave-1
-    /// tokens; a full lifecycle queue or no worker is -32012 and an unavailable or
-    /// failed execution -32603, each with `data.reason`.
-    SessionControl,
 }
 
 /// How the requests of one kind reach its service.
