@@ -13,6 +13,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::connection::{ChildKind, ChildRequest};
+use super::route::HostMethod;
 use super::Dispatcher;
 use crate::model::frontend::CancelFlag;
 use crate::negotiation::Feature;
@@ -24,10 +25,6 @@ use crate::services::{
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
 
-/// The methods answered through an embedder's engine or broker.
-pub(super) const BROKERED_METHODS: [&str; 3] =
-    ["policy/evaluate", "secret/get", "provider/credentials"];
-
 impl Dispatcher {
     /// Hands a `secret/get` or `provider/credentials` to a thread that checks it and
     /// asks the broker.
@@ -35,7 +32,7 @@ impl Dispatcher {
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        method: &'static str,
+        method: HostMethod,
         params: Option<&Value>,
     ) {
         let c = self.conns.get_mut(&conn).expect("connection is live");
@@ -80,7 +77,7 @@ impl Dispatcher {
                 cancelled: Some(&flag),
             };
             let answered = panic::catch_unwind(AssertUnwindSafe(|| match method {
-                "policy/evaluate" => {
+                HostMethod::PolicyEvaluate => {
                     let engine = services.policy_engine();
                     let service = PolicyService {
                         engine: engine.as_ref(),
@@ -89,7 +86,7 @@ impl Dispatcher {
                     };
                     policy_evaluate(&params, &ctx, &features, service, Instant::now())
                 }
-                "secret/get" => secret_get(
+                HostMethod::SecretGet => secret_get(
                     &params,
                     &declared,
                     &features,
@@ -109,7 +106,10 @@ impl Dispatcher {
                 Ok(Err(error)) => Outcome::Error(error.to_response_error()),
                 Err(_) => Outcome::Error(ResponseError::new(
                     codes::INTERNAL_ERROR,
-                    format!("internal error: the host's service for {method} failed"),
+                    format!(
+                        "internal error: the host's service for {} failed",
+                        method.name()
+                    ),
                 )),
             };
             let _ = answers.send(ServiceAnswer {

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::connection::{Answer, ChildKind, ChildRequest};
+use super::route::{Answerer, HostMethod, Route};
 use super::{Dispatcher, FrontendAnswer};
 use crate::limits::{
     MAX_CHILD_IDS_PER_GENERATION, MAX_INPUT_ANSWER_BYTES, MAX_INPUT_PROMPT_BYTES,
@@ -20,6 +21,22 @@ use crate::wire::{codes, Request, RequestId, ResponseError};
 /// Why an extension-originated request is refused, with its JSON-RPC error.
 fn refusal(code: i64, message: impl Into<String>) -> ResponseError {
     ResponseError::new(code, message)
+}
+
+/// The answer to a request no route takes. A method of an optional feature this host
+/// does not offer gets the Wave-1 vocabulary's token on API 0.2 and 0.4, not "unknown
+/// method" (section 3).
+fn unknown_method(api: ApiVersion, method: &str) -> ResponseError {
+    match Feature::of_request(method) {
+        Some(feature) if api.has_v0_2_fields() && api != ApiVersion::V0_3 => {
+            Refusal::UnsupportedFeature
+                .because(format!(
+                    "{method} needs the {feature} feature, which this host did not offer"
+                ))
+                .to_response()
+        }
+        _ => refusal(codes::METHOD_NOT_FOUND, "unknown or unnegotiated method"),
+    }
 }
 
 impl Dispatcher {
@@ -72,56 +89,46 @@ impl Dispatcher {
             ));
         }
         c.child_ids_used.insert(id.clone());
-        if let Some(brokered) = super::brokered::BROKERED_METHODS
-            .into_iter()
-            .find(|m| *m == method)
-        {
-            self.on_brokered_request(conn, id, brokered, params);
-            return Ok(());
+        match Route::request(method, c.api, &c.features(), params) {
+            Some(Route::Bound(bound)) => self.on_bound_request(conn, id, bound, params),
+            Some(Route::Host(host)) => match host.answerer() {
+                Answerer::Broker => {
+                    self.on_brokered_request(conn, id, host, params);
+                    Ok(())
+                }
+                Answerer::Runtime => {
+                    let params = params.cloned().unwrap_or(Value::Null);
+                    let result = self.on_service_request(conn, host, &params)?;
+                    self.answer_with(conn, id, &result, false);
+                    if matches!(
+                        host,
+                        HostMethod::ToolsRegister | HostMethod::ToolsUnregister
+                    ) {
+                        self.check_catalog_ack(conn);
+                    }
+                    Ok(())
+                }
+                Answerer::Frontend => self.on_frontend_question(conn, id, host, params),
+                // Notifications only: no request routes here.
+                Answerer::Embedder => Err(unknown_method(c.api, method)),
+            },
+            None => Err(unknown_method(c.api, method)),
         }
-        // The row this connection speaks (name, API version, features); a name of
-        // another API version is still refused by its service's rules, with its token.
-        let c = self.conns.get(&conn).expect("connection is live");
-        let bound =
-            crate::services::bound::ServiceMethod::resolve(method, c.api, &c.features(), params)
-                .or_else(|| crate::services::bound::ServiceMethod::from_name(method));
-        if let Some(bound) = bound {
-            return self.on_bound_request(conn, id, bound, params);
-        }
-        if super::services::SERVICE_METHODS.contains(&method) {
-            let params = params.cloned().unwrap_or(Value::Null);
-            let result = self.on_service_request(conn, method, &params)?;
-            self.answer_with(conn, id, &result, false);
-            if method.starts_with("tools/") {
-                self.check_catalog_ack(conn);
-            }
-            return Ok(());
-        }
+    }
+
+    /// `confirmation/request` or `input/request`: checked here, then asked of the
+    /// frontend on a thread of its own (a headless frontend answers at once).
+    fn on_frontend_question(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        method: HostMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let kind = match method {
-            "confirmation/request" => ChildKind::Confirmation,
-            "input/request" if c.api.has_v0_2_fields() => ChildKind::Input,
-            // A method of an optional feature this host does not offer: the Wave-1
-            // vocabulary's token, not "unknown method" (section 3).
-            _ if c.api.has_v0_2_fields() && c.api != ApiVersion::V0_3 => {
-                let Some(feature) = Feature::of_request(method) else {
-                    return Err(refusal(
-                        codes::METHOD_NOT_FOUND,
-                        "unknown or unnegotiated method",
-                    ));
-                };
-                return Err(Refusal::UnsupportedFeature
-                    .because(format!(
-                        "{method} needs the {feature} feature, which this host did not offer"
-                    ))
-                    .to_response());
-            }
-            _ => {
-                return Err(refusal(
-                    codes::METHOD_NOT_FOUND,
-                    "unknown or unnegotiated method",
-                ))
-            }
+            HostMethod::InputRequest => ChildKind::Input,
+            _ => ChildKind::Confirmation,
         };
         let empty = serde_json::Map::new();
         let params = match params {

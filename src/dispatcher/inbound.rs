@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::connection::PendingKind;
+use super::route::{HostMethod, Route};
 use super::Dispatcher;
 use crate::limits::MAX_CHILD_IDS_PER_GENERATION;
 use crate::model::call::CallError;
@@ -315,46 +316,62 @@ impl Dispatcher {
             refuse(self, format!("sent while the generation is {state}"));
             return;
         }
-        // The table's notification rows go to their bound service.
-        let bound =
-            ServiceMethod::resolve(&notification.method, c.api, &c.features(), Some(&params))
-                .filter(|m| m.is_notification());
-        if let Some(method) = bound {
-            if let Err(reason) = self.on_bound_notification(conn, method, &params) {
-                refuse(self, reason);
+        let route = Route::notification(&notification.method, c.api, &c.features(), &params);
+        let emit = |this: &Self, event: HostEvent| this.shared.events.emit(event);
+        match route {
+            Some(Route::Bound(method)) => {
+                if let Err(reason) = self.on_bound_notification(conn, method, &params) {
+                    refuse(self, reason);
+                }
             }
-            return;
-        }
-        match notification.method.as_str() {
-            "notification" => match validate::notification(&params) {
-                Ok(notification) => self.shared.events.emit(HostEvent::Notification {
-                    source: source.clone(),
-                    notification,
-                }),
+            Some(Route::Host(HostMethod::Notification)) => match validate::notification(&params) {
+                Ok(notification) => emit(
+                    self,
+                    HostEvent::Notification {
+                        source: source.clone(),
+                        notification,
+                    },
+                ),
                 Err(e) => refuse(self, e.to_string()),
             },
-            "context/contribution" => match validate::context_contribution(&params) {
-                Ok(contribution) => self.shared.events.emit(HostEvent::ContextContribution {
-                    source: source.clone(),
-                    contribution,
-                }),
-                Err(e) => refuse(self, e.to_string()),
-            },
-            "status/contribution" => match validate::status_contribution(&params) {
-                Ok(contribution) => self.shared.events.emit(HostEvent::StatusContribution {
-                    source: source.clone(),
-                    contribution,
-                }),
-                Err(e) => refuse(self, e.to_string()),
-            },
-            "$/progress" => self.on_progress(conn, &params),
-            "$/cancelRequest" => self.on_child_cancel(conn, &params),
-            "presentation/update" => self.on_presentation(conn, &params),
+            Some(Route::Host(HostMethod::ContextContribution)) => {
+                match validate::context_contribution(&params) {
+                    Ok(contribution) => emit(
+                        self,
+                        HostEvent::ContextContribution {
+                            source: source.clone(),
+                            contribution,
+                        },
+                    ),
+                    Err(e) => refuse(self, e.to_string()),
+                }
+            }
+            Some(Route::Host(HostMethod::StatusContribution)) => {
+                match validate::status_contribution(&params) {
+                    Ok(contribution) => emit(
+                        self,
+                        HostEvent::StatusContribution {
+                            source: source.clone(),
+                            contribution,
+                        },
+                    ),
+                    Err(e) => refuse(self, e.to_string()),
+                }
+            }
+            Some(Route::Host(HostMethod::Progress)) => self.on_progress(conn, &params),
+            Some(Route::Host(HostMethod::CancelRequest)) => self.on_child_cancel(conn, &params),
+            Some(Route::Host(HostMethod::PresentationUpdate)) => {
+                self.on_presentation(conn, &params)
+            }
             // Reaches here only when the 0.3 contract selected it.
-            "provider/event" => self.on_provider_event(conn, &params),
-            other => refuse(
+            Some(Route::Host(HostMethod::ProviderEvent)) => self.on_provider_event(conn, &params),
+            // Only notification rows resolve here.
+            Some(Route::Host(_)) | None => refuse(
                 self,
-                format!("`{other}` is not a notification the host accepts"),
+                format!(
+                    "`{}` is not a notification the host accepts",
+                    notification.method
+                ),
             ),
         }
     }

@@ -23,6 +23,7 @@ mod messages;
 mod pending;
 mod private_lane;
 mod requests;
+mod route;
 mod services;
 mod shutdown;
 mod streams;

@@ -1,7 +1,7 @@
-//! Extension-originated requests the host answers itself, at once: artifacts (2.8) and
-//! dynamic tools (2.11, 2.12); and `presentation/update` snapshots (2.5). Policy,
-//! secrets and provider credentials go to the embedder's engine or broker off the
-//! dispatcher thread (`brokered.rs`).
+//! The host methods the runtime answers itself, at once (`Answerer::Runtime` in
+//! `route.rs`): artifacts (2.8) and dynamic tools (2.11, 2.12); and `presentation/update`
+//! snapshots (2.5). Policy, secrets and provider credentials go to the embedder's engine or
+//! broker off the dispatcher thread (`brokered.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::route::HostMethod;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::MAX_TOOLS;
@@ -19,16 +20,12 @@ use crate::services::wipe_json;
 use crate::transport::ConnId;
 use crate::wire::{codes, ResponseError};
 
-/// The host-served methods, answered synchronously.
-pub(super) const SERVICE_METHODS: [&str; 3] =
-    ["artifact/publish", "tools/register", "tools/unregister"];
-
 impl Dispatcher {
     /// Answers a host-served request. The answer is never logged: a secret may be in it.
     pub(super) fn on_service_request(
         &mut self,
         conn: ConnId,
-        method: &str,
+        method: HostMethod,
         params: &Value,
     ) -> Result<Value, ResponseError> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
@@ -36,7 +33,7 @@ impl Dispatcher {
         let parent = c.live_parent(params);
         let owner = c.owner.clone();
         match method {
-            "artifact/publish" => {
+            HostMethod::ArtifactPublish => {
                 if !features.contains(Feature::Artifacts) {
                     return Err(ResponseError::new(
                         codes::METHOD_NOT_FOUND,
@@ -62,7 +59,9 @@ impl Dispatcher {
                     Err(e) => Err(ResponseError::new(e.code(), e.to_string())),
                 }
             }
-            "tools/register" | "tools/unregister" => self.on_catalog_mutation(conn, method, params),
+            HostMethod::ToolsRegister | HostMethod::ToolsUnregister => {
+                self.on_catalog_mutation(conn, method, params)
+            }
             _ => Err(ResponseError::new(
                 codes::METHOD_NOT_FOUND,
                 "unknown or unnegotiated method",
@@ -76,7 +75,7 @@ impl Dispatcher {
     fn on_catalog_mutation(
         &mut self,
         conn: ConnId,
-        method: &str,
+        method: HostMethod,
         params: &Value,
     ) -> Result<Value, ResponseError> {
         let invalid = |message: String| ResponseError::new(codes::INVALID_PARAMS, message);
@@ -92,7 +91,7 @@ impl Dispatcher {
             ));
         }
         let mut catalog: Vec<ToolDefinition> = c.catalog.as_ref().clone();
-        if method == "tools/register" {
+        if method == HostMethod::ToolsRegister {
             let tools = params
                 .get("tools")
                 .and_then(Value::as_array)

@@ -16,6 +16,11 @@
 //! and tests hold serve's JSON Schema and the method tables of docs/serve-protocol.md
 //! and the README to the rows.
 //!
+//! The methods the host answers without a request service (the brokers, artifacts,
+//! the tool catalog, the frontend's questions and the host's own notifications) are
+//! rows of the dispatcher's route table (`dispatcher/route.rs`), which resolves every
+//! message an extension sends, these rows included, in one place.
+//!
 //! Adding a method is a row here and its params and result types (a closed serde type
 //! implementing [`ServiceParams`](super::ServiceParams) and a
 //! [`ServiceResult`](super::ServiceResult)); adding a kind is a `kind` block, plus its
