@@ -14,6 +14,8 @@
 
 #[path = "support/lsp_peer.rs"]
 mod lsp_peer;
+#[path = "support/rmcp_peer.rs"]
+mod rmcp_peer;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -26,7 +28,7 @@ use octet_host::bench::RoundTrip;
 /// of a tenth of them) and prints the time per call.
 fn profile(
     exe: &std::path::Path,
-    peer: lsp_peer::LspPeer,
+    peers: Vec<Box<dyn RoundTrip>>,
     only: &str,
     value: &dyn Fn(&str) -> Option<String>,
 ) {
@@ -47,7 +49,7 @@ fn profile(
         return;
     }
     let mut subjects = standard_subjects(exe).expect("starting the subjects");
-    subjects.push(Box::new(peer));
+    subjects.extend(peers);
     let Some(subject) = subjects.iter_mut().find(|s| s.name() == only) else {
         let names: Vec<&str> = subjects.iter().map(|s| s.name()).collect();
         eprintln!("error: no subject {only:?}; known: {names:?}");
@@ -125,19 +127,27 @@ fn main() {
         eprintln!("bench: {load} busy-loop processes run beside the measurement");
     }
     let options = SuiteOptions::new(exe.clone(), flag("--quick"));
-    let peer = match lsp_peer::LspPeer::spawn(&exe) {
+    let lsp = match lsp_peer::LspPeer::spawn(&exe) {
         Ok(peer) => peer,
         Err(e) => {
             eprintln!("error: cannot start the lsp-server peer: {e}");
             std::process::exit(1);
         }
     };
+    let rmcp = match rmcp_peer::RmcpPeer::spawn(&exe) {
+        Ok(peer) => peer,
+        Err(e) => {
+            eprintln!("error: cannot start the rmcp peer: {e}");
+            std::process::exit(1);
+        }
+    };
+    let peers: Vec<Box<dyn RoundTrip>> = vec![Box::new(lsp), Box::new(rmcp)];
     if let Some(only) = value("--only") {
-        profile(&exe, peer, &only, &value);
+        profile(&exe, peers, &only, &value);
         return;
     }
     let mut progress = |step: &str| eprintln!("bench: {step}");
-    match suite::run(&options, vec![Box::new(peer)], &mut progress) {
+    match suite::run(&options, peers, &mut progress) {
         Ok(report) if flag("--json") => println!("{}", report.to_json()),
         Ok(report) => print!("{}", report.markdown()),
         Err(e) => {

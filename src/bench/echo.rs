@@ -30,15 +30,21 @@ pub enum EchoMode {
     /// offered concurrency limit), `tool/call` of its one tool `echo`, and `shutdown`;
     /// ignores notifications. It isolates the host's cost from the SDK's.
     Octet,
+    /// A minimal MCP server over stdio (newline-delimited JSON-RPC), for the `rmcp`
+    /// peer: answers `initialize` with the client's protocol version and a `tools`
+    /// capability, `tools/call` with the JSON floor's echo as MCP content, and `ping`;
+    /// ignores notifications.
+    Mcp,
 }
 
 impl EchoMode {
     /// Every mode, by its command-line name.
-    pub const ALL: [EchoMode; 4] = [
+    pub const ALL: [EchoMode; 5] = [
         EchoMode::Raw,
         EchoMode::Json,
         EchoMode::Lsp,
         EchoMode::Octet,
+        EchoMode::Mcp,
     ];
 
     /// The mode's command-line name.
@@ -48,6 +54,7 @@ impl EchoMode {
             EchoMode::Json => "json",
             EchoMode::Lsp => "lsp",
             EchoMode::Octet => "octet",
+            EchoMode::Mcp => "mcp",
         }
     }
 
@@ -110,6 +117,14 @@ pub fn serve(mode: EchoMode, input: impl Read, mut output: impl Write) -> Result
                     answers.push(b'\n');
                 }
                 stop
+            }
+            EchoMode::Mcp => {
+                let message: Value = serde_json::from_slice(&frame)?;
+                if let Some(answer) = mcp_answer(&message) {
+                    serde_json::to_writer(&mut answers, &answer)?;
+                    answers.push(b'\n');
+                }
+                false
             }
         };
         if stop || input.buffer().is_empty() {
@@ -197,6 +212,32 @@ fn octet_answer(message: &Value, content_parts: &mut bool) -> (Option<Value>, bo
         Some(json!({"jsonrpc": "2.0", "id": id, "result": result})),
         false,
     )
+}
+
+/// The MCP mode's answer to one message; notifications get none.
+fn mcp_answer(message: &Value) -> Option<Value> {
+    let id = message
+        .get("id")
+        .filter(|_| message.get("method").is_some())?;
+    let params = &message["params"];
+    let result = match message["method"].as_str().unwrap_or_default() {
+        "initialize" => json!({
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "octet-bench-echo", "version": "0"},
+        }),
+        "tools/call" => {
+            let text = params["arguments"].to_string();
+            json!({"content": [{"type": "text", "text": text}], "isError": false})
+        }
+        "ping" => json!({}),
+        method => {
+            let error = json!({"code": crate::wire::codes::METHOD_NOT_FOUND,
+                "message": format!("unknown method `{method}`")});
+            return Some(json!({"jsonrpc": "2.0", "id": id, "error": error}));
+        }
+    };
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
 /// The `initialize` result: the `echo` tool and, on the feature-negotiated APIs, the
@@ -315,6 +356,28 @@ mod tests {
             .collect();
         assert!(answers[0]["result"].get("protocol").is_none());
         assert_eq!(answers[1]["result"]["content"], "{}");
+    }
+
+    #[test]
+    fn mcp_initializes_and_echoes_tool_calls() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}"#,
+            "\n",
+        );
+        let output = served(EchoMode::Mcp, input.as_bytes());
+        let answers: Vec<Value> = output
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(answers.len(), 2, "the notification is not answered");
+        assert_eq!(answers[0]["result"]["protocolVersion"], "2025-03-26");
+        assert_eq!(answers[1]["id"], 1);
+        assert_eq!(answers[1]["result"]["content"][0]["text"], r#"{"a":1}"#);
     }
 
     #[test]

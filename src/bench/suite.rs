@@ -23,10 +23,17 @@ pub const FLOOR_JSON_ONE_CPU: &str = "floor_json 1cpu";
 pub const FLOOR_SHAPE: &str = "floor_shape";
 
 /// The references every subject is compared with, in the table's column order.
-const REFERENCES: [&str; 3] = [FLOOR_SHAPE, FLOOR_JSON_ONE_CPU, LSP_SERVER];
+const REFERENCES: [&str; 4] = [FLOOR_SHAPE, FLOOR_JSON_ONE_CPU, LSP_SERVER, RMCP];
 
 /// The peer subject's name (added by `benches/table.rs`).
 pub const LSP_SERVER: &str = "lsp_server";
+
+/// The second peer's name, `rmcp` over its stdio child-process transport (added by
+/// `benches/table.rs`).
+pub const RMCP: &str = "rmcp";
+
+/// The peers the host must beat by 2x on both measures.
+const PEERS: [&str; 2] = [LSP_SERVER, RMCP];
 
 /// Goal: host latency at depth 1 at most this many times [`FLOOR_SHAPE`]'s.
 pub const LATENCY_GOAL: f64 = 1.25;
@@ -414,11 +421,13 @@ impl SuiteReport {
                     verdict(r <= LATENCY_GOAL)
                 ));
             }
-            if let Some(r) = latency_ratio(&self.latency, latency, LSP_SERVER) {
-                lines.push(format!(
-                    "{name}: depth-1 latency {r:.2}× {LSP_SERVER} (goal ≤ 0.5×: {})",
-                    verdict(r <= 0.5)
-                ));
+            for peer in PEERS {
+                if let Some(r) = latency_ratio(&self.latency, latency, peer) {
+                    lines.push(format!(
+                        "{name}: depth-1 latency {r:.2}× {peer} (goal ≤ 0.5×: {})",
+                        verdict(r <= 0.5)
+                    ));
+                }
             }
             let Some(throughput) = find(&self.throughput, name) else {
                 continue;
@@ -430,12 +439,14 @@ impl SuiteReport {
                     verdict(r >= THROUGHPUT_GOAL)
                 ));
             }
-            if let Some(r) = throughput_ratio(&self.throughput, throughput, LSP_SERVER) {
-                lines.push(format!(
-                    "{name}: depth-{} throughput {r:.2}× {LSP_SERVER} (goal ≥ 2×: {})",
-                    self.options.depth,
-                    verdict(r >= 2.0)
-                ));
+            for peer in PEERS {
+                if let Some(r) = throughput_ratio(&self.throughput, throughput, peer) {
+                    lines.push(format!(
+                        "{name}: depth-{} throughput {r:.2}× {peer} (goal ≥ 2×: {})",
+                        self.options.depth,
+                        verdict(r >= 2.0)
+                    ));
+                }
             }
         }
         lines
