@@ -308,8 +308,8 @@ impl SuiteReport {
         let _ = writeln!(
             out,
             "|---|---:|---:|{}---:|---:|{}",
-            "---:|".repeat(3),
-            "---:|".repeat(3)
+            "---:|".repeat(REFERENCES.len()),
+            "---:|".repeat(REFERENCES.len())
         );
         for latency in &self.latency {
             let throughput = find(&self.throughput, &latency.name);
