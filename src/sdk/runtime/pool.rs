@@ -12,13 +12,18 @@
 //! to grow, as long as the workers keep taking jobs. When they take none for
 //! [`GROW_AFTER`] while jobs wait, every worker is blocked in a handler (waiting on a
 //! child request, a person, a lock), and the pool grows by one worker, again after
-//! each further [`GROW_AFTER`] without progress, up to the limit.
+//! each further [`GROW_AFTER`] without progress, up to the limit. One grower thread
+//! per pool, started on the first wait, does that watching and sleeps on a channel in
+//! between: a pipeline that keeps the queue filling and draining must not start a
+//! thread per burst.
 
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use crossbeam_channel::{unbounded, Receiver, Sender};
+use std::sync::OnceLock;
+
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use parking_lot::Mutex;
 
 /// A unit of work.
@@ -61,6 +66,9 @@ pub(crate) struct Pool {
     eager: u32,
     tx: Sender<Job>,
     shared: Arc<Shared>,
+    /// Wakes the grower, started on the first need, to watch for blocked workers; its
+    /// thread ends when the pool is dropped.
+    grower: OnceLock<Sender<()>>,
 }
 
 impl Pool {
@@ -82,6 +90,7 @@ impl Pool {
                 rx,
                 counts: Mutex::new(Counts::default()),
             }),
+            grower: OnceLock::new(),
         }
     }
 
@@ -106,11 +115,9 @@ impl Pool {
             start_worker(&self.shared);
         }
         if grow {
-            let shared = Arc::clone(&self.shared);
-            thread::Builder::new()
-                .name("octet-sdk-grower".into())
-                .spawn(move || grower(shared))
-                .expect("spawning the pool's grower thread");
+            let watch = self.grower.get_or_init(|| start_grower(&self.shared));
+            // A wake already pending is as good as this one.
+            let _ = watch.try_send(());
         }
     }
 }
@@ -140,9 +147,24 @@ fn worker(shared: Arc<Shared>) {
     }
 }
 
+/// Starts the pool's grower: each wake has it watch while jobs wait.
+fn start_grower(shared: &Arc<Shared>) -> Sender<()> {
+    let (watch, wakes) = bounded(1);
+    let shared = Arc::clone(shared);
+    thread::Builder::new()
+        .name("octet-sdk-grower".into())
+        .spawn(move || {
+            for () in wakes {
+                watch_while_waiting(&shared);
+            }
+        })
+        .expect("spawning the pool's grower thread");
+    watch
+}
+
 /// Watches while jobs wait: after each [`GROW_AFTER`] in which no worker took a job,
-/// adds one. Ends when nothing waits or the limit is reached.
-fn grower(shared: Arc<Shared>) {
+/// adds one. Returns when nothing waits or the limit is reached.
+fn watch_while_waiting(shared: &Arc<Shared>) {
     let mut seen = shared.counts.lock().taken;
     loop {
         thread::sleep(GROW_AFTER);
@@ -160,7 +182,7 @@ fn grower(shared: Arc<Shared>) {
             stalled
         };
         if spawn {
-            start_worker(&shared);
+            start_worker(shared);
         }
     }
 }
