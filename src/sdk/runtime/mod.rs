@@ -36,6 +36,7 @@ mod host_notifications;
 mod initialize;
 mod pool;
 mod run;
+mod runnable;
 pub(crate) mod state;
 mod writer;
 

@@ -12,7 +12,10 @@
 //! to grow, as long as the workers keep taking jobs. When they take none for
 //! [`GROW_AFTER`] while jobs wait, every worker is blocked in a handler (waiting on a
 //! child request, a person, a lock), and the pool grows by one worker, again after
-//! each further [`GROW_AFTER`] without progress, up to the limit. One grower thread
+//! each further [`GROW_AFTER`] without progress, up to the limit. Without progress
+//! means no worker ran either: on a busy machine (a fleet of extensions on two CPUs)
+//! workers may take no job for a while only because they wait for a CPU, and more
+//! workers would only take turns with them (`runnable.rs`). One grower thread
 //! per pool, started on the first wait, does that watching and sleeps on a channel in
 //! between: a pipeline that keeps the queue filling and draining must not start a
 //! thread per burst.
@@ -24,6 +27,8 @@ use std::time::Duration;
 use std::sync::OnceLock;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+
+use super::runnable::{any_runnable, WorkerId};
 use parking_lot::Mutex;
 
 /// A unit of work.
@@ -55,6 +60,8 @@ impl Counts {
 
 /// The state the pool's threads share.
 struct Shared {
+    /// Every started worker, for the grower to see whether any runs.
+    workers: Mutex<Vec<WorkerId>>,
     limit: u32,
     rx: Receiver<Job>,
     counts: Mutex<Counts>,
@@ -86,6 +93,7 @@ impl Pool {
             eager: cpus.clamp(1, limit),
             tx,
             shared: Arc::new(Shared {
+                workers: Mutex::new(Vec::new()),
                 limit,
                 rx,
                 counts: Mutex::new(Counts::default()),
@@ -131,6 +139,7 @@ fn start_worker(shared: &Arc<Shared>) {
 }
 
 fn worker(shared: Arc<Shared>) {
+    shared.workers.lock().push(WorkerId::current());
     loop {
         shared.counts.lock().idle += 1;
         crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !shared.rx.is_empty());
@@ -168,21 +177,28 @@ fn watch_while_waiting(shared: &Arc<Shared>) {
     let mut seen = shared.counts.lock().taken;
     loop {
         thread::sleep(GROW_AFTER);
-        let spawn = {
+        let taken = {
             let mut counts = shared.counts.lock();
             if !counts.waiting() || counts.spawned >= shared.limit {
                 counts.growing = false;
                 return;
             }
-            let stalled = counts.taken == seen;
-            seen = counts.taken;
-            if stalled {
-                counts.spawned += 1;
-            }
-            stalled
+            counts.taken
         };
-        if spawn {
-            start_worker(shared);
+        // No job taken and no worker running or waiting for a CPU: every one is
+        // blocked. The workers are read outside the counts' lock: it is file I/O.
+        let stalled = taken == seen && !any_runnable(&shared.workers.lock().clone());
+        seen = taken;
+        if stalled {
+            let spawn = {
+                let mut counts = shared.counts.lock();
+                let room = counts.spawned < shared.limit;
+                counts.spawned += u32::from(room);
+                room
+            };
+            if spawn {
+                start_worker(shared);
+            }
         }
     }
 }
