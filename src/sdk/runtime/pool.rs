@@ -8,23 +8,24 @@
 //! Workers are spawned lazily and then kept, at first only as many as there are CPUs:
 //! more runnable workers than CPUs only take turns on them (on two CPUs the SDK's
 //! depth-64 echo on API 0.4 ran at a median 65k calls/s with sixteen workers and 96k
-//! with two, against 105k for one worker on API 0.1; `benches/README.md`). A job that waits behind busy workers is no reason
-//! to grow, as long as the workers keep taking jobs. When they take none for
-//! [`GROW_AFTER`] while jobs wait, every worker is blocked in a handler (waiting on a
-//! child request, a person, a lock), and the pool grows by one worker, again after
-//! each further [`GROW_AFTER`] without progress, up to the limit. Without progress
-//! means no worker ran either: on a busy machine (a fleet of extensions on two CPUs)
-//! workers may take no job for a while only because they wait for a CPU, and more
-//! workers would only take turns with them (`runnable.rs`). One grower thread
-//! per pool, started on the first wait, does that watching and sleeps on a channel in
-//! between: a pipeline that keeps the queue filling and draining must not start a
-//! thread per burst.
+//! with two, against 105k for one worker on API 0.1; `benches/README.md`). A job that
+//! waits behind busy workers is no reason to grow, as long as the workers keep taking
+//! jobs. When they take none for [`GROW_AFTER`] while jobs wait, every worker is
+//! blocked in a handler (waiting on a child request, a person, a lock), and the pool
+//! grows by one worker, again after each further [`GROW_AFTER`] without progress, up
+//! to the limit. Without progress means no worker ran either: on a busy machine (a
+//! fleet of extensions on two CPUs) workers may take no job for a while only because
+//! they wait for a CPU, and more workers would only take turns with them
+//! (`runnable.rs`). While the workers keep making progress the grower looks less
+//! often, down to once per [`GROW_WATCH_MAX`].
+//!
+//! One grower thread per pool, started on the first wait, does that watching and
+//! sleeps on a channel in between: a pipeline that keeps the queue filling and
+//! draining must not start a thread per burst.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread;
-use std::time::Duration;
-
-use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 
@@ -36,6 +37,14 @@ pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
 /// How long waiting jobs see no worker take a job before the pool adds a worker.
 pub(crate) const GROW_AFTER: Duration = Duration::from_millis(2);
+
+/// The longest the grower waits between two looks while the workers keep making
+/// progress: each look that finds progress doubles the wait from [`GROW_AFTER`] up to
+/// this, and a growth starts again from [`GROW_AFTER`]. A fleet of extensions whose
+/// queues never drain then wakes its growers a few dozen times a second, not 500
+/// (200 growers at 2 ms were a tenth of a busy fleet's CPU); a handler that blocks
+/// after a long stretch of progress gets its first companion worker within this.
+pub(crate) const GROW_WATCH_MAX: Duration = Duration::from_millis(32);
 
 #[derive(Default)]
 struct Counts {
@@ -163,32 +172,50 @@ fn start_grower(shared: &Arc<Shared>) -> Sender<()> {
     thread::Builder::new()
         .name("octet-sdk-grower".into())
         .spawn(move || {
+            let mut interval = GROW_AFTER;
             for () in wakes {
-                watch_while_waiting(&shared);
+                watch_while_waiting(&shared, &mut interval);
             }
         })
         .expect("spawning the pool's grower thread");
     watch
 }
 
-/// Watches while jobs wait: after each [`GROW_AFTER`] in which no worker took a job,
-/// adds one. Returns when nothing waits or the limit is reached.
-fn watch_while_waiting(shared: &Arc<Shared>) {
+/// How long the grower keeps looking after it last saw a job wait, before it sleeps
+/// until woken: a pipeline's queue drains and fills many times a second, and waking
+/// the grower for each filling would cost what the backed-off interval saves.
+const PARK_AFTER: Duration = Duration::from_millis(100);
+
+/// Watches while jobs wait: after each `interval` in which no worker took a job or
+/// ran, adds one. The interval doubles while workers make progress or nothing waits
+/// (up to [`GROW_WATCH_MAX`]) and starts again from [`GROW_AFTER`] after a growth.
+/// Returns once no job waited for [`PARK_AFTER`], or when the limit is reached.
+fn watch_while_waiting(shared: &Arc<Shared>, interval: &mut Duration) {
     let mut seen = shared.counts.lock().taken;
+    let mut last_wait = Instant::now();
     loop {
-        thread::sleep(GROW_AFTER);
+        thread::sleep(*interval);
         let taken = {
             let mut counts = shared.counts.lock();
-            if !counts.waiting() || counts.spawned >= shared.limit {
+            let waiting = counts.waiting();
+            if waiting {
+                last_wait = Instant::now();
+            }
+            if last_wait.elapsed() >= PARK_AFTER || counts.spawned >= shared.limit {
                 counts.growing = false;
                 return;
             }
-            counts.taken
+            waiting.then_some(counts.taken)
         };
         // No job taken and no worker running or waiting for a CPU: every one is
         // blocked. The workers are read outside the counts' lock: it is file I/O.
-        let stalled = taken == seen && !any_runnable(&shared.workers.lock().clone());
-        seen = taken;
+        let stalled = taken == Some(seen) && !any_runnable(&shared.workers.lock().clone());
+        seen = taken.unwrap_or(seen);
+        *interval = if stalled {
+            GROW_AFTER
+        } else {
+            (*interval * 2).min(GROW_WATCH_MAX)
+        };
         if stalled {
             let spawn = {
                 let mut counts = shared.counts.lock();
