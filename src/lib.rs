@@ -44,6 +44,7 @@ pub mod negotiation;
 pub mod sdk;
 pub mod serve;
 pub mod services;
+mod slice;
 mod spin;
 mod suggest;
 pub mod supervisor;

@@ -138,6 +138,7 @@ pub(crate) fn max_spinners() -> usize {
 /// are already spinning, or while the process backs off from an oversubscribed
 /// machine. True when `ready` held; the caller sleeps otherwise.
 pub(crate) fn spin_until(budget: Duration, ready: impl FnMut() -> bool) -> bool {
+    follow_load();
     spin_counted(
         &SPINNERS,
         &BACKOFF,
@@ -146,6 +147,14 @@ pub(crate) fn spin_until(budget: Duration, ready: impl FnMut() -> bool) -> bool 
         std::thread::yield_now,
         ready,
     )
+}
+
+/// Gives the calling thread, if it is one of the runtime's own, the slice for the
+/// load: short while the process backs off from an oversubscribed machine
+/// (`slice.rs`). [`spin_until`] does this before every wait; a thread that waits
+/// without it (the SDK's reader, on a blocking read) calls it itself.
+pub(crate) fn follow_load() {
+    crate::slice::follow_load(BACKOFF.active(now_nanos()));
 }
 
 /// [`spin_until`] with the spinners counted in `spinners`, at most `max` at once,

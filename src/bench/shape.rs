@@ -114,7 +114,12 @@ impl Drop for ShapePeer {
 }
 
 fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, BenchError> {
-    Ok(std::thread::Builder::new().name(name.into()).spawn(f)?)
+    // The host's own threads follow the load's scheduler slice (`slice.rs`); so do these.
+    let run = move || {
+        crate::slice::own_thread();
+        f()
+    };
+    Ok(std::thread::Builder::new().name(name.into()).spawn(run)?)
 }
 
 /// Encodes each call into a frame for the writer and answers the caller with each

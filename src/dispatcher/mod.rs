@@ -237,6 +237,7 @@ pub(crate) fn spawn(
     std::thread::Builder::new()
         .name("octet-dispatcher".into())
         .spawn(move || {
+            crate::slice::own_thread();
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatcher.run()));
             if ran.is_err() {
                 // A bug, never a protocol event: the dispatcher's state is gone. Every

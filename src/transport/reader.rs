@@ -97,6 +97,7 @@ enum End {
 impl Reader {
     /// The thread body.
     pub(crate) fn run(mut self) {
+        crate::slice::own_thread();
         let mut splitter = FrameSplitter::new(current_limit(&self.frame_limit));
         let error = match self.read_loop(&mut splitter) {
             End::Closed(error) => error,

@@ -205,6 +205,7 @@ impl Writer {
     /// last ones (and `WriterFailed`) are delivered only after the queue and stdin
     /// were dropped.
     pub(crate) fn run(self) {
+        crate::slice::own_thread();
         let Writer {
             conn,
             mut stdin,

@@ -76,6 +76,8 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
     mut input: R,
     output: W,
 ) -> Result<(), RunError> {
+    // The reader is this thread: the extension's own, lent to the SDK until it returns.
+    crate::slice::own_thread();
     let (writer, writer_done) = writer::spawn(output);
     let codec = configured.map_or(Codec::JsonRpc, Codec::for_api);
     let wire = Wire {
@@ -92,6 +94,7 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
         frame_limit: wire.limit,
     };
     let outcome = connection.read_loop(&mut input);
+    crate::slice::release_thread();
     let flush_deadline = shared.close(SETTLE_TIMEOUT, FINAL_FLUSH_TIMEOUT);
     drop(connection);
     if !writer_done.wait(flush_deadline) {
@@ -136,6 +139,7 @@ impl Connection {
                 splitter.set_limit(self.frame_limit);
             }
             let limit = splitter.limit();
+            crate::spin::follow_load();
             let read = match input.read(&mut buffer) {
                 Ok(0) => {
                     if let Some(bytes) = splitter.finish() {

@@ -148,6 +148,7 @@ fn start_worker(shared: &Arc<Shared>) {
 }
 
 fn worker(shared: Arc<Shared>) {
+    crate::slice::own_thread();
     shared.workers.lock().push(WorkerId::current());
     loop {
         shared.counts.lock().idle += 1;

@@ -63,6 +63,7 @@ pub(crate) fn spawn<W: Write + Send + 'static>(output: W) -> (WriterHandle, Writ
     thread::Builder::new()
         .name("octet-sdk-writer".into())
         .spawn(move || {
+            crate::slice::own_thread();
             if let Err(e) = write_loop(output, &rx) {
                 diagnostic(format_args!("stdout failed, no more frames are sent: {e}"));
             }

@@ -1,0 +1,137 @@
+//! Short scheduler slices for the threads on a call's path, so that a hand-off wakes
+//! its receiver at once on a machine whose CPUs are all busy.
+//!
+//! Linux's fair scheduler (EEVDF, 6.6 and later) gives each runnable thread a virtual
+//! deadline one slice after it became eligible, and a thread that wakes up preempts
+//! the running one only when its deadline is earlier. With the default slice (about
+//! 3 ms on a 2-CPU machine) a host thread that wakes beside a build's compiler often
+//! waits for the compiler's slice to end: a `tool/call` crosses four hand-offs, and an
+//! SDK extension adds more, so a call took milliseconds on a loaded machine
+//! (`benches/README.md`, "Loaded machine"). Since Linux 6.12 a thread may ask for a
+//! shorter slice of its own (`sched_attr.sched_runtime` under `SCHED_OTHER`; no
+//! privilege needed, 0.1 ms to 100 ms): its deadlines come sooner, so it preempts on
+//! wake-up, and it runs no longer at a time than it asked for. Its share of the CPU
+//! over time is unchanged; only when it runs changes.
+//!
+//! On a quiet machine the short slice costs: the host's threads then wake each other
+//! by preempting, and a depth-1 call through an SDK extension took about twice as
+//! long. So the runtime's own threads (the dispatcher, every reader and writer, the
+//! SDK's threads, never an embedder's) follow the load: they ask for [`SHORT_SLICE`]
+//! while the process backs off from spinning because the machine is oversubscribed
+//! (`spin.rs`), and for the default slice again once it no longer does. Each thread
+//! changes its own slice before a wait, at most once per back-off period.
+//!
+//! On other kernels and systems, and for threads that run under another policy (an
+//! embedder's `SCHED_BATCH` or real-time thread), nothing changes.
+
+use std::cell::Cell;
+use std::time::Duration;
+
+/// The slice the runtime's threads ask for while the machine is oversubscribed.
+pub(crate) const SHORT_SLICE: Duration = Duration::from_micros(100);
+
+thread_local! {
+    /// `None` on a thread the runtime does not own, which it never changes; for its
+    /// own threads, whether the slice is short now.
+    static OWN: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// Marks the calling thread as one of the runtime's own, whose slice follows the load.
+pub(crate) fn own_thread() {
+    OWN.with(|own| own.set(Some(false)));
+}
+
+/// Gives a thread the runtime borrowed (the SDK's reader runs on the extension's own
+/// thread) back as it was: the default slice, and no longer followed.
+pub(crate) fn release_thread() {
+    follow_load(false);
+    OWN.with(|own| own.set(None));
+}
+
+/// Gives the calling thread, if it is the runtime's own, [`SHORT_SLICE`] while
+/// `oversubscribed` and the default slice otherwise.
+pub(crate) fn follow_load(oversubscribed: bool) {
+    OWN.with(|own| {
+        if let Some(short) = own.get() {
+            if short != oversubscribed {
+                own.set(Some(oversubscribed));
+                set_slice(oversubscribed.then_some(SHORT_SLICE));
+            }
+        }
+    });
+}
+
+/// Asks for `slice` (the default slice for `None`) for the calling thread, keeping
+/// its policy and nice value. Best effort: a kernel that does not know the request
+/// ignores it or refuses it, and either way the thread runs as before.
+#[cfg(target_os = "linux")]
+fn set_slice(slice: Option<Duration>) {
+    /// `struct sched_attr` as of its first version (`SCHED_ATTR_SIZE_VER0`, 48 bytes).
+    #[repr(C)]
+    #[derive(Default)]
+    struct SchedAttr {
+        size: u32,
+        sched_policy: u32,
+        sched_flags: u64,
+        sched_nice: i32,
+        sched_priority: u32,
+        sched_runtime: u64,
+        sched_deadline: u64,
+        sched_period: u64,
+    }
+    const SIZE: u32 = std::mem::size_of::<SchedAttr>() as u32;
+    let mut attr = SchedAttr::default();
+    // SAFETY: the kernel writes at most `SIZE` bytes into `attr`, a plain struct of
+    // that size; pid 0 is the calling thread.
+    let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, SIZE, 0) };
+    if read != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
+        return;
+    }
+    attr.size = SIZE;
+    attr.sched_flags = 0;
+    // Zero asks for the default slice.
+    attr.sched_runtime = slice.map_or(0, |slice| slice.as_nanos() as u64);
+    // SAFETY: `attr` is a valid `sched_attr` of `SIZE` bytes that the kernel only reads.
+    unsafe {
+        libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
+    }
+}
+
+/// Nothing to ask for on this system.
+#[cfg(not(target_os = "linux"))]
+fn set_slice(_slice: Option<Duration>) {}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_embedders_thread_is_never_changed() {
+        std::thread::spawn(|| {
+            follow_load(true);
+            assert_eq!(OWN.with(Cell::get), None);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn an_own_thread_keeps_its_policy_and_nice_value() {
+        std::thread::spawn(|| {
+            own_thread();
+            // SAFETY: getpriority has no memory effects; 0 is the calling thread.
+            let before = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+            follow_load(true);
+            assert_eq!(OWN.with(Cell::get), Some(true));
+            follow_load(false);
+            assert_eq!(OWN.with(Cell::get), Some(false));
+            let after = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+            assert_eq!(before, after);
+            // SAFETY: as above.
+            let policy = unsafe { libc::sched_getscheduler(0) };
+            assert_eq!(policy, libc::SCHED_OTHER);
+        })
+        .join()
+        .unwrap();
+    }
+}
