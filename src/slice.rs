@@ -19,7 +19,9 @@
 //! SDK's threads, never an embedder's) follow the load: they ask for [`SHORT_SLICE`]
 //! while the process backs off from spinning because the machine is oversubscribed
 //! (`spin.rs`), and for the default slice again once it no longer does. Each thread
-//! changes its own slice before a wait, at most once per back-off period.
+//! changes its own slice before a wait, at most once per back-off period. An
+//! embedder's thread blocked in [`crate::host::PendingCall::wait`] has the short slice
+//! only for that wait, and only on an oversubscribed machine ([`ShortWhileWaiting`]).
 //!
 //! On other kernels and systems, and for threads that run under another policy (an
 //! embedder's `SCHED_BATCH` or real-time thread), nothing changes.
@@ -39,6 +41,34 @@ thread_local! {
 /// Marks the calling thread as one of the runtime's own, whose slice follows the load.
 pub(crate) fn own_thread() {
     OWN.with(|own| own.set(Some(false)));
+}
+
+/// While it lives, an embedder's thread that waits for a call has [`SHORT_SLICE`] on
+/// an oversubscribed machine, so that the answer wakes it at once; dropped, the thread
+/// has the default slice again. Nothing changes on a quiet machine, or for the
+/// runtime's own threads (they follow the load anyway).
+pub(crate) struct ShortWhileWaiting {
+    active: bool,
+}
+
+impl ShortWhileWaiting {
+    /// Starts the wait.
+    pub(crate) fn begin() -> ShortWhileWaiting {
+        let borrowed = OWN.with(Cell::get).is_none();
+        let active = borrowed && crate::spin::oversubscribed();
+        if active {
+            set_slice(Some(SHORT_SLICE));
+        }
+        ShortWhileWaiting { active }
+    }
+}
+
+impl Drop for ShortWhileWaiting {
+    fn drop(&mut self) {
+        if self.active {
+            set_slice(None);
+        }
+    }
 }
 
 /// Gives a thread the runtime borrowed (the SDK's reader runs on the extension's own

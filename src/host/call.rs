@@ -52,8 +52,14 @@ impl<T> PendingCall<T> {
 
     /// Blocks until the call settles.
     pub fn wait(mut self) -> Result<T, CallError> {
-        crate::spin::spin_until(self.spin, || !self.reply.is_empty());
-        let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
+        if crate::spin::spin_until(self.spin, || !self.reply.is_empty()) {
+            let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
+            return self.finish(reply);
+        }
+        let reply = {
+            let _slice = crate::slice::ShortWhileWaiting::begin();
+            self.reply.recv().unwrap_or(Err(CallError::HostShutDown))
+        };
         self.finish(reply)
     }
 
@@ -64,8 +70,14 @@ impl<T> PendingCall<T> {
                 reason: CancelReason::User,
             }));
         }
-        crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
-        match self.reply.recv_timeout(timeout) {
+        let ready = crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
+        let received = if ready {
+            self.reply.recv_timeout(timeout)
+        } else {
+            let _slice = crate::slice::ShortWhileWaiting::begin();
+            self.reply.recv_timeout(timeout)
+        };
+        match received {
             Ok(reply) => Some(self.finish(reply)),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => Some(self.finish(Err(CallError::HostShutDown))),
