@@ -59,13 +59,14 @@ pub(crate) const OVERSUBSCRIBED_YIELD: Duration = Duration::from_micros(250);
 /// How long threads sleep at once, without spinning, after the first slow yield.
 pub(crate) const BACKOFF_MIN: Duration = Duration::from_millis(50);
 
-/// The longest back-off, reached by doubling while slow yields keep coming: once
-/// every eight seconds at most, one wait probes whether the CPUs are free again. A
-/// probe on a loaded machine costs two lost scheduler slices, and calls come in
-/// bursts: with one second, a burst every few seconds paid a probe each time (an SDK
-/// extension's depth-1 calls in the loaded table took 0.9-1.9 ms; with eight seconds,
-/// 0.3-0.9 ms). Once the load is gone, spinning resumes within this.
-pub(crate) const BACKOFF_MAX: Duration = Duration::from_secs(8);
+/// The longest back-off, reached by doubling while slow yields keep coming: once a
+/// second at most, one wait probes whether the CPUs are free again. Eight seconds was
+/// tried: bursts of calls on a loaded machine then paid fewer probes (an SDK
+/// extension's depth-1 calls in the loaded table: 0.3-0.9 ms against 0.9-1.9 ms), but
+/// on the quiet, noisy benchmark machine two stray slow yields now and then doubled
+/// the back-off into seconds without spinning, and the quiet depth-1 calls took 3-4
+/// times as long.
+pub(crate) const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// Nanoseconds on a monotonic clock of this process.
 fn now_nanos() -> u64 {
