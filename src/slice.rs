@@ -52,10 +52,11 @@ pub(crate) struct ShortWhileWaiting {
 }
 
 impl ShortWhileWaiting {
-    /// Starts the wait.
-    pub(crate) fn begin() -> ShortWhileWaiting {
+    /// Starts the wait; `oversubscribed` is whether the process backs off from
+    /// spinning now (`spin.rs`).
+    pub(crate) fn begin(oversubscribed: bool) -> ShortWhileWaiting {
         let borrowed = OWN.with(Cell::get).is_none();
-        let active = borrowed && crate::spin::oversubscribed();
+        let active = borrowed && oversubscribed;
         if active {
             set_slice(Some(SHORT_SLICE));
         }

@@ -263,6 +263,15 @@ fn initialize_result(params: &Value) -> Value {
 mod tests {
     use super::*;
 
+    /// The JSON values of the LF-terminated lines of `output`.
+    fn lines(output: &[u8]) -> Vec<Value> {
+        output
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    }
+
     fn served(mode: EchoMode, input: &[u8]) -> Vec<u8> {
         let mut output = Vec::new();
         serve(mode, input, &mut output).unwrap();
@@ -320,11 +329,7 @@ mod tests {
             "\n",
         );
         let output = served(EchoMode::Octet, input.as_bytes());
-        let answers: Vec<Value> = output
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
+        let answers = lines(&output);
         assert_eq!(answers.len(), 4, "nothing after shutdown is answered");
         let protocol = &answers[0]["result"]["protocol"];
         assert_eq!(protocol["version"], "0.2");
@@ -349,11 +354,7 @@ mod tests {
             "\n",
         );
         let output = served(EchoMode::Octet, input.as_bytes());
-        let answers: Vec<Value> = output
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
+        let answers = lines(&output);
         assert!(answers[0]["result"].get("protocol").is_none());
         assert_eq!(answers[1]["result"]["content"], "{}");
     }
@@ -369,11 +370,7 @@ mod tests {
             "\n",
         );
         let output = served(EchoMode::Mcp, input.as_bytes());
-        let answers: Vec<Value> = output
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
+        let answers = lines(&output);
         assert_eq!(answers.len(), 2, "the notification is not answered");
         assert_eq!(answers[0]["result"]["protocolVersion"], "2025-03-26");
         assert_eq!(answers[1]["id"], 1);

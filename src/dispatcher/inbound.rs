@@ -83,6 +83,36 @@ fn refused_request_error(
     ResponseError::new(code, format!("{words}: {detail}"))
 }
 
+/// The event a checked `notification`, `context/contribution` or
+/// `status/contribution` from `source` becomes, or why it is refused.
+fn embedder_event(
+    method: HostMethod,
+    source: &crate::model::events::GenerationRef,
+    params: &Value,
+) -> Result<HostEvent, String> {
+    let source = source.clone();
+    match method {
+        HostMethod::Notification => validate::notification(params)
+            .map(|notification| HostEvent::Notification {
+                source,
+                notification,
+            })
+            .map_err(|e| e.to_string()),
+        HostMethod::ContextContribution => validate::context_contribution(params)
+            .map(|contribution| HostEvent::ContextContribution {
+                source,
+                contribution,
+            })
+            .map_err(|e| e.to_string()),
+        _ => validate::status_contribution(params)
+            .map(|contribution| HostEvent::StatusContribution {
+                source,
+                contribution,
+            })
+            .map_err(|e| e.to_string()),
+    }
+}
+
 impl Dispatcher {
     pub(super) fn on_transport(&mut self, message: TransportMessage) {
         let TransportMessage { conn, event } = message;
@@ -324,40 +354,14 @@ impl Dispatcher {
                     refuse(self, reason);
                 }
             }
-            Some(Route::Host(HostMethod::Notification)) => match validate::notification(&params) {
-                Ok(notification) => emit(
-                    self,
-                    HostEvent::Notification {
-                        source: source.clone(),
-                        notification,
-                    },
-                ),
-                Err(e) => refuse(self, e.to_string()),
+            Some(Route::Host(
+                method @ (HostMethod::Notification
+                | HostMethod::ContextContribution
+                | HostMethod::StatusContribution),
+            )) => match embedder_event(method, &source, &params) {
+                Ok(event) => emit(self, event),
+                Err(reason) => refuse(self, reason),
             },
-            Some(Route::Host(HostMethod::ContextContribution)) => {
-                match validate::context_contribution(&params) {
-                    Ok(contribution) => emit(
-                        self,
-                        HostEvent::ContextContribution {
-                            source: source.clone(),
-                            contribution,
-                        },
-                    ),
-                    Err(e) => refuse(self, e.to_string()),
-                }
-            }
-            Some(Route::Host(HostMethod::StatusContribution)) => {
-                match validate::status_contribution(&params) {
-                    Ok(contribution) => emit(
-                        self,
-                        HostEvent::StatusContribution {
-                            source: source.clone(),
-                            contribution,
-                        },
-                    ),
-                    Err(e) => refuse(self, e.to_string()),
-                }
-            }
             Some(Route::Host(HostMethod::Progress)) => self.on_progress(conn, &params),
             Some(Route::Host(HostMethod::CancelRequest)) => self.on_child_cancel(conn, &params),
             Some(Route::Host(HostMethod::PresentationUpdate)) => {

@@ -57,7 +57,7 @@ impl<T> PendingCall<T> {
             return self.finish(reply);
         }
         let reply = {
-            let _slice = crate::slice::ShortWhileWaiting::begin();
+            let _slice = crate::slice::ShortWhileWaiting::begin(crate::spin::oversubscribed());
             self.reply.recv().unwrap_or(Err(CallError::HostShutDown))
         };
         self.finish(reply)
@@ -74,7 +74,7 @@ impl<T> PendingCall<T> {
         let received = if ready {
             self.reply.recv_timeout(timeout)
         } else {
-            let _slice = crate::slice::ShortWhileWaiting::begin();
+            let _slice = crate::slice::ShortWhileWaiting::begin(crate::spin::oversubscribed());
             self.reply.recv_timeout(timeout)
         };
         match received {
