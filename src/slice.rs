@@ -74,6 +74,7 @@ impl Drop for ShortWhileWaiting {
 
 /// Gives a thread the runtime borrowed (the SDK's reader runs on the extension's own
 /// thread) back as it was: the default slice, and no longer followed.
+#[cfg(feature = "sdk")]
 pub(crate) fn release_thread() {
     follow_load(false);
     OWN.with(|own| own.set(None));
