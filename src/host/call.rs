@@ -8,6 +8,7 @@ use crossbeam_channel::{Receiver, RecvError, RecvTimeoutError, Sender};
 
 use crate::dispatcher::Command;
 pub use crate::model::call::*;
+use crate::slice::ShortWhileWaiting;
 
 /// Turns the dispatcher's reply into the call's outcome: validates and types an
 /// answer, and may turn a failure into an outcome too (the menu fallback).
@@ -52,14 +53,10 @@ impl<T> PendingCall<T> {
 
     /// Blocks until the call settles.
     pub fn wait(mut self) -> Result<T, CallError> {
-        if crate::spin::spin_until(self.spin, || !self.reply.is_empty()) {
-            let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
-            return self.finish(reply);
-        }
-        let reply = {
-            let _slice = crate::slice::ShortWhileWaiting::begin(crate::spin::oversubscribed());
-            self.reply.recv().unwrap_or(Err(CallError::HostShutDown))
-        };
+        let ready = crate::spin::spin_until(self.spin, || !self.reply.is_empty());
+        let slice = (!ready).then(|| ShortWhileWaiting::begin(crate::spin::oversubscribed()));
+        let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
+        drop(slice);
         self.finish(reply)
     }
 
@@ -71,12 +68,9 @@ impl<T> PendingCall<T> {
             }));
         }
         let ready = crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
-        let received = if ready {
-            self.reply.recv_timeout(timeout)
-        } else {
-            let _slice = crate::slice::ShortWhileWaiting::begin(crate::spin::oversubscribed());
-            self.reply.recv_timeout(timeout)
-        };
+        let slice = (!ready).then(|| ShortWhileWaiting::begin(crate::spin::oversubscribed()));
+        let received = self.reply.recv_timeout(timeout);
+        drop(slice);
         match received {
             Ok(reply) => Some(self.finish(reply)),
             Err(RecvTimeoutError::Timeout) => None,

@@ -28,9 +28,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use parking_lot::Mutex;
 
 use super::runnable::{any_runnable, WorkerId};
-use parking_lot::Mutex;
 
 /// A unit of work.
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
