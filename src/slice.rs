@@ -45,10 +45,12 @@ pub(crate) fn own_thread() {
 
 /// While it lives, an embedder's thread that waits for a call has [`SHORT_SLICE`] on
 /// an oversubscribed machine, so that the answer wakes it at once; dropped, the thread
-/// has the default slice again. Nothing changes on a quiet machine, or for the
-/// runtime's own threads (they follow the load anyway).
+/// has the slice it had before again (the default, or one the embedder chose).
+/// Nothing changes on a quiet machine, or for the runtime's own threads (they follow
+/// the load anyway).
 pub(crate) struct ShortWhileWaiting {
-    active: bool,
+    /// The slice to restore, in nanoseconds (0: the default), when it was changed.
+    previous: Option<u64>,
 }
 
 impl ShortWhileWaiting {
@@ -56,18 +58,17 @@ impl ShortWhileWaiting {
     /// spinning now (`spin.rs`).
     pub(crate) fn begin(oversubscribed: bool) -> ShortWhileWaiting {
         let borrowed = OWN.with(Cell::get).is_none();
-        let active = borrowed && oversubscribed;
-        if active {
-            set_slice(Some(SHORT_SLICE));
-        }
-        ShortWhileWaiting { active }
+        let previous = (borrowed && oversubscribed)
+            .then(|| set_slice(short_nanos()))
+            .flatten();
+        ShortWhileWaiting { previous }
     }
 }
 
 impl Drop for ShortWhileWaiting {
     fn drop(&mut self) {
-        if self.active {
-            set_slice(None);
+        if let Some(previous) = self.previous {
+            set_slice(previous);
         }
     }
 }
@@ -87,17 +88,24 @@ pub(crate) fn follow_load(oversubscribed: bool) {
         if let Some(short) = own.get() {
             if short != oversubscribed {
                 own.set(Some(oversubscribed));
-                set_slice(oversubscribed.then_some(SHORT_SLICE));
+                set_slice(if oversubscribed { short_nanos() } else { 0 });
             }
         }
     });
 }
 
-/// Asks for `slice` (the default slice for `None`) for the calling thread, keeping
-/// its policy and nice value. Best effort: a kernel that does not know the request
-/// ignores it or refuses it, and either way the thread runs as before.
+/// [`SHORT_SLICE`] in nanoseconds, as `sched_attr.sched_runtime` takes it.
+fn short_nanos() -> u64 {
+    SHORT_SLICE.as_nanos() as u64
+}
+
+/// Asks for a slice of `nanos` (0: the default slice) for the calling thread, keeping
+/// its policy and nice value, and returns the slice it had (0: the default); `None`
+/// when nothing was asked (another policy, or a kernel that does not know the call).
+/// Best effort: a kernel that ignores or refuses the request leaves the thread as it
+/// was.
 #[cfg(target_os = "linux")]
-fn set_slice(slice: Option<Duration>) {
+fn set_slice(nanos: u64) -> Option<u64> {
     /// `struct sched_attr` as of its first version (`SCHED_ATTR_SIZE_VER0`, 48 bytes).
     #[repr(C)]
     #[derive(Default)]
@@ -117,21 +125,24 @@ fn set_slice(slice: Option<Duration>) {
     // that size; pid 0 is the calling thread.
     let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, SIZE, 0) };
     if read != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
-        return;
+        return None;
     }
+    let previous = attr.sched_runtime;
     attr.size = SIZE;
     attr.sched_flags = 0;
-    // Zero asks for the default slice.
-    attr.sched_runtime = slice.map_or(0, |slice| slice.as_nanos() as u64);
+    attr.sched_runtime = nanos;
     // SAFETY: `attr` is a valid `sched_attr` of `SIZE` bytes that the kernel only reads.
     unsafe {
         libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
     }
+    Some(previous)
 }
 
 /// Nothing to ask for on this system.
 #[cfg(not(target_os = "linux"))]
-fn set_slice(_slice: Option<Duration>) {}
+fn set_slice(_nanos: u64) -> Option<u64> {
+    None
+}
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
@@ -142,6 +153,20 @@ mod tests {
         std::thread::spawn(|| {
             follow_load(true);
             assert_eq!(OWN.with(Cell::get), None);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_wait_gives_an_embedders_thread_its_own_slice_back() {
+        std::thread::spawn(|| {
+            // The embedder's choice: 2 ms (a kernel before 6.12 keeps the default).
+            set_slice(2_000_000);
+            // Asking again for the same changes nothing and reads what the thread has.
+            let chosen = set_slice(2_000_000);
+            drop(ShortWhileWaiting::begin(true));
+            assert_eq!(set_slice(chosen.unwrap_or(0)), chosen);
         })
         .join()
         .unwrap();

@@ -347,7 +347,6 @@ impl Dispatcher {
             return;
         }
         let route = Route::notification(&notification.method, c.api, &c.features(), &params);
-        let emit = |this: &Self, event: HostEvent| this.shared.events.emit(event);
         match route {
             Some(Route::Bound(method)) => {
                 if let Err(reason) = self.on_bound_notification(conn, method, &params) {
@@ -359,7 +358,7 @@ impl Dispatcher {
                 | HostMethod::ContextContribution
                 | HostMethod::StatusContribution),
             )) => match embedder_event(method, &source, &params) {
-                Ok(event) => emit(self, event),
+                Ok(event) => self.shared.events.emit(event),
                 Err(reason) => refuse(self, reason),
             },
             Some(Route::Host(HostMethod::Progress)) => self.on_progress(conn, &params),

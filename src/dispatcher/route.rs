@@ -25,12 +25,7 @@ use crate::negotiation::FeatureSet;
 use crate::services::bound::{ServiceMethod, Shape};
 
 /// Every API version.
-const ALL_APIS: &[ApiVersion] = &[
-    ApiVersion::V0_1,
-    ApiVersion::V0_2,
-    ApiVersion::V0_3,
-    ApiVersion::V0_4,
-];
+const ALL_APIS: &[ApiVersion] = &ApiVersion::ALL;
 /// The API versions with the 0.2 fields (section 2: parent correlation).
 const V0_2_FIELDS_APIS: &[ApiVersion] = &[ApiVersion::V0_2, ApiVersion::V0_3, ApiVersion::V0_4];
 
