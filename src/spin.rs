@@ -51,10 +51,15 @@ static SPINNERS: AtomicUsize = AtomicUsize::new(0);
 static BACKOFF: Backoff = Backoff::new();
 
 /// A yield that returns later than this gave the CPU to other runnable work for a
-/// scheduler slice: the machine is oversubscribed. A pass among the host's own threads
-/// and a child that answers at once takes a few tens of microseconds; a slice of a
-/// busy process takes milliseconds.
-pub(crate) const OVERSUBSCRIBED_YIELD: Duration = Duration::from_micros(250);
+/// scheduler slice: the machine is oversubscribed. A busy process's slice is 0.75 ms
+/// on one CPU and longer with more (Linux's `base_slice` grows with the CPU count): on
+/// the 2-core benchmark machine with a busy loop per core, every slow yield took 2 to
+/// 4 ms. The host's own work is shorter: with 64 calls in flight on the quiet machine,
+/// where the child parses a batch of requests while a host thread yields, 1 yield in
+/// 100 took 128 to 255 µs and about 1 in 1,000 took longer. At 250 µs those few were
+/// enough to back off from spinning again and again on a quiet machine, and
+/// throughput at depth 64 fell by about a fifth (`benches/README.md`).
+pub(crate) const OVERSUBSCRIBED_YIELD: Duration = Duration::from_micros(500);
 
 /// How long threads sleep at once, without spinning, after the first slow yield.
 pub(crate) const BACKOFF_MIN: Duration = Duration::from_millis(50);
@@ -114,11 +119,15 @@ impl Backoff {
 
     /// The second strike at `now`: back off for twice as long as last time, within
     /// bounds, or for [`BACKOFF_MIN`] when the last back-off ended more than
-    /// [`BACKOFF_MAX`] ago (the load went away in between).
+    /// [`BACKOFF_MAX`] ago (the load went away in between). A strike while a back-off
+    /// lasts (threads that were already spinning when it began) changes nothing.
     fn oversubscribed(&self, now: u64) {
         let min = BACKOFF_MIN.as_nanos() as u64;
         let max = BACKOFF_MAX.as_nanos() as u64;
         let until = self.until.load(Ordering::Relaxed);
+        if now < until {
+            return;
+        }
         let length = if until == 0 || now > until + max {
             min
         } else {
@@ -329,6 +338,11 @@ mod tests {
         assert!(backoff.active(now_nanos()));
         let first = backoff.length.load(Ordering::Relaxed);
         assert_eq!(first, BACKOFF_MIN.as_nanos() as u64);
+        // Another thread's strike while the back-off lasts changes nothing.
+        let until = backoff.until.load(Ordering::Relaxed);
+        backoff.oversubscribed(until - 1);
+        assert_eq!(backoff.length.load(Ordering::Relaxed), first);
+        assert_eq!(backoff.until.load(Ordering::Relaxed), until);
         // While backing off nothing spins, but input already there is still seen.
         let mut yields = 0;
         assert!(!spin_counted(
