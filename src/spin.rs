@@ -52,14 +52,17 @@ static BACKOFF: Backoff = Backoff::new();
 
 /// A yield that returns later than this gave the CPU to other runnable work for a
 /// scheduler slice: the machine is oversubscribed. A busy process's slice is 0.75 ms
-/// on one CPU and longer with more (Linux's `base_slice` grows with the CPU count): on
-/// the 2-core benchmark machine with a busy loop per core, every slow yield took 2 to
-/// 4 ms. The host's own work is shorter: with 64 calls in flight on the quiet machine,
-/// where the child parses a batch of requests while a host thread yields, 1 yield in
-/// 100 took 128 to 255 µs and about 1 in 1,000 took longer. At 250 µs those few were
-/// enough to back off from spinning again and again on a quiet machine, and
-/// throughput at depth 64 fell by about a fifth (`benches/README.md`).
-pub(crate) const OVERSUBSCRIBED_YIELD: Duration = Duration::from_micros(500);
+/// on one CPU and longer with more (Linux's `base_slice` grows with the CPU count),
+/// and it ends on a scheduler tick: on the 2-core benchmark machine with a busy loop
+/// per core, every slow yield took 2 to 4 ms. The host's own work is shorter, but not
+/// always short: with 64 calls in flight on the quiet machine, where the child parses
+/// a batch of requests while a host thread yields, hundreds of yields a second took
+/// 256 to 511 µs through an SDK extension (its threads and the host's take turns on
+/// two CPUs), a few a second 0.5 to 1 ms, and a few in the whole run longer. At 250
+/// µs, and still at 500 µs, those were enough to back off from spinning again and
+/// again on a quiet machine, and throughput at depth 64 fell by up to a fifth
+/// (`benches/README.md`).
+pub(crate) const OVERSUBSCRIBED_YIELD: Duration = Duration::from_millis(1);
 
 /// How long threads sleep at once, without spinning, after the first slow yield.
 pub(crate) const BACKOFF_MIN: Duration = Duration::from_millis(50);
