@@ -5,19 +5,23 @@
 //! waiting on child requests. With a limit of 1 (API 0.1) requests run strictly one
 //! after the other.
 //!
-//! Workers are spawned lazily and then kept, at first only as many as there are CPUs:
-//! more runnable workers than CPUs only take turns on them (on two CPUs the SDK's
-//! depth-64 echo on API 0.4 ran at a median 65k calls/s with sixteen workers and 96k
-//! with two, against 105k for one worker on API 0.1; `benches/README.md`). A job that
-//! waits behind busy workers is no reason to grow, as long as the workers keep taking
-//! jobs. When they take none for [`GROW_AFTER`] while jobs wait, every worker is
-//! blocked in a handler (waiting on a child request, a person, a lock), and the pool
-//! grows by one worker, again after each further [`GROW_AFTER`] without progress, up
-//! to the limit. Without progress means no worker ran either: on a busy machine (a
-//! fleet of extensions on two CPUs) workers may take no job for a while only because
-//! they wait for a CPU, and more workers would only take turns with them
-//! (`runnable.rs`). While the workers keep making progress the grower looks less
-//! often, down to once per [`GROW_WATCH_MAX`].
+//! Workers are spawned lazily and then kept, one at first: a job that waits behind
+//! busy workers is no reason to grow, as long as the workers keep taking jobs. More
+//! workers than the work needs only take turns and wake each other (on two CPUs the
+//! SDK's depth-64 echo on API 0.4 ran at 65k calls/s with sixteen workers, 55-84k with
+//! two and 98-106k with one; `benches/README.md`). When the workers take no job for
+//! [`GROW_AFTER`] while jobs wait, the pool grows by one worker, again after each
+//! further [`GROW_AFTER`] without progress:
+//! - up to one worker per CPU whatever the workers do, so that long handlers that
+//!   compute run side by side on the CPUs;
+//! - beyond that, up to the limit, only when every worker is blocked in a handler
+//!   (waiting on a child request, a person, a lock), that is when none runs or waits
+//!   for a CPU: on a busy machine (a fleet of extensions on two CPUs) workers may take
+//!   no job for a while only because they wait for a CPU, and more workers would only
+//!   take turns with them (`runnable.rs`).
+//!
+//! While the workers keep making progress the grower looks less often, down to once
+//! per [`GROW_WATCH_MAX`].
 //!
 //! One grower thread per pool, started on the first wait, does that watching and
 //! sleeps on a channel in between: a pipeline that keeps the queue filling and
@@ -72,14 +76,15 @@ struct Shared {
     /// Every started worker, for the grower to see whether any runs.
     workers: Mutex<Vec<WorkerId>>,
     limit: u32,
+    /// Workers started for waiting jobs whatever the running ones do: the CPUs, within
+    /// the limit.
+    cpus: u32,
     rx: Receiver<Job>,
     counts: Mutex<Counts>,
 }
 
 /// A bounded, lazily grown set of worker threads.
 pub(crate) struct Pool {
-    /// Workers started without waiting for a blocked one: the CPUs, within the limit.
-    eager: u32,
     tx: Sender<Job>,
     shared: Arc<Shared>,
     /// Wakes the grower, started on the first need, to watch for blocked workers; its
@@ -94,16 +99,17 @@ impl Pool {
         Pool::with_cpus(limit, u32::try_from(cpus).unwrap_or(u32::MAX))
     }
 
-    /// A pool that starts up to `cpus` workers at once and more only for blocked ones.
+    /// A pool that grows to `cpus` workers for jobs that wait and beyond only for
+    /// blocked workers.
     fn with_cpus(limit: u32, cpus: u32) -> Pool {
         let (tx, rx) = unbounded();
         let limit = limit.max(1);
         Pool {
-            eager: cpus.clamp(1, limit),
             tx,
             shared: Arc::new(Shared {
                 workers: Mutex::new(Vec::new()),
                 limit,
+                cpus: cpus.clamp(1, limit),
                 rx,
                 counts: Mutex::new(Counts::default()),
             }),
@@ -111,14 +117,13 @@ impl Pool {
         }
     }
 
-    /// Queues `job`: starts a worker when every started one is busy and fewer than
-    /// the CPUs run, or else has a grower watch for blocked workers.
+    /// Queues `job`: starts the first worker, or has a grower watch while jobs wait.
     pub(crate) fn submit(&self, job: Job) {
         let (spawn, grow) = {
             let mut counts = self.shared.counts.lock();
             counts.queued += 1;
             let waiting = counts.waiting();
-            let spawn = waiting && counts.spawned < self.eager;
+            let spawn = waiting && counts.spawned == 0;
             let grow = waiting && !spawn && !counts.growing && counts.spawned < self.shared.limit;
             if spawn {
                 counts.spawned += 1;
@@ -187,8 +192,8 @@ fn start_grower(shared: &Arc<Shared>) -> Sender<()> {
 /// the grower for each filling would cost what the backed-off interval saves.
 const PARK_AFTER: Duration = Duration::from_millis(100);
 
-/// Watches while jobs wait: after each `interval` in which no worker took a job or
-/// ran, adds one. The interval doubles while workers make progress or nothing waits
+/// Watches while jobs wait: after each `interval` in which no worker took a job, adds
+/// one while there are fewer than the CPUs, and beyond only when no worker ran either. The interval doubles while workers make progress or nothing waits
 /// (up to [`GROW_WATCH_MAX`]) and starts again from [`GROW_AFTER`] after a growth.
 /// Returns once no job waited for [`PARK_AFTER`], or when the limit is reached.
 fn watch_while_waiting(shared: &Arc<Shared>, interval: &mut Duration) {
@@ -196,7 +201,7 @@ fn watch_while_waiting(shared: &Arc<Shared>, interval: &mut Duration) {
     let mut last_wait = Instant::now();
     loop {
         thread::sleep(*interval);
-        let taken = {
+        let (taken, below_cpus) = {
             let mut counts = shared.counts.lock();
             let waiting = counts.waiting();
             if waiting {
@@ -206,11 +211,16 @@ fn watch_while_waiting(shared: &Arc<Shared>, interval: &mut Duration) {
                 counts.growing = false;
                 return;
             }
-            waiting.then_some(counts.taken)
+            (
+                waiting.then_some(counts.taken),
+                counts.spawned < shared.cpus,
+            )
         };
-        // No job taken and no worker running or waiting for a CPU: every one is
-        // blocked. The workers are read outside the counts' lock: it is file I/O.
-        let stalled = taken == Some(seen) && !any_runnable(&shared.workers.lock().clone());
+        // No job taken: below the CPUs that is reason enough; beyond them, no worker
+        // may run or wait for a CPU either (every one is blocked). The workers are read
+        // outside the counts' lock: it is file I/O.
+        let stalled =
+            taken == Some(seen) && (below_cpus || !any_runnable(&shared.workers.lock().clone()));
         seen = taken.unwrap_or(seen);
         *interval = if stalled {
             GROW_AFTER
@@ -303,5 +313,30 @@ mod tests {
             done_rx.recv_timeout(Duration::from_secs(20)).unwrap();
         }
         assert_eq!(pool.shared.counts.lock().spawned, 4);
+    }
+
+    #[test]
+    fn a_job_waiting_behind_a_computing_worker_gets_a_worker_while_cpus_are_left() {
+        // Two CPUs: the first job computes (its worker keeps running) until the
+        // second has started, which needs a second worker.
+        let pool = Pool::with_cpus(4, 2);
+        let started = Arc::new(AtomicU32::new(0));
+        let (done_tx, done_rx) = unbounded();
+        {
+            let (started, done_tx) = (Arc::clone(&started), done_tx.clone());
+            pool.submit(Box::new(move || {
+                let deadline = Instant::now() + Duration::from_secs(20);
+                while started.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+                done_tx.send(started.load(Ordering::SeqCst)).unwrap();
+            }));
+        }
+        pool.submit(Box::new(move || {
+            started.store(1, Ordering::SeqCst);
+        }));
+        let seen = done_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert_eq!(seen, 1, "the second job ran beside the first");
+        assert_eq!(pool.shared.counts.lock().spawned, 2);
     }
 }
