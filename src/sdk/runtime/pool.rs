@@ -193,8 +193,9 @@ fn start_grower(shared: &Arc<Shared>) -> Sender<()> {
 const PARK_AFTER: Duration = Duration::from_millis(100);
 
 /// Watches while jobs wait: after each `interval` in which no worker took a job, adds
-/// one while there are fewer than the CPUs, and beyond only when no worker ran either. The interval doubles while workers make progress or nothing waits
-/// (up to [`GROW_WATCH_MAX`]) and starts again from [`GROW_AFTER`] after a growth.
+/// one while there are fewer than the CPUs, and beyond only when no worker ran either.
+/// The interval doubles while workers make progress or nothing waits (up to
+/// [`GROW_WATCH_MAX`]) and starts again from [`GROW_AFTER`] after a growth.
 /// Returns once no job waited for [`PARK_AFTER`], or when the limit is reached.
 fn watch_while_waiting(shared: &Arc<Shared>, interval: &mut Duration) {
     let mut seen = shared.counts.lock().taken;
