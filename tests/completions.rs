@@ -83,18 +83,24 @@ fn fish_completes_after_a_subcommand_where_fish_is_installed() {
 }
 
 /// Drives an interactive zsh in a pseudo-terminal (`zsh/zpty`): the completion script is
-/// on `fpath`, `compinit` loads it, and each probe types a line and TAB, then waits for
-/// the candidate to appear on the screen. A probe that never completes is killed by
-/// `timeout` after a generous minute, so it fails instead of hanging.
+/// on `fpath`, `compinit` loads it, and each probe starts a fresh shell, types a line and
+/// TAB, then waits for the candidate to appear on the screen. The prompt is spelled so
+/// that the echo of the set-up line cannot be mistaken for it (`READ''Y`), and no probe
+/// inherits a line editor state from the one before. A probe that never completes is
+/// killed by `timeout` after a generous minute, so it fails instead of hanging.
 const ZSH_DRIVER: &str = r#"
 zmodload zsh/zpty
-zpty z zsh -f -i
-zpty -w z "PS1='READY> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt nobeep"
-zpty -r z out '*READY> *'
+dir=$1
+start() {
+  zpty z zsh -f -i
+  zpty -w z "PS1='READ''Y> '; fpath=($dir \$fpath); autoload -U compinit; compinit -u -D; setopt nobeep"
+  zpty -r z out '*READY> *'
+}
+start
 zpty -w -n z $'octet-host call --ti\t'
 zpty -r z out '*--timeout*' && print completed-option
-zpty -w -n z $'\x03'
-zpty -r z out '*READY> *'
+zpty -d z
+start
 zpty -w -n z $'octet-host completions \t'
 zpty -r z out '*powershell*' && print completed-value
 zpty -d z
