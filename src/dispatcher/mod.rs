@@ -15,6 +15,7 @@ mod connection;
 mod generations;
 mod guard;
 mod guards;
+mod id_hash;
 mod inbound;
 mod launch;
 mod launcher;
@@ -45,6 +46,7 @@ use serde_json::Value;
 
 pub(crate) use command::{CallRequest, Command, HostRequest};
 use connection::Connection;
+use id_hash::IdMap;
 use timers::{Timer, Timers};
 
 use crate::model::call::CallId;
@@ -152,19 +154,19 @@ pub(crate) struct Dispatcher {
     shared: Arc<Shared>,
     commands: Receiver<Command>,
     transport: Receiver<TransportMessage>,
-    conns: HashMap<ConnId, Connection>,
+    conns: IdMap<ConnId, Connection>,
     /// Who holds the terminal grant, across every connection (section 2.24).
     terminal: Arc<Mutex<terminal::TerminalLease>>,
     /// The generation that receives calls for each extension name.
     routes: HashMap<String, ConnId>,
-    calls: HashMap<CallId, CallEntry>,
+    calls: IdMap<CallId, CallEntry>,
     timers: Timers,
-    stop_waiters: HashMap<ConnId, Vec<Sender<Option<ShutdownReport>>>>,
+    stop_waiters: IdMap<ConnId, Vec<Sender<Option<ShutdownReport>>>>,
     shutdown: Option<HostShutdown>,
     /// The supervisor's books, per extension name.
     supervision: HashMap<String, Supervision>,
     /// Live restart timers by sequence.
-    restart_timers: HashMap<u64, String>,
+    restart_timers: IdMap<u64, String>,
     /// Sessions, turns and tools that started and have not settled (section 1.10).
     open_scopes: Vec<lifecycle::OpenScope>,
     /// The latest accepted presentation snapshot per owner, per extension (section 2.5).
@@ -218,15 +220,15 @@ pub(crate) fn spawn(
         shared,
         commands,
         transport,
-        conns: HashMap::new(),
+        conns: IdMap::default(),
         terminal: Default::default(),
         routes: HashMap::new(),
-        calls: HashMap::new(),
+        calls: IdMap::default(),
         timers: Timers::default(),
-        stop_waiters: HashMap::new(),
+        stop_waiters: IdMap::default(),
         shutdown: None,
         supervision: HashMap::new(),
-        restart_timers: HashMap::new(),
+        restart_timers: IdMap::default(),
         presentations: HashMap::new(),
         open_scopes: Vec::new(),
         health_epoch: Instant::now(),

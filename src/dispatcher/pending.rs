@@ -2,13 +2,12 @@
 //! which keeps count of the embedder calls among them so the concurrency check that
 //! runs for every admitted call is O(1).
 
-use std::collections::HashMap;
-
 use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
 use super::command::InitRole;
+use super::id_hash::IdMap;
 use crate::model::call::{CallId, CallReply};
 use crate::model::progress::Progress;
 use crate::negotiation::{InitializeOffer, ToolDefinition};
@@ -52,7 +51,7 @@ pub(crate) struct Pending {
 /// The pending host requests of one generation.
 #[derive(Default)]
 pub(crate) struct PendingTable {
-    entries: HashMap<u64, Pending>,
+    entries: IdMap<u64, Pending>,
     /// How many entries are [`PendingKind::Call`].
     calls: usize,
 }

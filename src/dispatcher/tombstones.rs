@@ -11,9 +11,10 @@
 //!   above, so the grace check always finds it, however many requests were cancelled.
 //!   It is bounded by the requests the generation may have in flight.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
+use super::id_hash::{IdMap, IdSet};
 use crate::limits::{MAX_TOMBSTONES, TOMBSTONE_TTL};
 
 /// What is known about a tombstoned request.
@@ -29,9 +30,9 @@ pub(crate) struct Tombstone {
 pub(crate) struct Tombstones {
     /// Remembered ids, oldest first, with when each was cancelled.
     order: VecDeque<(u64, Instant)>,
-    remembered: HashSet<u64>,
+    remembered: IdSet<u64>,
     /// Cancelled requests the extension still has to settle.
-    owed: HashMap<u64, Instant>,
+    owed: IdMap<u64, Instant>,
 }
 
 impl Tombstones {
