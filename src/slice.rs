@@ -19,9 +19,15 @@
 //! SDK's threads, never an embedder's) follow the load: they ask for [`SHORT_SLICE`]
 //! while the process backs off from spinning because the machine is oversubscribed
 //! (`spin.rs`), and for the default slice again once it no longer does. Each thread
-//! changes its own slice before a wait, at most once per back-off period. An
-//! embedder's thread blocked in [`crate::host::PendingCall::wait`] has the short slice
-//! only for that wait, and only on an oversubscribed machine ([`ShortWhileWaiting`]).
+//! changes its own slice before a wait, at most once per back-off period.
+//!
+//! An embedder's thread is never changed, not even while it waits in
+//! [`crate::host::PendingCall::wait`]. Giving it the short slice for each wait cost
+//! more than it bought. The change and its undoing are two `sched_setattr` calls per
+//! wait, and the undoing comes just after the wake-up, when the scheduler requeues the
+//! thread with the default slice's later deadline, likely behind the busy work. With a
+//! busy loop per core, depth-1 calls through an SDK extension took 520-604 µs with it
+//! and 105-266 µs without (`benches/README.md`).
 //!
 //! On other kernels and systems, and for threads that run under another policy (an
 //! embedder's `SCHED_BATCH` or real-time thread), nothing changes.
@@ -41,36 +47,6 @@ thread_local! {
 /// Marks the calling thread as one of the runtime's own, whose slice follows the load.
 pub(crate) fn own_thread() {
     OWN.with(|own| own.set(Some(false)));
-}
-
-/// While it lives, an embedder's thread that waits for a call has [`SHORT_SLICE`] on
-/// an oversubscribed machine, so that the answer wakes it at once; dropped, the thread
-/// has the slice it had before again (the default, or one the embedder chose).
-/// Nothing changes on a quiet machine, or for the runtime's own threads (they follow
-/// the load anyway).
-pub(crate) struct ShortWhileWaiting {
-    /// The slice to restore, in nanoseconds (0: the default), when it was changed.
-    previous: Option<u64>,
-}
-
-impl ShortWhileWaiting {
-    /// Starts the wait; `oversubscribed` is whether the process backs off from
-    /// spinning now (`spin.rs`).
-    pub(crate) fn begin(oversubscribed: bool) -> ShortWhileWaiting {
-        let borrowed = OWN.with(Cell::get).is_none();
-        let previous = (borrowed && oversubscribed)
-            .then(|| set_slice(short_nanos()))
-            .flatten();
-        ShortWhileWaiting { previous }
-    }
-}
-
-impl Drop for ShortWhileWaiting {
-    fn drop(&mut self) {
-        if let Some(previous) = self.previous {
-            set_slice(previous);
-        }
-    }
 }
 
 /// Gives a thread the runtime borrowed (the SDK's reader runs on the extension's own
@@ -100,12 +76,11 @@ fn short_nanos() -> u64 {
 }
 
 /// Asks for a slice of `nanos` (0: the default slice) for the calling thread, keeping
-/// its policy and nice value, and returns the slice it had (0: the default); `None`
-/// when nothing was asked (another policy, or a kernel that does not know the call).
-/// Best effort: a kernel that ignores or refuses the request leaves the thread as it
-/// was.
+/// its policy and nice value; nothing is asked of a thread under another policy.
+/// Best effort: a kernel that ignores or refuses the request (before 6.12) leaves the
+/// thread as it was.
 #[cfg(target_os = "linux")]
-fn set_slice(nanos: u64) -> Option<u64> {
+fn set_slice(nanos: u64) {
     /// `struct sched_attr` as of its first version (`SCHED_ATTR_SIZE_VER0`, 48 bytes).
     #[repr(C)]
     #[derive(Default)]
@@ -125,9 +100,8 @@ fn set_slice(nanos: u64) -> Option<u64> {
     // that size; pid 0 is the calling thread.
     let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, SIZE, 0) };
     if read != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
-        return None;
+        return;
     }
-    let previous = attr.sched_runtime;
     attr.size = SIZE;
     attr.sched_flags = 0;
     attr.sched_runtime = nanos;
@@ -135,14 +109,11 @@ fn set_slice(nanos: u64) -> Option<u64> {
     unsafe {
         libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
     }
-    Some(previous)
 }
 
 /// Nothing to ask for on this system.
 #[cfg(not(target_os = "linux"))]
-fn set_slice(_nanos: u64) -> Option<u64> {
-    None
-}
+fn set_slice(_nanos: u64) {}
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
@@ -153,20 +124,6 @@ mod tests {
         std::thread::spawn(|| {
             follow_load(true);
             assert_eq!(OWN.with(Cell::get), None);
-        })
-        .join()
-        .unwrap();
-    }
-
-    #[test]
-    fn a_wait_gives_an_embedders_thread_its_own_slice_back() {
-        std::thread::spawn(|| {
-            // The embedder's choice: 2 ms (a kernel before 6.12 keeps the default).
-            set_slice(2_000_000);
-            // Asking again for the same changes nothing and reads what the thread has.
-            let chosen = set_slice(2_000_000);
-            drop(ShortWhileWaiting::begin(true));
-            assert_eq!(set_slice(chosen.unwrap_or(0)), chosen);
         })
         .join()
         .unwrap();

@@ -166,11 +166,6 @@ pub(crate) fn spin_until(budget: Duration, ready: impl FnMut() -> bool) -> bool 
     )
 }
 
-/// True while the process backs off from an oversubscribed machine.
-pub(crate) fn oversubscribed() -> bool {
-    BACKOFF.active(now_nanos())
-}
-
 /// Gives the calling thread, if it is one of the runtime's own, the slice for the
 /// load: short while the process backs off from an oversubscribed machine
 /// (`slice.rs`). [`spin_until`] does this before every wait; a thread that waits

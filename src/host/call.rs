@@ -8,7 +8,6 @@ use crossbeam_channel::{Receiver, RecvError, RecvTimeoutError, Sender};
 
 use crate::dispatcher::Command;
 pub use crate::model::call::*;
-use crate::slice::ShortWhileWaiting;
 
 /// Turns the dispatcher's reply into the call's outcome: validates and types an
 /// answer, and may turn a failure into an outcome too (the menu fallback).
@@ -53,10 +52,8 @@ impl<T> PendingCall<T> {
 
     /// Blocks until the call settles.
     pub fn wait(mut self) -> Result<T, CallError> {
-        let ready = crate::spin::spin_until(self.spin, || !self.reply.is_empty());
-        let slice = (!ready).then(|| ShortWhileWaiting::begin(crate::spin::oversubscribed()));
+        crate::spin::spin_until(self.spin, || !self.reply.is_empty());
         let reply = self.reply.recv().unwrap_or(Err(CallError::HostShutDown));
-        drop(slice);
         self.finish(reply)
     }
 
@@ -67,10 +64,8 @@ impl<T> PendingCall<T> {
                 reason: CancelReason::User,
             }));
         }
-        let ready = crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
-        let slice = (!ready).then(|| ShortWhileWaiting::begin(crate::spin::oversubscribed()));
+        crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
         let received = self.reply.recv_timeout(timeout);
-        drop(slice);
         match received {
             Ok(reply) => Some(self.finish(reply)),
             Err(RecvTimeoutError::Timeout) => None,
