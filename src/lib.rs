@@ -34,6 +34,7 @@ pub mod bench;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+mod crowd;
 pub(crate) mod dispatcher;
 pub mod host;
 pub mod limits;

@@ -31,6 +31,12 @@
 //! thread of the process then sleeps at once instead of spinning, for [`BACKOFF_MIN`] at first,
 //! doubling up to [`BACKOFF_MAX`] while it keeps happening; once the load is gone, the
 //! first spin after a back-off finds the CPUs free and spinning resumes.
+//!
+//! The CPUs are not free either when the machine has more runnable threads than a host
+//! and one busy extension keep, as in a busy fleet of extensions, whose processes
+//! each spin within their own bound (`crowd.rs`): the process then backs off from
+//! spinning the same way, without the short scheduler slice (`slice.rs`), which is
+//! for preempting other programs' work.
 
 /// How long the host's threads yield the CPU, checking for work, before they sleep,
 /// unless [`crate::host::ExtensionHostBuilder::spin_before_sleep`] says otherwise.
@@ -49,6 +55,15 @@ static SPINNERS: AtomicUsize = AtomicUsize::new(0);
 
 /// Whether this process's threads are backing off from spinning.
 static BACKOFF: Backoff = Backoff::new();
+
+/// Whether this process's threads are backing off from spinning because the machine
+/// has more runnable threads than CPUs to spare (`crowd.rs`). Unlike [`BACKOFF`] it
+/// leaves the scheduler slice alone: the threads that crowd the machine are this
+/// process's own and its extensions', not other work to preempt.
+static CROWD: Backoff = Backoff::new();
+
+/// When (in [`now_nanos`]) this process may next look whether the machine is crowded.
+static NEXT_CROWD_LOOK: AtomicU64 = AtomicU64::new(0);
 
 /// A yield that returns later than this gave the CPU to other runnable work for a
 /// scheduler slice: the machine is oversubscribed. A busy process's slice is 0.75 ms
@@ -152,10 +167,13 @@ pub(crate) fn max_spinners() -> usize {
 
 /// Yields the CPU until `ready` returns true or `budget` has passed. Returns at once
 /// when `ready` already holds, when the budget is zero, when [`max_spinners`] threads
-/// are already spinning, or while the process backs off from an oversubscribed
-/// machine. True when `ready` held; the caller sleeps otherwise.
-pub(crate) fn spin_until(budget: Duration, ready: impl FnMut() -> bool) -> bool {
+/// are already spinning, or while the process backs off from an oversubscribed or a
+/// crowded machine. True when `ready` held; the caller sleeps otherwise.
+pub(crate) fn spin_until(budget: Duration, mut ready: impl FnMut() -> bool) -> bool {
     follow_load();
+    if !budget.is_zero() && crowded(now_nanos()) {
+        return ready();
+    }
     spin_counted(
         &SPINNERS,
         &BACKOFF,
@@ -164,6 +182,30 @@ pub(crate) fn spin_until(budget: Duration, ready: impl FnMut() -> bool) -> bool 
         std::thread::yield_now,
         ready,
     )
+}
+
+/// True while the process backs off from a crowded machine. When the back-off is over
+/// and [`crate::crowd::LOOK_EVERY`] has passed since the last look, one thread looks
+/// again: still crowded, the back-off starts again, doubled as with slow yields.
+fn crowded(now: u64) -> bool {
+    if CROWD.active(now) {
+        return true;
+    }
+    let next = NEXT_CROWD_LOOK.load(Ordering::Relaxed);
+    let look = now >= next
+        && NEXT_CROWD_LOOK
+            .compare_exchange(
+                next,
+                now + crate::crowd::LOOK_EVERY.as_nanos() as u64,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok();
+    if look && crate::crowd::crowded() {
+        CROWD.oversubscribed(now);
+        return true;
+    }
+    false
 }
 
 /// Gives the calling thread, if it is one of the runtime's own, the slice for the

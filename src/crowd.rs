@@ -1,0 +1,91 @@
+//! Whether the machine has more runnable threads than spinning can pay for.
+//!
+//! Spinning (`spin.rs`) pays while a CPU is free for the thread that will hand over
+//! the next input. A busy fleet of extensions leaves none: each SDK extension is a
+//! child with its own threads, each process limits only its own spinners, and with
+//! ten or more extensions busy on the 2-core benchmark machine the spinning threads of
+//! every process took turns with the work they waited for. Measured with every
+//! thread of the host and of the children never spinning, against spinning as usual
+//! (`benches/README.md`): 10 busy extensions 108-118k calls/s against 85-92k, 50
+//! extensions 84-92k against 52-59k, 200 extensions 44-46k against 27-37k; one
+//! extension 48-54k against 72-88k, so spinning must stay for the few.
+//!
+//! Linux counts the runnable threads of the whole machine (the fourth field of
+//! `/proc/loadavg`, before the slash). One extension at depth 64 with its host kept
+//! 3-10 runnable (median 4-5) on the benchmark machine, spinning threads included; a
+//! busy fleet of 10 kept 12-38, and of 50, 37-178. More than [`limit`] means crowded.
+//! Reading the count costs a few microseconds, so `spin.rs` looks at most once per
+//! [`LOOK_EVERY`] per process.
+//!
+//! Elsewhere than on Linux the machine never counts as crowded.
+
+use std::time::Duration;
+
+/// How often a process looks at the machine's runnable threads at most.
+pub(crate) const LOOK_EVERY: Duration = Duration::from_millis(10);
+
+/// Runnable threads per CPU, and more, that a host and one busy extension may keep
+/// (their spinners included) before the machine counts as crowded.
+const RUNNABLE_PER_CPU: usize = 4;
+
+/// Runnable threads the machine may have beyond [`RUNNABLE_PER_CPU`] per CPU.
+const RUNNABLE_EXTRA: usize = 4;
+
+/// The most runnable threads a machine that is not crowded has: 12 on two CPUs.
+pub(crate) fn limit() -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    RUNNABLE_PER_CPU * cpus + RUNNABLE_EXTRA
+}
+
+/// True when more threads than [`limit`] are runnable on the machine now.
+pub(crate) fn crowded() -> bool {
+    runnable_threads().is_some_and(|n| n > limit())
+}
+
+/// The machine's runnable threads now; `None` when the system does not say.
+#[cfg(target_os = "linux")]
+fn runnable_threads() -> Option<usize> {
+    use std::io::Read;
+    let mut text = [0u8; 128];
+    let mut file = std::fs::File::open("/proc/loadavg").ok()?;
+    let n = file.read(&mut text).ok()?;
+    parse_runnable(&text[..n])
+}
+
+/// The machine does not say on this system.
+#[cfg(not(target_os = "linux"))]
+fn runnable_threads() -> Option<usize> {
+    None
+}
+
+/// The runnable count of a `/proc/loadavg` text such as `0.52 0.31 0.20 3/412 9876`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_runnable(text: &[u8]) -> Option<usize> {
+    let field = text.split(|&b| b == b' ').nth(3)?;
+    let running = field.split(|&b| b == b'/').next()?;
+    std::str::from_utf8(running).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_runnable_count_before_the_slash() {
+        assert_eq!(parse_runnable(b"0.52 0.31 0.20 3/412 9876\n"), Some(3));
+        assert_eq!(parse_runnable(b"12.00 9.10 4.02 148/1930 77\n"), Some(148));
+    }
+
+    #[test]
+    fn a_text_without_the_field_says_nothing() {
+        assert_eq!(parse_runnable(b"0.52 0.31 0.20"), None);
+        assert_eq!(parse_runnable(b"0.52 0.31 0.20 x/412 9876"), None);
+        assert_eq!(parse_runnable(b""), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_machine_counts_at_least_the_thread_asking() {
+        assert!(runnable_threads().is_some_and(|n| n >= 1));
+    }
+}
