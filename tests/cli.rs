@@ -661,7 +661,7 @@ fn inspect_prints_the_negotiated_catalog() {
     let output = world.run(&dirs, &["inspect", "test-extension", "--json"]);
     let document = json_stdout(&output);
     assert_eq!(document["tools"].as_array().unwrap().len(), 12);
-    assert_eq!(document["max_concurrent_requests"], 16);
+    assert_eq!(document["max_concurrent_requests"], 64);
 }
 
 #[test]

@@ -215,7 +215,7 @@ fn initialize_on_api_0_4_negotiates_protocol() {
             "version": "0.2",
             "features": ["request_cancellation", "content_parts", "request_progress",
                 "lifecycle_events"],
-            "limits": {"max_concurrent_requests": 16}
+            "limits": {"max_concurrent_requests": 64}
         })
     );
     let mut ext = Ext::spawn("hello-world", "0.2");

@@ -148,7 +148,7 @@ const HELLO_INITIALIZE_ANSWER: &str = concat!(
     r#"{"id":1,"jsonrpc":"2.0","result":{"api_version":"0.3","contract":{"#,
     r#""capabilities":["content_parts","core","request_cancellation","tool_call"],"#,
     r#""encoding":"octet-canonical-json-v1","#,
-    r#""limits":{"max_concurrent_requests":16,"max_frame_bytes":1048576,"max_tools":256},"#,
+    r#""limits":{"max_concurrent_requests":64,"max_frame_bytes":1048576,"max_tools":256},"#,
     r#""methods":["$/cancelRequest","initialize","shutdown","tool/call"],"#,
     r#""schema":"octet.extension.api/0.3"},"#,
     r#""tools":[{"description":"Greet someone from an executable extension","name":"hello_world","#,
@@ -178,7 +178,7 @@ fn hello_world_speaks_the_canonical_wire() {
         &response.outcome.unwrap(),
     )
     .unwrap();
-    assert_eq!(negotiated.max_concurrent_requests, 16);
+    assert_eq!(negotiated.max_concurrent_requests, 64);
     assert!(!negotiated.features.contains(Feature::RequestProgress));
     let contract = negotiated.contract.unwrap();
     // The 0.3 vocabulary has no `notification` method, and `hook/run` needs

@@ -275,14 +275,14 @@ mod tests {
                     "capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
                     "methods": ["$/cancelRequest", "initialize", "input/request",
                         "notification", "shutdown", "tool/call"],
-                    "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 16,
+                    "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64,
                         "max_tools": 256}
                 },
                 "tools": [{"name": "t", "description": "d", "parameters": {"type": "object"},
                     "output_schema": {"type": "object"}}]
             })
         );
-        assert_eq!(session.max_concurrent_requests, 16);
+        assert_eq!(session.max_concurrent_requests, 64);
         assert_eq!(session.max_frame_bytes, Some(1_048_576));
         assert!(session.allows("notification"));
         assert!(!session.allows("status/contribution"));

@@ -249,7 +249,7 @@ mod tests {
             json!({"name": "t", "description": "d", "parameters": {"type": "object"},
                 "output_schema": {"type": "object"}})
         );
-        assert_eq!(session.max_concurrent_requests, 16);
+        assert_eq!(session.max_concurrent_requests, 64);
     }
 
     #[test]
