@@ -6,7 +6,9 @@
 //!
 //! For profilers: `-- --only NAME --calls N --depth D` runs just the subject NAME
 //! (such as `"octet_host bare 0.4"`, or `"fleet 200"` for a busy fleet of 200 SDK
-//! extensions with D calls in flight each) for N calls at depth D and prints the time.
+//! extensions with D calls in flight each) for N calls at depth D and prints the time;
+//! with `--gap MS` the N calls come one at a time, MS milliseconds apart, and the
+//! median and 90th percentile are printed.
 //!
 //! A loaded machine: `-- --load N` runs N busy-loop processes beside the run (one per
 //! CPU is the laptop running a build), with either mode; `--load cpus` means one per
@@ -56,6 +58,24 @@ fn profile(
         std::process::exit(1);
     };
     subject.run(calls / 10, depth).expect("warm-up");
+    // `--gap MS`: calls now and then, one at a time with a pause before each, as an
+    // editor makes them; prints the median and the slowest tenth.
+    if let Some(gap) = value("--gap").and_then(|v| v.parse().ok()) {
+        let mut each: Vec<std::time::Duration> = (0..calls)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(gap));
+                subject.run(1, 1).expect("a round trip")
+            })
+            .collect();
+        each.sort();
+        let at = |share: f64| each[((each.len() - 1) as f64 * share) as usize];
+        println!(
+            "{only}: {calls} calls {gap} ms apart: median {:.1} µs, 90th percentile {:.1} µs",
+            at(0.5).as_secs_f64() * 1e6,
+            at(0.9).as_secs_f64() * 1e6
+        );
+        return;
+    }
     let elapsed = subject.run(calls, depth).expect("round trips");
     println!(
         "{only}: {calls} calls at depth {depth}: {:.2} µs/call, {:.0} calls/s",
