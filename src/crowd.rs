@@ -18,6 +18,11 @@
 //! [`LOOK_EVERY`] per process.
 //!
 //! Elsewhere than on Linux the machine never counts as crowded.
+//!
+//! The same file-system view tells whether the CPUs stayed busy while this process
+//! backed off from spinning because of slow yields and then waited ([`hardly_idle`]):
+//! the machine's idle time (the `cpu` line of `/proc/stat`) then shows other
+//! programs' work, since no thread of the process was spinning into it.
 
 use std::time::Duration;
 
@@ -58,6 +63,59 @@ fn runnable_threads() -> Option<usize> {
     None
 }
 
+/// The machine's idle time since boot, in clock ticks (`USER_HZ`, usually 100 a
+/// second): the fourth number of `/proc/stat`'s `cpu` line. `None` when the system
+/// does not say.
+#[cfg(target_os = "linux")]
+pub(crate) fn idle_ticks() -> Option<u64> {
+    use std::io::Read;
+    let mut text = [0u8; 256];
+    let mut file = std::fs::File::open("/proc/stat").ok()?;
+    let n = file.read(&mut text).ok()?;
+    parse_idle(&text[..n])
+}
+
+/// The system does not say.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn idle_ticks() -> Option<u64> {
+    None
+}
+
+/// Idle time below this share of the CPUs' time means the CPUs were busy throughout.
+const HARDLY_IDLE: f64 = 0.1;
+
+/// True when `idle_ticks` of idle time over `elapsed` is less than a tenth of what
+/// the CPUs could have idled: work kept them busy.
+pub(crate) fn hardly_idle(idle_ticks: u64, elapsed: Duration) -> bool {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let idle = idle_ticks as f64 / ticks_per_second();
+    idle < HARDLY_IDLE * elapsed.as_secs_f64() * cpus as f64
+}
+
+/// Clock ticks per second of `/proc/stat`.
+fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no memory effects.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks > 0 {
+        ticks as f64
+    } else {
+        100.0
+    }
+}
+
+/// The idle ticks of a `/proc/stat` text: the fourth number of its first line,
+/// `cpu  user nice system idle iowait ...`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_idle(text: &[u8]) -> Option<u64> {
+    let line = text.split(|&b| b == b'\n').next()?;
+    let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+    if fields.next()? != b"cpu" {
+        return None;
+    }
+    let idle = fields.nth(3)?;
+    std::str::from_utf8(idle).ok()?.parse().ok()
+}
+
 /// The runnable count of a `/proc/loadavg` text such as `0.52 0.31 0.20 3/412 9876`.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn parse_runnable(text: &[u8]) -> Option<usize> {
@@ -81,6 +139,30 @@ mod tests {
         assert_eq!(parse_runnable(b"0.52 0.31 0.20"), None);
         assert_eq!(parse_runnable(b"0.52 0.31 0.20 x/412 9876"), None);
         assert_eq!(parse_runnable(b""), None);
+    }
+
+    #[test]
+    fn reads_the_idle_ticks_of_the_cpu_line() {
+        let stat = b"cpu  4705 356 584 3699176 23 0 15 0 0 0\ncpu0 1393 280 284 1849 5 0 9 0 0 0\n";
+        assert_eq!(parse_idle(stat), Some(3699176));
+        assert_eq!(parse_idle(b"cpu0 1 2 3 4\n"), None);
+        assert_eq!(parse_idle(b"cpu  1 2 3\n"), None);
+    }
+
+    #[test]
+    fn busy_cpus_are_hardly_idle() {
+        let second = Duration::from_secs(1);
+        assert!(hardly_idle(0, second));
+        // Half of the CPUs' time idle.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let half = (ticks_per_second() * cpus / 2.0) as u64;
+        assert!(!hardly_idle(half, second));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_machine_reports_its_idle_time() {
+        assert!(idle_ticks().is_some());
     }
 
     #[cfg(target_os = "linux")]

@@ -30,7 +30,9 @@
 //! yield within [`SECOND_STRIKE_WITHIN`] means the machine is oversubscribed: every
 //! thread of the process then sleeps at once instead of spinning, for [`BACKOFF_MIN`] at first,
 //! doubling up to [`BACKOFF_MAX`] while it keeps happening; once the load is gone, the
-//! first spin after a back-off finds the CPUs free and spinning resumes.
+//! first spin after a back-off finds the CPUs free and spinning resumes. A process
+//! that waits again only a while after its back-off ended lets the machine's idle
+//! time decide instead of spinning ([`still_busy`]).
 //!
 //! The CPUs are not free either when the machine has more runnable threads than a host
 //! and one busy extension keep, as in a busy fleet of extensions, whose processes
@@ -64,6 +66,20 @@ static CROWD: Backoff = Backoff::new();
 
 /// When (in [`now_nanos`]) this process may next look whether the machine is crowded.
 static NEXT_CROWD_LOOK: AtomicU64 = AtomicU64::new(0);
+
+/// When (in [`now_nanos`], never 0) the machine's idle time was read during the last
+/// back-off from slow yields; 0 when there is nothing to review.
+static REVIEW_AT: AtomicU64 = AtomicU64::new(0);
+
+/// The machine's idle ticks read at [`REVIEW_AT`] (`crowd.rs`).
+static REVIEW_IDLE: AtomicU64 = AtomicU64::new(0);
+
+/// How long after its back-off ended a process must have gone without a wait for the
+/// machine's idle time to decide the next back-off ([`still_busy`]). A process that
+/// waits again at once (a steady stream of calls) probes by spinning, as before: its
+/// own work may be what kept the CPUs busy (on the quiet machine, the SDK at depth 64
+/// ran 3-25% slower when its idle time decided).
+const REVIEW_AFTER_QUIET: Duration = Duration::from_millis(100);
 
 /// A yield that returns later than this gave the CPU to other runnable work for a
 /// scheduler slice: the machine is oversubscribed. A busy process's slice is 0.75 ms
@@ -171,8 +187,11 @@ pub(crate) fn max_spinners() -> usize {
 /// crowded machine. True when `ready` held; the caller sleeps otherwise.
 pub(crate) fn spin_until(budget: Duration, mut ready: impl FnMut() -> bool) -> bool {
     follow_load();
-    if !budget.is_zero() && crowded(now_nanos()) {
-        return ready();
+    if !budget.is_zero() {
+        let now = now_nanos();
+        if crowded(now) || still_busy(now) {
+            return ready();
+        }
     }
     spin_counted(
         &SPINNERS,
@@ -206,6 +225,50 @@ fn crowded(now: u64) -> bool {
         return true;
     }
     false
+}
+
+/// True when the process waits for the first time a while after a back-off from slow
+/// yields ended ([`REVIEW_AFTER_QUIET`]) and the CPUs stayed busy all along: the
+/// back-off then starts again, doubled as with a slow yield, without a thread first
+/// spinning into other programs' work to find out. While the back-off lasts, the first
+/// wait reads the machine's idle time; the first wait after it reads it again and
+/// compares (`crowd.rs`). Calls now and then on a loaded machine (an editor beside a
+/// build) would otherwise each pay a probe: a scheduler slice, milliseconds.
+fn still_busy(now: u64) -> bool {
+    let at = REVIEW_AT.load(Ordering::Acquire);
+    if BACKOFF.active(now) {
+        if at == 0 {
+            if let Some(idle) = crate::crowd::idle_ticks() {
+                REVIEW_IDLE.store(idle, Ordering::Relaxed);
+                // A second reader in a race only moves the start a little.
+                REVIEW_AT.store(now.max(1), Ordering::Release);
+            }
+        }
+        return false;
+    }
+    if at == 0
+        || REVIEW_AT
+            .compare_exchange(at, 0, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+    {
+        return false;
+    }
+    let ended = BACKOFF.until.load(Ordering::Relaxed);
+    if now < ended + REVIEW_AFTER_QUIET.as_nanos() as u64 {
+        return false;
+    }
+    let Some(idle) = crate::crowd::idle_ticks() else {
+        return false;
+    };
+    let idled = idle.saturating_sub(REVIEW_IDLE.load(Ordering::Relaxed));
+    let elapsed = Duration::from_nanos(now.saturating_sub(at));
+    if !crate::crowd::hardly_idle(idled, elapsed) {
+        return false;
+    }
+    BACKOFF.oversubscribed(now);
+    REVIEW_IDLE.store(idle, Ordering::Relaxed);
+    REVIEW_AT.store(now.max(1), Ordering::Release);
+    true
 }
 
 /// Gives the calling thread, if it is one of the runtime's own, the slice for the
