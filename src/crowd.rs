@@ -24,6 +24,7 @@
 //! the machine's idle time (the `cpu` line of `/proc/stat`) then shows other
 //! programs' work, since no thread of the process was spinning into it.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// How often a process looks at the machine's runnable threads at most.
@@ -36,10 +37,16 @@ const RUNNABLE_PER_CPU: usize = 4;
 /// Runnable threads the machine may have beyond [`RUNNABLE_PER_CPU`] per CPU.
 const RUNNABLE_EXTRA: usize = 4;
 
+/// The CPUs this process may run on, read once: on Linux the standard library reads
+/// the affinity mask and the cgroup's quota each time it is asked.
+pub(crate) fn cpus() -> usize {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The most runnable threads a machine that is not crowded has: 12 on two CPUs.
 pub(crate) fn limit() -> usize {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    RUNNABLE_PER_CPU * cpus + RUNNABLE_EXTRA
+    RUNNABLE_PER_CPU * cpus() + RUNNABLE_EXTRA
 }
 
 /// True when more threads than [`limit`] are runnable on the machine now.
@@ -50,11 +57,17 @@ pub(crate) fn crowded() -> bool {
 /// The machine's runnable threads now; `None` when the system does not say.
 #[cfg(target_os = "linux")]
 fn runnable_threads() -> Option<usize> {
-    use std::io::Read;
     let mut text = [0u8; 128];
-    let mut file = std::fs::File::open("/proc/loadavg").ok()?;
-    let n = file.read(&mut text).ok()?;
-    parse_runnable(&text[..n])
+    parse_runnable(read_head("/proc/loadavg", &mut text)?)
+}
+
+/// The first bytes of the file at `path`, as many as one read into `text` gives: the
+/// whole of `/proc/loadavg`, and the `cpu` line at the head of `/proc/stat`.
+#[cfg(target_os = "linux")]
+fn read_head<'a>(path: &str, text: &'a mut [u8]) -> Option<&'a [u8]> {
+    use std::io::Read;
+    let n = std::fs::File::open(path).ok()?.read(text).ok()?;
+    Some(&text[..n])
 }
 
 /// The machine does not say on this system.
@@ -68,11 +81,8 @@ fn runnable_threads() -> Option<usize> {
 /// does not say.
 #[cfg(target_os = "linux")]
 pub(crate) fn idle_ticks() -> Option<u64> {
-    use std::io::Read;
     let mut text = [0u8; 256];
-    let mut file = std::fs::File::open("/proc/stat").ok()?;
-    let n = file.read(&mut text).ok()?;
-    parse_idle(&text[..n])
+    parse_idle(read_head("/proc/stat", &mut text)?)
 }
 
 /// The system does not say.
@@ -87,9 +97,8 @@ const HARDLY_IDLE: f64 = 0.1;
 /// True when `idle_ticks` of idle time over `elapsed` is less than a tenth of what
 /// the CPUs could have idled: work kept them busy.
 pub(crate) fn hardly_idle(idle_ticks: u64, elapsed: Duration) -> bool {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let idle = idle_ticks as f64 / ticks_per_second();
-    idle < HARDLY_IDLE * elapsed.as_secs_f64() * cpus as f64
+    idle < HARDLY_IDLE * elapsed.as_secs_f64() * cpus() as f64
 }
 
 /// Clock ticks per second of `/proc/stat`.
@@ -154,8 +163,7 @@ mod tests {
         let second = Duration::from_secs(1);
         assert!(hardly_idle(0, second));
         // Half of the CPUs' time idle.
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-        let half = (ticks_per_second() * cpus / 2.0) as u64;
+        let half = (ticks_per_second() * cpus() as f64 / 2.0) as u64;
         assert!(!hardly_idle(half, second));
     }
 

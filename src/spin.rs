@@ -177,8 +177,7 @@ impl Backoff {
 /// writer, reader); on the 2-core benchmark machine a limit of three spinners made
 /// depth-1 calls slower than four did, and five gained nothing more.
 pub(crate) fn max_spinners() -> usize {
-    static MAX: OnceLock<usize> = OnceLock::new();
-    *MAX.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()) + 2)
+    crate::crowd::cpus() + 2
 }
 
 /// Yields the CPU until `ready` returns true or `budget` has passed. Returns at once
