@@ -1,11 +1,12 @@
 //! What a handler can see and do while it runs: its request, cancellation, progress,
 //! notifications, contributions and blocking round trips to the host.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use base64::Engine;
 use crossbeam_channel::{never, select};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 pub use super::cancel::CancellationToken;
@@ -29,7 +30,33 @@ pub struct Context {
     shared: Arc<Shared>,
     session: Arc<Session>,
     request: Option<Arc<ActiveRequest>>,
-    raw: Arc<Value>,
+    raw: Arc<RawContext>,
+}
+
+/// A request's `context` params member, parsed when a handler first reads it: most
+/// never do, and parsing it was the larger part of the SDK's work on a `tool/call`
+/// (`wire::deferred`).
+struct RawContext {
+    /// The member as the host sent it, not yet parsed.
+    text: Option<Box<RawValue>>,
+    parsed: OnceLock<Value>,
+}
+
+impl RawContext {
+    fn value(&self) -> &Value {
+        self.parsed.get_or_init(|| {
+            let Some(text) = &self.text else {
+                return Value::Null;
+            };
+            serde_json::from_str(text.get()).unwrap_or_else(|e| {
+                diagnostic(format_args!(
+                    "reading the request's context as null: it is JSON that serde_json \
+                     does not take ({e})"
+                ));
+                Value::Null
+            })
+        })
+    }
 }
 
 impl std::fmt::Debug for Context {
@@ -37,7 +64,7 @@ impl std::fmt::Debug for Context {
         f.debug_struct("Context")
             .field("request_id", &self.request_id())
             .field("api_version", &self.session.api_version)
-            .field("raw_context", &self.raw)
+            .field("raw_context", self.raw_context())
             .finish_non_exhaustive()
     }
 }
@@ -53,7 +80,29 @@ impl Context {
             shared,
             session,
             request,
-            raw: Arc::new(raw),
+            raw: Arc::new(RawContext {
+                text: None,
+                parsed: OnceLock::from(raw),
+            }),
+        }
+    }
+
+    /// A request's context whose `context` member is still JSON text, parsed when first
+    /// read ([`Context::raw_context`]).
+    pub(crate) fn with_context_text(
+        shared: Arc<Shared>,
+        session: Arc<Session>,
+        request: Arc<ActiveRequest>,
+        text: Box<RawValue>,
+    ) -> Context {
+        Context {
+            shared,
+            session,
+            request: Some(request),
+            raw: Arc::new(RawContext {
+                text: Some(text),
+                parsed: OnceLock::new(),
+            }),
         }
     }
 
@@ -86,13 +135,18 @@ impl Context {
 
     /// The request's raw `context` params member (`workspace`, `execution_scope`,
     /// `resource_owner`, `host`), or `null` when it has none.
+    ///
+    /// It is parsed on the first call, not before the handler runs. A context that is
+    /// well-formed JSON but beyond what serde_json takes (a `\u` escape of an unpaired
+    /// surrogate, nesting deeper than 128) reads as `null`, with a diagnostic on stderr;
+    /// the host never sends one.
     pub fn raw_context(&self) -> &Value {
-        &self.raw
+        self.raw.value()
     }
 
     /// The workspace: the request context's, else the one `initialize` named.
     pub fn workspace(&self) -> Option<&str> {
-        self.raw
+        self.raw_context()
             .get("workspace")
             .and_then(Value::as_str)
             .or(self.session.workspace.as_deref())
@@ -101,13 +155,13 @@ impl Context {
     /// The request's resource owner (API 0.2/0.4 model-tool, hook and command
     /// contexts), when present and well formed.
     pub fn resource_owner(&self) -> Option<ResourceOwner> {
-        let owner = self.raw.get("resource_owner")?;
+        let owner = self.raw_context().get("resource_owner")?;
         serde_json::from_value(owner.clone()).ok()
     }
 
     /// The request context's `host` member (session, model, skills).
     pub fn host(&self) -> Option<&Value> {
-        self.raw.get("host")
+        self.raw_context().get("host")
     }
 
     /// Whether this request was cancelled.

@@ -39,6 +39,8 @@
 use std::fmt;
 
 use serde::Serialize;
+#[cfg(feature = "sdk")]
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::canonical::{decode_canonical, encode_canonical_frame, CanonicalError};
@@ -308,6 +310,20 @@ impl Codec {
         match self {
             Codec::JsonRpc => decode(frame),
             Codec::Canonical => decode_canonical_message(frame),
+        }
+    }
+
+    /// [`Codec::decode`], but a JSON-RPC request's `params.context` comes back as JSON
+    /// text beside the message instead of inside its params (`wire::deferred`), for a
+    /// reader that may never need it. The canonical wire leaves it in the params.
+    #[cfg(feature = "sdk")]
+    pub(crate) fn decode_deferring_context(
+        self,
+        frame: &[u8],
+    ) -> Result<(Message, Option<Box<RawValue>>), FrameError> {
+        match self {
+            Codec::JsonRpc => super::deferred::decode_deferring_context(frame),
+            Codec::Canonical => Ok((decode_canonical_message(frame)?, None)),
         }
     }
 }

@@ -16,21 +16,52 @@
 //! the unit tests below on the reference's frames.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// The members of a JSON-RPC envelope, each as given (`None` when absent).
-#[derive(Debug, Default)]
-pub(crate) struct Envelope {
+/// The members of a JSON-RPC envelope, each as given (`None` when absent). `params`
+/// is read as a `P`: a `Value`, or (for the SDK's reader) a `wire::deferred::ContextDeferred`
+/// that keeps its `context` member as JSON text.
+#[derive(Debug)]
+pub(crate) struct Envelope<P = Value> {
     /// `Some(true)` when `jsonrpc` is exactly the string `"2.0"`.
     pub jsonrpc: Option<bool>,
     pub method: Option<Value>,
     pub id: Option<Value>,
-    pub params: Option<Value>,
+    pub params: Option<P>,
     pub result: Option<Value>,
     pub error: Option<Value>,
+}
+
+impl<P> Default for Envelope<P> {
+    fn default() -> Envelope<P> {
+        Envelope {
+            jsonrpc: None,
+            method: None,
+            id: None,
+            params: None,
+            result: None,
+            error: None,
+        }
+    }
+}
+
+impl<P> Envelope<P> {
+    /// The same envelope with its `params` turned into a `Q` by `f`.
+    #[cfg(feature = "sdk")]
+    pub fn map_params<Q>(self, f: impl FnOnce(P) -> Q) -> Envelope<Q> {
+        Envelope {
+            jsonrpc: self.jsonrpc,
+            method: self.method,
+            id: self.id,
+            params: self.params.map(f),
+            result: self.result,
+            error: self.error,
+        }
+    }
 }
 
 impl Envelope {
@@ -49,22 +80,22 @@ impl Envelope {
     }
 }
 
-impl<'de> Deserialize<'de> for Envelope {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Envelope, D::Error> {
-        deserializer.deserialize_map(EnvelopeVisitor)
+impl<'de, P: Deserialize<'de>> Deserialize<'de> for Envelope<P> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Envelope<P>, D::Error> {
+        deserializer.deserialize_map(EnvelopeVisitor(PhantomData))
     }
 }
 
-struct EnvelopeVisitor;
+struct EnvelopeVisitor<P>(PhantomData<P>);
 
-impl<'de> Visitor<'de> for EnvelopeVisitor {
-    type Value = Envelope;
+impl<'de, P: Deserialize<'de>> Visitor<'de> for EnvelopeVisitor<P> {
+    type Value = Envelope<P>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON-RPC object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<P>, A::Error> {
         let mut envelope = Envelope::default();
         while let Some(member) = map.next_key::<Member>()? {
             match member {

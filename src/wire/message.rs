@@ -212,7 +212,7 @@ pub fn classify(value: Value) -> Result<Message, FrameError> {
 }
 
 /// Classifies an object's envelope members.
-fn classify_envelope(envelope: Envelope) -> Result<Message, FrameError> {
+pub(crate) fn classify_envelope(envelope: Envelope) -> Result<Message, FrameError> {
     if envelope.jsonrpc != Some(true) {
         return Err(FrameError::BadVersion);
     }

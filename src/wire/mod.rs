@@ -9,6 +9,9 @@ pub mod canonical;
 #[doc(hidden)]
 pub mod codec;
 pub mod codes;
+// Only the SDK's reader defers a request's context.
+#[cfg(feature = "sdk")]
+mod deferred;
 mod envelope;
 #[doc(hidden)]
 pub mod frame;

@@ -242,68 +242,10 @@ mod tests {
 #[cfg(test)]
 mod scripted_host_tests {
     use crate::sdk::{Context, Extension, HandlerError, Tool, ToolOutput};
-    use crossbeam_channel::{unbounded, Receiver, Sender};
+    use crossbeam_channel::{unbounded, Sender};
     use serde_json::{json, Value};
-    use std::io::Read;
-    use std::time::{Duration, Instant};
 
-    /// The extension's stdin: lines the test sends, EOF when the sender is dropped.
-    struct Script {
-        lines: Receiver<Vec<u8>>,
-        pending: Vec<u8>,
-    }
-
-    impl Read for Script {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            if self.pending.is_empty() {
-                match self.lines.recv() {
-                    Ok(line) => self.pending = line,
-                    Err(_) => return Ok(0),
-                }
-            }
-            let n = out.len().min(self.pending.len());
-            out[..n].copy_from_slice(&self.pending[..n]);
-            self.pending.drain(..n);
-            Ok(n)
-        }
-    }
-
-    /// The extension's stdout, as frames.
-    use super::super::tests::Captured as Frames;
-
-    impl Frames {
-        /// Waits (generously) for the first frame `pick` accepts.
-        fn wait_for(&self, what: &str, pick: impl Fn(&Value) -> bool) -> Value {
-            let start = Instant::now();
-            loop {
-                let text = String::from_utf8(self.0.lock().clone()).unwrap();
-                let found = text
-                    .lines()
-                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
-                    .find(|f| pick(f));
-                if let Some(frame) = found {
-                    return frame;
-                }
-                assert!(
-                    start.elapsed() < Duration::from_secs(30),
-                    "no {what}: {text}"
-                );
-                std::thread::sleep(Duration::from_millis(2));
-            }
-        }
-
-        fn answer(&self, id: u64) -> Value {
-            self.wait_for(&format!("answer {id}"), |f| {
-                f["id"] == id && f.get("method").is_none()
-            })
-        }
-    }
-
-    fn send(script: &Sender<Vec<u8>>, frame: Value) {
-        let mut line = serde_json::to_vec(&frame).unwrap();
-        line.push(b'\n');
-        script.send(line).unwrap();
-    }
+    use super::super::tests::{send, Captured as Frames, Script};
 
     fn call(script: &Sender<Vec<u8>>, id: u64, name: &str, revision: u64) {
         send(
@@ -341,15 +283,7 @@ mod scripted_host_tests {
         let (script, lines) = unbounded();
         let frames = Frames::default();
         let output = frames.clone();
-        let extension = std::thread::spawn(move || {
-            ext.serve(
-                Script {
-                    lines,
-                    pending: Vec::new(),
-                },
-                output,
-            )
-        });
+        let extension = std::thread::spawn(move || ext.serve(Script::new(lines), output));
         send(
             &script,
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

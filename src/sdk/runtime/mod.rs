@@ -46,6 +46,7 @@ use std::sync::Arc;
 use std::thread;
 
 use crossbeam_channel::{bounded, Sender};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use self::dispatch::Method;
@@ -176,12 +177,12 @@ impl Connection {
     }
 
     fn on_frame(&mut self, frame: &[u8]) -> Flow {
-        match self.codec.decode(frame) {
+        match self.codec.decode_deferring_context(frame) {
             Err(e) => {
                 self.on_invalid_frame(frame, e);
                 Flow::Continue
             }
-            Ok(Message::Request(request)) => {
+            Ok((Message::Request(request), context)) => {
                 if self.switches_to_canonical(&request) {
                     self.use_codec(Codec::Canonical);
                     if let Err(e) = Codec::Canonical.decode(frame) {
@@ -189,13 +190,13 @@ impl Connection {
                         return Flow::Continue;
                     }
                 }
-                self.on_request(request)
+                self.on_request(request, context)
             }
-            Ok(Message::Notification(notification)) => {
+            Ok((Message::Notification(notification), _)) => {
                 self.on_notification(notification);
                 Flow::Continue
             }
-            Ok(Message::Response(response)) => {
+            Ok((Message::Response(response), _)) => {
                 self.shared.resolve_child(response);
                 Flow::Continue
             }
@@ -281,7 +282,9 @@ impl Connection {
             .send_error(id, &ResponseError::new(code, message));
     }
 
-    fn on_request(&mut self, request: Request) -> Flow {
+    /// Answers or runs `request`; `context` is its `params.context` when the codec kept
+    /// it as text (`wire::deferred`).
+    fn on_request(&mut self, request: Request, context: Option<Box<RawValue>>) -> Flow {
         if request.method == "initialize" {
             return self.on_initialize(request);
         }
@@ -338,13 +341,14 @@ impl Connection {
             );
             return Flow::Continue;
         }
-        let raw_context = params.remove("context").unwrap_or(Value::Null);
-        let cx = Context::new(
-            Arc::clone(&self.shared),
-            Arc::clone(&ready.session),
-            Some(Arc::clone(&active)),
-            raw_context,
-        );
+        let (shared, session) = (Arc::clone(&self.shared), Arc::clone(&ready.session));
+        let cx = match context {
+            Some(text) => Context::with_context_text(shared, session, Arc::clone(&active), text),
+            None => {
+                let raw_context = params.remove("context").unwrap_or(Value::Null);
+                Context::new(shared, session, Some(Arc::clone(&active)), raw_context)
+            }
+        };
         let ext = Arc::clone(&self.ext);
         let shared = Arc::clone(&self.shared);
         ready.pool.submit(Box::new(move || {
@@ -526,187 +530,4 @@ impl Connection {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sdk::{Extension, ToolOutput};
-    use parking_lot::Mutex;
-    use std::io::Cursor;
-
-    /// An output the test can read after (or while) `serve` runs.
-    #[derive(Clone, Default)]
-    pub(super) struct Captured(pub(super) Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Captured {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn serve_answers_until_shutdown_and_ignores_what_follows() {
-        let input = concat!(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"api_version":"0.1"}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":2,"method":"shutdown","params":{}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":3,"method":"tool/call","params":{"name":"t"}}"#,
-            "\n",
-        );
-        let output = Captured::default();
-        let ext = Extension::new().api_version(ApiVersion::V0_1).tool(
-            "t",
-            "d",
-            json!({"type": "object"}),
-            |_: Value, _: &Context| Ok(ToolOutput::text("x")),
-        );
-        ext.serve(Cursor::new(input), output.clone()).unwrap();
-        let text = String::from_utf8(output.0.lock().clone()).unwrap();
-        let frames: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(frames.len(), 2, "{text}");
-        assert_eq!(frames[0]["result"]["api_version"], "0.1");
-        assert_eq!(frames[0]["result"]["tools"][0]["name"], "t");
-        assert_eq!(frames[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
-    }
-
-    /// A canonical API 0.3 `initialize` frame with the host's default contract offer.
-    fn canonical_initialize(id: u64) -> Vec<u8> {
-        let params = json!({
-            "api_version": "0.3",
-            "workspace": "/w",
-            "flag_values": [],
-            "contract": {
-                "schema": "octet.extension.api/0.3",
-                "encoding": "octet-canonical-json-v1",
-                "required_capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
-                "optional_capabilities": ["request_progress"],
-                "required_methods": ["$/cancelRequest", "initialize", "shutdown", "tool/call"],
-                "optional_methods": ["$/progress", "input/request"],
-                "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64, "max_tools": 256}
-            }
-        });
-        Codec::Canonical
-            .encode_request(&RequestId::Number(id), "initialize", &params, usize::MAX)
-            .unwrap()
-    }
-
-    fn tool_ext() -> Extension {
-        Extension::new().tool(
-            "t",
-            "d",
-            json!({"type": "object"}),
-            |_: Value, _: &Context| Ok(ToolOutput::text("x")),
-        )
-    }
-
-    /// Serves `input` and returns the output lines, each checked to be canonical.
-    fn serve_canonical(configured: Option<ApiVersion>, input: Vec<u8>) -> Vec<String> {
-        let output = Captured::default();
-        serve(tool_ext(), configured, Cursor::new(input), output.clone()).unwrap();
-        let text = String::from_utf8(output.0.lock().clone()).unwrap();
-        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        for line in &lines {
-            decode_canonical(line.as_bytes())
-                .unwrap_or_else(|e| panic!("not canonical: {line}: {e}"));
-        }
-        lines
-    }
-
-    #[test]
-    fn api_0_3_answers_every_frame_canonically() {
-        let mut input = canonical_initialize(1);
-        input.extend_from_slice(
-            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tool/call\",\"params\":{}}\n",
-        );
-        input.extend_from_slice(
-            b"{\"id\":3,\"jsonrpc\":\"2.0\",\"method\":\"hook/run\",\"params\":{}}\n",
-        );
-        input.extend_from_slice(
-            b"{\"id\":4,\"jsonrpc\":\"2.0\",\"method\":\"tool/call\",\"params\":{},\"x\":1}\n",
-        );
-        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\"}\n");
-        input.extend_from_slice(
-            b"{\"id\":5,\"jsonrpc\":\"2.0\",\"method\":\"shutdown\",\"params\":{}}\n",
-        );
-        let lines = serve_canonical(Some(ApiVersion::V0_3), input);
-        assert_eq!(lines.len(), 6, "{lines:#?}");
-        let initialize: Value = serde_json::from_str(&lines[0]).unwrap();
-        assert_eq!(initialize["id"], 1);
-        assert_eq!(
-            initialize["result"]["contract"]["methods"],
-            json!([
-                "$/cancelRequest",
-                "initialize",
-                "input/request",
-                "shutdown",
-                "tool/call"
-            ])
-        );
-        assert!(initialize["result"].get("commands").is_none());
-        let parse: Value = serde_json::from_str(&lines[1]).unwrap();
-        assert_eq!(parse["id"], Value::Null);
-        assert_eq!(parse["error"]["code"], codes::PARSE_ERROR);
-        assert_eq!(
-            lines[2],
-            "{\"error\":{\"code\":-32601,\"message\":\"unknown or unnegotiated method\"},\"id\":3,\"jsonrpc\":\"2.0\"}"
-        );
-        let invalid: Value = serde_json::from_str(&lines[3]).unwrap();
-        assert_eq!(invalid["id"], 4);
-        assert_eq!(invalid["error"]["code"], codes::INVALID_REQUEST);
-        let no_params: Value = serde_json::from_str(&lines[4]).unwrap();
-        assert_eq!(no_params["id"], Value::Null);
-        assert_eq!(no_params["error"]["code"], codes::INVALID_REQUEST);
-        assert_eq!(
-            lines[5],
-            "{\"id\":5,\"jsonrpc\":\"2.0\",\"result\":{\"terminal\":\"shutdown\"}}"
-        );
-    }
-
-    #[test]
-    fn api_0_3_answers_a_json_rpc_initialize_with_a_parse_error() {
-        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"api_version\":\"0.3\"}}\n".to_vec();
-        let lines = serve_canonical(Some(ApiVersion::V0_3), input);
-        assert_eq!(lines.len(), 1);
-        assert!(
-            lines[0].starts_with("{\"error\":{\"code\":-32700,"),
-            "{}",
-            lines[0]
-        );
-        assert!(
-            lines[0].ends_with(",\"id\":null,\"jsonrpc\":\"2.0\"}"),
-            "{}",
-            lines[0]
-        );
-    }
-
-    #[test]
-    fn an_unconfigured_connection_switches_on_a_canonical_0_3_initialize() {
-        let mut input = canonical_initialize(1);
-        input.extend_from_slice(
-            b"{\"id\":2,\"jsonrpc\":\"2.0\",\"method\":\"shutdown\",\"params\":{}}\n",
-        );
-        let lines = serve_canonical(None, input);
-        assert_eq!(lines.len(), 2, "{lines:#?}");
-        assert!(lines[0]
-            .starts_with("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"api_version\":\"0.3\","));
-        assert_eq!(
-            lines[1],
-            "{\"id\":2,\"jsonrpc\":\"2.0\",\"result\":{\"terminal\":\"shutdown\"}}"
-        );
-        // The same initialize written as ordinary JSON-RPC is not canonical: refused.
-        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"api_version\":\"0.3\"}}\n".to_vec();
-        let lines = serve_canonical(None, input);
-        assert_eq!(lines.len(), 1);
-        assert!(
-            lines[0].starts_with("{\"error\":{\"code\":-32700,"),
-            "{}",
-            lines[0]
-        );
-    }
-}
+mod tests;
