@@ -65,7 +65,7 @@ impl FrameSplitter {
     pub fn push(&mut self, mut data: &[u8], mut sink: impl FnMut(Split<'_>)) {
         let max_content = self.limit - 1;
         while !data.is_empty() {
-            let newline = data.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', data);
             if let Some(dropped) = self.discarding {
                 match newline {
                     Some(at) => {
