@@ -242,14 +242,12 @@ mod tests {
 #[cfg(test)]
 mod scripted_host_tests {
     use crate::sdk::{Context, Extension, HandlerError, Tool, ToolOutput};
-    use crossbeam_channel::{unbounded, Sender};
     use serde_json::{json, Value};
 
-    use super::super::tests::{send, Captured as Frames, Script};
+    use super::super::tests::ScriptedHost;
 
-    fn call(script: &Sender<Vec<u8>>, id: u64, name: &str, revision: u64) {
-        send(
-            script,
+    fn call(host: &ScriptedHost, id: u64, name: &str, revision: u64) {
+        host.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tool/call", "params": {
                 "name": name, "arguments": {}, "catalog_revision": revision,
                 "context": {"workspace": "/w"}}}),
@@ -280,65 +278,51 @@ mod scripted_host_tests {
                 Tool::new("dyn", "d", json!({"type": "object"})),
                 |_: Value, _: &Context| Ok(ToolOutput::text("dyn ran")),
             );
-        let (script, lines) = unbounded();
-        let frames = Frames::default();
-        let output = frames.clone();
-        let extension = std::thread::spawn(move || ext.serve(Script::new(lines), output));
-        send(
-            &script,
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "api_version": "0.4", "workspace": "/w",
-                "protocol": {"version": "0.2",
-                    "required_features": ["request_cancellation", "content_parts"],
-                    "optional_features": ["dynamic_tools"],
-                    "limits": {"max_concurrent_requests": 4}}}}),
-        );
-        let init = frames.answer(1);
+        let host = ScriptedHost::start(ext);
+        let init = host.initialize("/w", &["dynamic_tools"]);
         assert_eq!(
             init["result"]["protocol"]["features"],
             json!(["request_cancellation", "content_parts", "dynamic_tools"])
         );
         // Epoch 0 is the initialize catalog: `dyn` is not in it.
-        call(&script, 2, "dyn", 0);
-        assert_eq!(frames.answer(2)["error"]["code"], -32602);
-        call(&script, 3, "grow", 0);
-        let register = frames.wait_for("tools/register", |f| f["method"] == "tools/register");
+        call(&host, 2, "dyn", 0);
+        assert_eq!(host.frames.answer(2)["error"]["code"], -32602);
+        call(&host, 3, "grow", 0);
+        let register = host
+            .frames
+            .wait_for("tools/register", |f| f["method"] == "tools/register");
         // Published before acknowledged: revision 1 is callable while the answer is out.
-        call(&script, 4, "dyn", 1);
-        assert_eq!(frames.answer(4)["result"]["content"][0]["text"], "dyn ran");
-        send(
-            &script,
-            json!({"jsonrpc": "2.0", "id": register["id"],
-                "result": {"revision": 1, "tools": ["grow", "dyn"]}}),
+        call(&host, 4, "dyn", 1);
+        assert_eq!(
+            host.frames.answer(4)["result"]["content"][0]["text"],
+            "dyn ran"
         );
-        assert_eq!(frames.answer(3)["result"]["content"][0]["text"], "1");
-        call(&script, 5, "dyn", 1);
-        assert_eq!(frames.answer(5)["result"]["content"][0]["text"], "dyn ran");
+        host.send(json!({"jsonrpc": "2.0", "id": register["id"],
+                "result": {"revision": 1, "tools": ["grow", "dyn"]}}));
+        assert_eq!(host.frames.answer(3)["result"]["content"][0]["text"], "1");
+        call(&host, 5, "dyn", 1);
+        assert_eq!(
+            host.frames.answer(5)["result"]["content"][0]["text"],
+            "dyn ran"
+        );
         // The old epoch still has its own catalog; an unknown one is refused.
-        call(&script, 6, "dyn", 0);
-        assert_eq!(frames.answer(6)["error"]["code"], -32602);
-        call(&script, 7, "grow", 0);
-        let again = frames.wait_for("a second tools/register", |f| {
+        call(&host, 6, "dyn", 0);
+        assert_eq!(host.frames.answer(6)["error"]["code"], -32602);
+        call(&host, 7, "grow", 0);
+        let again = host.frames.wait_for("a second tools/register", |f| {
             f["method"] == "tools/register" && f["id"] != register["id"]
         });
-        send(
-            &script,
+        host.send(
             json!({"jsonrpc": "2.0", "id": again["id"], "error": {"code": -32602, "message": "no"}}),
         );
-        assert!(frames.answer(7).get("error").is_some());
-        call(&script, 8, "dyn", 2);
-        let unknown = frames.answer(8);
+        assert!(host.frames.answer(7).get("error").is_some());
+        call(&host, 8, "dyn", 2);
+        let unknown = host.frames.answer(8);
         assert_eq!(unknown["error"]["code"], -32602);
         assert!(unknown["error"]["message"]
             .as_str()
             .unwrap()
             .contains("unknown catalog revision 2"));
-        send(
-            &script,
-            json!({"jsonrpc": "2.0", "id": 9, "method": "shutdown", "params": {}}),
-        );
-        frames.answer(9);
-        drop(script);
-        extension.join().unwrap().unwrap();
+        host.shut_down(9);
     }
 }

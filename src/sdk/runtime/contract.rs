@@ -231,21 +231,14 @@ mod tests {
     use crate::sdk::{Context, HookOutput, ToolOutput};
 
     fn offer() -> Value {
-        json!({
-            "api_version": "0.3",
-            "workspace": "/w",
-            "flag_values": [],
-            "contract": {
-                "schema": "octet.extension.api/0.3",
-                "encoding": "octet-canonical-json-v1",
-                "required_capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
-                "optional_capabilities": ["request_progress"],
-                "required_methods": ["$/cancelRequest", "initialize", "shutdown", "tool/call"],
-                "optional_methods": ["$/progress", "hook/run", "input/request", "notification",
-                    "status/collect", "tool/render"],
-                "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64, "max_tools": 256}
-            }
-        })
+        super::super::tests::contract_offer(&[
+            "$/progress",
+            "hook/run",
+            "input/request",
+            "notification",
+            "status/collect",
+            "tool/render",
+        ])
     }
 
     fn ext() -> Extension {

@@ -50,9 +50,10 @@ fn serve_answers_until_shutdown_and_ignores_what_follows() {
     assert_eq!(frames[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
 }
 
-/// A canonical API 0.3 `initialize` frame with the host's default contract offer.
-fn canonical_initialize(id: u64) -> Vec<u8> {
-    let params = json!({
+/// The params of an API 0.3 `initialize` with the host's default contract offer, its
+/// optional methods being `optional_methods`.
+pub(super) fn contract_offer(optional_methods: &[&str]) -> Value {
+    json!({
         "api_version": "0.3",
         "workspace": "/w",
         "flag_values": [],
@@ -62,10 +63,15 @@ fn canonical_initialize(id: u64) -> Vec<u8> {
             "required_capabilities": ["content_parts", "core", "request_cancellation", "tool_call"],
             "optional_capabilities": ["request_progress"],
             "required_methods": ["$/cancelRequest", "initialize", "shutdown", "tool/call"],
-            "optional_methods": ["$/progress", "input/request"],
+            "optional_methods": optional_methods,
             "limits": {"max_frame_bytes": 1048576, "max_concurrent_requests": 64, "max_tools": 256}
         }
-    });
+    })
+}
+
+/// A canonical API 0.3 `initialize` frame with the host's default contract offer.
+fn canonical_initialize(id: u64) -> Vec<u8> {
+    let params = contract_offer(&["$/progress", "input/request"]);
     Codec::Canonical
         .encode_request(&RequestId::Number(id), "initialize", &params, usize::MAX)
         .unwrap()
@@ -186,19 +192,9 @@ fn an_unconfigured_connection_switches_on_a_canonical_0_3_initialize() {
 }
 
 /// The extension's stdin: lines the test sends, EOF when the sender is dropped.
-pub(super) struct Script {
+struct Script {
     lines: Receiver<Vec<u8>>,
     pending: Vec<u8>,
-}
-
-impl Script {
-    /// A stdin fed by the lines sent to `lines`.
-    pub(super) fn new(lines: Receiver<Vec<u8>>) -> Script {
-        Script {
-            lines,
-            pending: Vec::new(),
-        }
-    }
 }
 
 impl Read for Script {
@@ -213,6 +209,68 @@ impl Read for Script {
         out[..n].copy_from_slice(&self.pending[..n]);
         self.pending.drain(..n);
         Ok(n)
+    }
+}
+
+/// An extension served on a thread of its own, with the test as its host.
+pub(super) struct ScriptedHost {
+    script: Sender<Vec<u8>>,
+    /// What the extension wrote.
+    pub(super) frames: Captured,
+    extension: thread::JoinHandle<Result<(), RunError>>,
+}
+
+impl ScriptedHost {
+    /// Starts serving `ext`.
+    pub(super) fn start(ext: Extension) -> ScriptedHost {
+        let (script, lines) = unbounded();
+        let frames = Captured::default();
+        let output = frames.clone();
+        let stdin = Script {
+            lines,
+            pending: Vec::new(),
+        };
+        let extension = thread::spawn(move || ext.serve(stdin, output));
+        ScriptedHost {
+            script,
+            frames,
+            extension,
+        }
+    }
+
+    /// Sends `frame` as one line.
+    pub(super) fn send(&self, frame: Value) {
+        let mut line = serde_json::to_vec(&frame).unwrap();
+        line.push(b'\n');
+        self.send_line(line);
+    }
+
+    /// Sends `initialize` on API 0.4 as request 1, offering `optional_features` and at
+    /// most four concurrent requests, and returns the answer.
+    pub(super) fn initialize(&self, workspace: &str, optional_features: &[&str]) -> Value {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "api_version": "0.4", "workspace": workspace,
+            "protocol": {"version": "0.4",
+                "required_features": ["request_cancellation", "content_parts"],
+                "optional_features": optional_features,
+                "limits": {"max_concurrent_requests": 4}}}}),
+        );
+        self.frames.answer(1)
+    }
+
+    /// Sends `line` as it is.
+    pub(super) fn send_line(&self, line: Vec<u8>) {
+        self.script.send(line).unwrap();
+    }
+
+    /// Sends `shutdown` as request `id`, waits for its answer, and checks that `serve`
+    /// then returns without an error once stdin ends.
+    pub(super) fn shut_down(self, id: u64) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown", "params": {}}));
+        self.frames.answer(id);
+        drop(self.script);
+        self.extension.join().unwrap().unwrap();
     }
 }
 
@@ -245,13 +303,6 @@ impl Captured {
     }
 }
 
-/// Sends `frame` as one line.
-pub(super) fn send(script: &Sender<Vec<u8>>, frame: Value) {
-    let mut line = serde_json::to_vec(&frame).unwrap();
-    line.push(b'\n');
-    script.send(line).unwrap();
-}
-
 #[test]
 fn a_handler_reads_the_context_the_request_carried() {
     let ext = Extension::new().tool(
@@ -267,35 +318,25 @@ fn a_handler_reads_the_context_the_request_carried() {
             ))
         },
     );
-    let (script, lines) = unbounded();
-    let frames = Captured::default();
-    let output = frames.clone();
-    let extension = thread::spawn(move || ext.serve(Script::new(lines), output));
-    send(
-        &script,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "api_version": "0.4", "workspace": "/initial",
-            "protocol": {"version": "0.4",
-                "required_features": ["request_cancellation", "content_parts"],
-                "optional_features": [], "limits": {"max_concurrent_requests": 4}}}}),
-    );
-    frames.answer(1);
+    let host = ScriptedHost::start(ext);
+    host.initialize("/initial", &[]);
     let context = json!({"workspace": "/w", "execution_scope": null,
         "host": {"model": "m"},
         "resource_owner": {"extension_instance_id": "i", "process_generation": 3,
             "session_id": "s"}});
+    // What the handler saw, from its answer to the request `id`.
+    let seen = |id: u64| {
+        let answer = host.frames.answer(id);
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        serde_json::from_str::<Value>(text).unwrap()
+    };
     let call = |id: u64, context: Option<&Value>| {
         let mut params = json!({"name": "where", "arguments": {}});
         if let Some(context) = context {
             params["context"] = context.clone();
         }
-        send(
-            &script,
-            json!({"jsonrpc": "2.0", "id": id, "method": "tool/call", "params": params}),
-        );
-        let answer = frames.answer(id);
-        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
-        serde_json::from_str::<Value>(text).unwrap()
+        host.send(json!({"jsonrpc": "2.0", "id": id, "method": "tool/call", "params": params}));
+        seen(id)
     };
     assert_eq!(
         call(2, Some(&context)),
@@ -309,18 +350,10 @@ fn a_handler_reads_the_context_the_request_carried() {
     // A context serde_json does not take (an unpaired surrogate) reads as null; the
     // call is still answered.
     let line = br#"{"jsonrpc":"2.0","id":4,"method":"tool/call","params":{"name":"where","arguments":{},"context":{"workspace":"\ud800"}}}"#;
-    script.send([&line[..], b"\n"].concat()).unwrap();
-    let answer = frames.answer(4);
-    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    host.send_line([&line[..], b"\n"].concat());
     assert_eq!(
-        serde_json::from_str::<Value>(text).unwrap(),
+        seen(4),
         json!({"workspace": "/initial", "generation": null, "host": null, "raw": null})
     );
-    send(
-        &script,
-        json!({"jsonrpc": "2.0", "id": 5, "method": "shutdown", "params": {}}),
-    );
-    frames.answer(5);
-    drop(script);
-    extension.join().unwrap().unwrap();
+    host.shut_down(5);
 }
