@@ -138,8 +138,8 @@ impl Context {
     ///
     /// It is parsed on the first call, not before the handler runs. A context that is
     /// well-formed JSON but beyond what serde_json takes (a `\u` escape of an unpaired
-    /// surrogate, nesting deeper than 128) reads as `null`, with a diagnostic on stderr;
-    /// the host never sends one.
+    /// surrogate, a number beyond an `f64`, nesting deeper than 128) reads as `null`,
+    /// with a diagnostic on stderr; the host never sends one.
     pub fn raw_context(&self) -> &Value {
         self.raw.value()
     }

@@ -11,10 +11,12 @@
 //!
 //! [`decode_deferring_context`] reads the frame as [`super::decode`] does, except that a
 //! request's `params.context` is kept as one [`RawValue`] and left out of `params`. The
-//! text is still checked here as JSON: its grammar, its escapes and its UTF-8. Two
+//! text is still checked here as JSON: its grammar, its escapes and its UTF-8. Three
 //! checks that a `Value` adds are left to whoever parses the text later: a `\u` escape
-//! that is an unpaired surrogate, and nesting deeper than serde_json's limit of 128.
-//! Those are limits of the parser rather than of JSON (RFC 8259, sections 8.2 and 9).
+//! that is an unpaired surrogate, a number beyond an `f64` (`1e400`), and nesting deeper
+//! than serde_json's limit of 128. Those are limits of the parser rather than of JSON
+//! (RFC 8259, sections 6, 8.2 and 9; JSONTestSuite leaves each to the parser, and a
+//! test here runs its files).
 //!
 //! Only requests keep their context as text: in a notification's params a `context`
 //! member is parsed back into the map, so a notification reads exactly as with
@@ -232,5 +234,62 @@ mod tests {
             decode_deferring_context(frame),
             Err(FrameError::Parse { .. })
         ));
+    }
+
+    #[test]
+    fn every_json_test_suite_file_as_a_context_decodes_as_without_deferring() {
+        // nst/JSONTestSuite, vendored for tests/json_conformance.rs: each file's bytes
+        // become a request's context. Where the whole frame decodes, the deferring
+        // decode gives the same message; where it does not, neither does the deferring
+        // decode, but for the checks left to the context's reader, all on files the
+        // suite leaves to the parser (`i_`).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/json-parsing/test_parsing");
+        let mut left_to_reader = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let mut frame =
+                br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"context":"#.to_vec();
+            frame.extend_from_slice(&std::fs::read(&path).unwrap());
+            frame.extend_from_slice(b"}}");
+            let whole = decode(&frame);
+            match decode_deferring_context(&frame) {
+                Ok((message, context)) => {
+                    let Some(context) = context else {
+                        panic!("{path:?}: no context kept");
+                    };
+                    match (whole, serde_json::from_str::<Value>(context.get())) {
+                        (Ok(whole), Ok(parsed)) => {
+                            let Message::Request(mut request) = message else {
+                                panic!("{path:?}: not a request");
+                            };
+                            let Some(Value::Object(params)) = &mut request.params else {
+                                panic!("{path:?}: params lost");
+                            };
+                            params.insert(CONTEXT.into(), parsed);
+                            assert_eq!(Message::Request(request), whole, "{path:?}");
+                        }
+                        (Err(_), Err(e)) => {
+                            let reason = e.to_string();
+                            let name = path.file_name().unwrap().to_string_lossy();
+                            assert!(
+                                name.starts_with("i_")
+                                    && ["escape", "recursion limit", "number out of range"]
+                                        .iter()
+                                        .any(|why| reason.contains(why)),
+                                "{path:?}: {reason}"
+                            );
+                            left_to_reader.push(path);
+                        }
+                        (whole, parsed) => panic!("{path:?}: {whole:?} against {parsed:?}"),
+                    }
+                }
+                Err(_) => assert!(whole.is_err(), "{path:?}: only the deferring decode failed"),
+            }
+        }
+        assert!(
+            !left_to_reader.is_empty(),
+            "the suite has unpaired surrogates"
+        );
     }
 }
