@@ -141,7 +141,7 @@ impl Backoff {
         // Threads race: `last` may be a later reading than this thread's `now`.
         let strike = last != 0 && now.abs_diff(last) < SECOND_STRIKE_WITHIN.as_nanos() as u64;
         if strike {
-            self.oversubscribed(now);
+            self.start(now);
         }
         strike
     }
@@ -151,11 +151,12 @@ impl Backoff {
         now < self.until.load(Ordering::Relaxed)
     }
 
-    /// The second strike at `now`: back off for twice as long as last time, within
-    /// bounds, or for [`BACKOFF_MIN`] when the last back-off ended more than
-    /// [`BACKOFF_MAX`] ago (the load went away in between). A strike while a back-off
-    /// lasts (threads that were already spinning when it began) changes nothing.
-    fn oversubscribed(&self, now: u64) {
+    /// Starts a back-off at `now`, whatever called for it (a second strike, a crowded
+    /// machine, the idle-time review): for twice as long as last time, within bounds,
+    /// or for [`BACKOFF_MIN`] when the last back-off ended more than [`BACKOFF_MAX`] ago
+    /// (the load went away in between). A call while a back-off lasts (threads that
+    /// were already spinning when it began) changes nothing.
+    fn start(&self, now: u64) {
         let min = BACKOFF_MIN.as_nanos() as u64;
         let max = BACKOFF_MAX.as_nanos() as u64;
         let until = self.until.load(Ordering::Relaxed);
@@ -220,7 +221,7 @@ fn crowded(now: u64) -> bool {
             )
             .is_ok();
     if look && crate::crowd::crowded() {
-        CROWD.oversubscribed(now);
+        CROWD.start(now);
         return true;
     }
     false
@@ -264,7 +265,7 @@ fn still_busy(now: u64) -> bool {
     if !crate::crowd::hardly_idle(idled, elapsed) {
         return false;
     }
-    BACKOFF.oversubscribed(now);
+    BACKOFF.start(now);
     REVIEW_IDLE.store(idle, Ordering::Relaxed);
     REVIEW_AT.store(now.max(1), Ordering::Release);
     true
@@ -442,7 +443,7 @@ mod tests {
         assert_eq!(first, BACKOFF_MIN.as_nanos() as u64);
         // Another thread's strike while the back-off lasts changes nothing.
         let until = backoff.until.load(Ordering::Relaxed);
-        backoff.oversubscribed(until - 1);
+        backoff.start(until - 1);
         assert_eq!(backoff.length.load(Ordering::Relaxed), first);
         assert_eq!(backoff.until.load(Ordering::Relaxed), until);
         // While backing off nothing spins, but input already there is still seen.
@@ -459,11 +460,11 @@ mod tests {
         assert!(spin_counted(&COUNT, &backoff, 1, budget, || {}, || true));
         // Slow again right after the back-off: twice as long.
         let until = backoff.until.load(Ordering::Relaxed);
-        backoff.oversubscribed(until + 1);
+        backoff.start(until + 1);
         assert_eq!(backoff.length.load(Ordering::Relaxed), 2 * first);
         // Long after the last back-off ended, the next one starts short again.
         let until = backoff.until.load(Ordering::Relaxed);
-        backoff.oversubscribed(until + 2 * BACKOFF_MAX.as_nanos() as u64);
+        backoff.start(until + 2 * BACKOFF_MAX.as_nanos() as u64);
         assert_eq!(backoff.length.load(Ordering::Relaxed), first);
     }
 }

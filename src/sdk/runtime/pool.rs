@@ -95,7 +95,7 @@ pub(crate) struct Pool {
 impl Pool {
     /// A pool running at most `limit` jobs at once (at least one).
     pub(crate) fn new(limit: u32) -> Pool {
-        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = crate::crowd::cpus();
         Pool::with_cpus(limit, u32::try_from(cpus).unwrap_or(u32::MAX))
     }
 
