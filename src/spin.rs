@@ -239,9 +239,8 @@ fn still_busy(now: u64) -> bool {
     if BACKOFF.active(now) {
         if at == 0 {
             if let Some(idle) = crate::crowd::idle_ticks() {
-                REVIEW_IDLE.store(idle, Ordering::Relaxed);
                 // A second reader in a race only moves the start a little.
-                REVIEW_AT.store(now.max(1), Ordering::Release);
+                begin_review(now, idle);
             }
         }
         return false;
@@ -266,9 +265,14 @@ fn still_busy(now: u64) -> bool {
         return false;
     }
     BACKOFF.start(now);
+    begin_review(now, idle);
+    true
+}
+
+/// Begins a review at `now`, the machine's idle ticks then being `idle`.
+fn begin_review(now: u64, idle: u64) {
     REVIEW_IDLE.store(idle, Ordering::Relaxed);
     REVIEW_AT.store(now.max(1), Ordering::Release);
-    true
 }
 
 /// Gives the calling thread, if it is one of the runtime's own, the slice for the

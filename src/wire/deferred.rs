@@ -29,8 +29,9 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::envelope::Envelope;
-use super::message::{classify, classify_envelope, parse_json, FrameError, Message};
+use super::message::{
+    classify, classify_envelope, decode_envelope, parse_json, FrameError, Message,
+};
 
 /// The member of a request's params that [`decode_deferring_context`] keeps as text.
 const CONTEXT: &str = "context";
@@ -123,16 +124,9 @@ impl<'de> Visitor<'de> for ContextDeferredVisitor {
 pub(crate) fn decode_deferring_context(
     frame: &[u8],
 ) -> Result<(Message, Option<Box<RawValue>>), FrameError> {
-    let first = frame
-        .iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    if first != Some(&b'{') {
+    let Some(mut envelope) = decode_envelope::<ContextDeferred>(frame)? else {
         return Ok((classify(parse_json(frame)?)?, None));
-    }
-    let mut envelope: Envelope<ContextDeferred> =
-        serde_json::from_slice(frame).map_err(|e| FrameError::Parse {
-            message: e.to_string(),
-        })?;
+    };
     let context = envelope.params.as_mut().and_then(|p| p.context.take());
     let message = classify_envelope(envelope.map_params(|p| p.params))?;
     match (message, context) {
@@ -153,17 +147,26 @@ mod tests {
     use super::*;
     use crate::wire::decode;
 
+    /// `message`, a request, with `context` put back into its params.
+    fn rejoin(message: Message, context: Value) -> Message {
+        let Message::Request(mut request) = message else {
+            panic!("a context beside a message that is not a request: {message:?}");
+        };
+        let Some(Value::Object(params)) = &mut request.params else {
+            panic!("a context outside object params: {request:?}");
+        };
+        params.insert(CONTEXT.into(), context);
+        Message::Request(request)
+    }
+
     /// The deferring decode of `frame`, with the context parsed back into the params:
     /// what [`decode`] makes of it.
     fn rejoined(frame: &str) -> Result<Message, FrameError> {
-        let (mut message, context) = decode_deferring_context(frame.as_bytes())?;
-        if let (Message::Request(request), Some(context)) = (&mut message, context) {
-            let Some(Value::Object(params)) = &mut request.params else {
-                panic!("a context outside object params: {frame}");
-            };
-            params.insert(CONTEXT.into(), serde_json::from_str(context.get()).unwrap());
-        }
-        Ok(message)
+        let (message, context) = decode_deferring_context(frame.as_bytes())?;
+        Ok(match context {
+            Some(context) => rejoin(message, serde_json::from_str(context.get()).unwrap()),
+            None => message,
+        })
     }
 
     #[test]
@@ -260,14 +263,7 @@ mod tests {
                     };
                     match (whole, serde_json::from_str::<Value>(context.get())) {
                         (Ok(whole), Ok(parsed)) => {
-                            let Message::Request(mut request) = message else {
-                                panic!("{path:?}: not a request");
-                            };
-                            let Some(Value::Object(params)) = &mut request.params else {
-                                panic!("{path:?}: params lost");
-                            };
-                            params.insert(CONTEXT.into(), parsed);
-                            assert_eq!(Message::Request(request), whole, "{path:?}");
+                            assert_eq!(rejoin(message, parsed), whole, "{path:?}");
                         }
                         (Err(_), Err(e)) => {
                             let reason = e.to_string();

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::canonical::CanonicalError;
@@ -180,16 +180,29 @@ impl std::error::Error for FrameError {}
 /// The same as [`classify`] after [`parse_json`], for every input; an object is read
 /// without building a map for its envelope (see `wire::envelope`).
 pub fn decode(frame: &[u8]) -> Result<Message, FrameError> {
+    match decode_envelope(frame)? {
+        Some(envelope) => classify_envelope(envelope),
+        None => classify(parse_json(frame)?),
+    }
+}
+
+/// Reads an object frame's envelope, its `params` as a `P`, without building a map for
+/// it. `None` when the frame's first token is not `{`: such a frame is left to the
+/// `Value` path ([`parse_json`] and [`classify`]), so that its errors read the same.
+pub(crate) fn decode_envelope<'a, P: Deserialize<'a>>(
+    frame: &'a [u8],
+) -> Result<Option<Envelope<P>>, FrameError> {
     let first = frame
         .iter()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     if first != Some(&b'{') {
-        return classify(parse_json(frame)?);
+        return Ok(None);
     }
-    let envelope: Envelope = serde_json::from_slice(frame).map_err(|e| FrameError::Parse {
-        message: e.to_string(),
-    })?;
-    classify_envelope(envelope)
+    serde_json::from_slice(frame)
+        .map(Some)
+        .map_err(|e| FrameError::Parse {
+            message: e.to_string(),
+        })
 }
 
 #[doc(hidden)]
