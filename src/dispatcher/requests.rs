@@ -1,6 +1,7 @@
 //! Host requests: starting a generation, admitting calls through the concurrency
 //! semaphore, cancelling them (section 1.9) and settling them.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -17,7 +18,7 @@ use super::private_lane::PrivateLane;
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
 use crate::limits::CANCELLATION_GRACE;
-use crate::model::call::{CallError, CallId, CancelReason, RawResult};
+use crate::model::call::{CallError, CallId, CancelReason, MediaScope, RawResult};
 use crate::model::events::Diagnostic;
 use crate::model::start::StartError;
 use crate::model::status::LifecycleState;
@@ -288,11 +289,10 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let source = c.source.clone();
         let Some(id) = response.id.as_u64() else {
             self.shared
                 .events
-                .diagnostic(&source, Diagnostic::UnknownResponseId { id: response.id });
+                .diagnostic(&c.source, Diagnostic::UnknownResponseId { id: response.id });
             return;
         };
         if let Some(pending) = c.pending.remove(&id) {
@@ -316,14 +316,22 @@ impl Dispatcher {
                         .negotiated
                         .clone()
                         .expect("calls only reach ready generations");
+                    // Only a generation that negotiated `artifacts` may answer with media
+                    // parts; for every other answer there is nothing to copy.
+                    let media = c
+                        .artifacts
+                        .as_ref()
+                        .filter(|_| negotiated.features.contains(Feature::Artifacts))
+                        .map(|store| MediaScope {
+                            store: Arc::clone(store),
+                            owner: c.owner.clone(),
+                        });
                     let answer = match response.outcome {
                         Ok(value) => Ok(RawResult {
                             value,
                             negotiated,
-                            source,
                             tools: catalog,
-                            artifacts: c.artifacts.clone(),
-                            owner: c.owner.clone(),
+                            media,
                         }),
                         Err(error) => Err(CallError::Remote(error)),
                     };
@@ -341,12 +349,12 @@ impl Dispatcher {
             c.tombstones.settle(id);
             self.shared
                 .events
-                .diagnostic(&source, Diagnostic::LateResponse { id: response.id });
+                .diagnostic(&c.source, Diagnostic::LateResponse { id: response.id });
             self.admit(conn);
         } else {
             self.shared
                 .events
-                .diagnostic(&source, Diagnostic::UnknownResponseId { id: response.id });
+                .diagnostic(&c.source, Diagnostic::UnknownResponseId { id: response.id });
         }
     }
 

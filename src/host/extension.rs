@@ -12,7 +12,6 @@ use crate::dispatcher::{CallRequest, Command, HostRequest};
 use crate::limits::MENU_COLLECT_DEADLINE;
 use crate::manifest::UiSurface;
 use crate::model::notify::{BoundNotification, NotifyError};
-use crate::negotiation::Feature;
 use crate::validate::{
     self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookPayload,
     HookResult, MediaPolicy, OutputSchema, RenderOutput, ResultError, StatusContribution,
@@ -241,11 +240,10 @@ impl ExtensionHandle {
             // Media parts resolve only against this generation's artifacts, for the owner
             // the request carried (section 1.2).
             let store = raw
-                .artifacts
+                .media
                 .as_ref()
-                .filter(|_| raw.negotiated.features.contains(Feature::Artifacts))
-                .map(|store| store.lock());
-            let view = store.as_ref().map(|store| store.owner_view(&raw.owner));
+                .map(|media| (media.store.lock(), &media.owner));
+            let view = store.as_ref().map(|(store, owner)| store.owner_view(owner));
             if let Some(view) = &view {
                 context.media = MediaPolicy::Artifacts(view);
             }

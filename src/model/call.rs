@@ -7,7 +7,6 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 use serde_json::Value;
 
-use super::events::GenerationRef;
 use super::progress::Progress;
 use super::status::LifecycleState;
 use crate::negotiation::Negotiated;
@@ -250,15 +249,21 @@ pub struct RawResult {
     pub(crate) value: Value,
     /// The negotiation of the generation that answered.
     pub(crate) negotiated: Arc<Negotiated>,
-    /// The generation that answered.
-    #[allow(dead_code)]
-    pub(crate) source: GenerationRef,
     /// The generation's live tool catalog when the answer arrived.
     pub(crate) tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
-    /// The generation's artifacts, to resolve media parts against (section 1.2).
-    pub(crate) artifacts: Option<Arc<parking_lot::Mutex<crate::services::ArtifactStore>>>,
+    /// What media parts resolve against; `None` unless the generation negotiated
+    /// `artifacts` (every media part is then refused).
+    pub(crate) media: Option<MediaScope>,
+}
+
+/// The artifacts a result's media parts may name (section 1.2): the answering
+/// generation's store, seen by the owner triple the request carried.
+#[derive(Clone, Debug)]
+pub(crate) struct MediaScope {
+    /// The generation's verified artifacts.
+    pub store: Arc<parking_lot::Mutex<crate::services::ArtifactStore>>,
     /// The owner triple the request carried.
-    pub(crate) owner: crate::services::ResourceOwner,
+    pub owner: crate::services::ResourceOwner,
 }
 
 /// What arrives on [`PendingCall::answer`](crate::host::PendingCall::answer): the extension's answer, or why the call

@@ -211,7 +211,9 @@ pub(crate) fn split_and_decode(
     codec: Codec,
     data: &[u8],
 ) -> Vec<InboundFrame> {
-    let mut frames = Vec::new();
+    // Every frame completed here ends at one of the LFs of `data`: sized once, the
+    // batch is never grown and moved while a read of many answers is decoded.
+    let mut frames = Vec::with_capacity(memchr::memchr_iter(b'\n', data).count());
     splitter.push(data, |item| {
         frames.push(match item {
             Split::Frame(bytes) => match codec.decode(bytes) {
