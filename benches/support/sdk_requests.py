@@ -8,6 +8,9 @@ table's echo, each with the execution context the host builds (on 0.4 with its
     python3 benches/support/sdk_requests.py 0.4 20000 > requests.jsonl
     (cat requests.jsonl; sleep 8) | valgrind --tool=callgrind \\
         target/release/octet-host __extension test-extension > /dev/null
+
+The same frames count the bare echo extension (`__bench-echo octet`, which ends at EOF);
+`floor` writes what `floor_shape` sends the JSON echo child (`__bench-echo json`).
 """
 
 import json
@@ -62,11 +65,21 @@ def tool_call(api, request_id):
                        "context": context, "name": "echo"}}
 
 
+def floor_call(request_id):
+    """What `floor_shape` sends the JSON echo child: the same call without a context."""
+    return {"id": request_id, "jsonrpc": "2.0", "method": "tool/call",
+            "params": {"arguments": {"text": "the quick brown fox jumps"}, "name": "echo"}}
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("0.1", "0.4"):
-        sys.exit("usage: sdk_requests.py 0.1|0.4 COUNT")
+    if len(sys.argv) != 3 or sys.argv[1] not in ("0.1", "0.4", "floor"):
+        sys.exit("usage: sdk_requests.py 0.1|0.4|floor COUNT")
     api, count = sys.argv[1], int(sys.argv[2])
     out = sys.stdout
+    if api == "floor":
+        for request_id in range(count):
+            out.write(frame(floor_call(request_id)) + "\n")
+        return
     out.write(frame(initialize(api)) + "\n")
     for request_id in range(10, 10 + count):
         out.write(frame(tool_call(api, request_id)) + "\n")
