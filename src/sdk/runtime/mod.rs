@@ -32,6 +32,7 @@ pub(crate) mod catalog;
 mod contract;
 pub(crate) mod diagnostic;
 mod dispatch;
+mod doorbell;
 mod host_notifications;
 mod initialize;
 mod pool;

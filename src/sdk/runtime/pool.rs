@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use parking_lot::Mutex;
 
+use super::doorbell::Doorbell;
 use super::runnable::{any_runnable, WorkerId};
 
 /// A unit of work.
@@ -80,12 +81,15 @@ struct Shared {
     /// the limit.
     cpus: u32,
     rx: Receiver<Job>,
+    /// Rung for every job queued, and for all when the pool is dropped.
+    bell: Doorbell,
     counts: Mutex<Counts>,
 }
 
 /// A bounded, lazily grown set of worker threads.
 pub(crate) struct Pool {
-    tx: Sender<Job>,
+    /// `None` only while dropping.
+    tx: Option<Sender<Job>>,
     shared: Arc<Shared>,
     /// Wakes the grower, started on the first need, to watch for blocked workers; its
     /// thread ends when the pool is dropped.
@@ -105,12 +109,13 @@ impl Pool {
         let (tx, rx) = unbounded();
         let limit = limit.max(1);
         Pool {
-            tx,
+            tx: Some(tx),
             shared: Arc::new(Shared {
                 workers: Mutex::new(Vec::new()),
                 limit,
                 cpus: cpus.clamp(1, limit),
                 rx,
+                bell: Doorbell::new(),
                 counts: Mutex::new(Counts::default()),
             }),
             grower: OnceLock::new(),
@@ -132,7 +137,10 @@ impl Pool {
             (spawn, grow)
         };
         // The receiver lives in `shared`, so the send cannot fail.
-        let _ = self.tx.send(job);
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(job);
+            self.shared.bell.ring();
+        }
         if spawn {
             start_worker(&self.shared);
         }
@@ -141,6 +149,15 @@ impl Pool {
             // A wake already pending is as good as this one.
             let _ = watch.try_send(());
         }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // The workers end once the queue is empty and disconnected; they sleep on the
+        // bell, not in the channel, so they must hear that it is.
+        drop(self.tx.take());
+        self.shared.bell.ring_all();
     }
 }
 
@@ -158,7 +175,7 @@ fn worker(shared: Arc<Shared>) {
     loop {
         shared.counts.lock().idle += 1;
         crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !shared.rx.is_empty());
-        let Ok(job) = shared.rx.recv() else {
+        let Ok(job) = shared.bell.recv(&shared.rx) else {
             return;
         };
         {

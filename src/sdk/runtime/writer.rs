@@ -6,12 +6,14 @@
 //! frame waits in a buffer while the writer is idle.
 
 use std::io::{self, BufWriter, Write};
+use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
 use super::diagnostic::diagnostic;
+use super::doorbell::Doorbell;
 use crate::limits::WRITER_QUEUE_FRAMES;
 
 enum WriterMessage {
@@ -24,19 +26,48 @@ enum WriterMessage {
 /// The sending side of the writer thread.
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
-    tx: Sender<WriterMessage>,
+    queue: Arc<Queue>,
+}
+
+/// The writer's queue and the bell it sleeps on, shared by every [`WriterHandle`]:
+/// the last one dropped disconnects the queue and wakes the writer to see it.
+struct Queue {
+    /// `None` only while dropping.
+    tx: Option<Sender<WriterMessage>>,
+    bell: Arc<Doorbell>,
+}
+
+impl Queue {
+    fn send(&self, message: WriterMessage, deadline: Option<Instant>) -> bool {
+        let Some(tx) = &self.tx else {
+            return false;
+        };
+        let sent = match deadline {
+            Some(deadline) => tx.send_deadline(message, deadline).is_ok(),
+            None => tx.send(message).is_ok(),
+        };
+        self.bell.ring();
+        sent
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        drop(self.tx.take());
+        self.bell.ring_all();
+    }
 }
 
 impl WriterHandle {
     /// Queues a frame; blocks while the queue is full; false once the writer stopped.
     pub(crate) fn send(&self, frame: Vec<u8>) -> bool {
-        self.tx.send(WriterMessage::Frame(frame)).is_ok()
+        self.queue.send(WriterMessage::Frame(frame), None)
     }
 
     /// Asks the writer to stop after the frames queued so far, waiting for room in the
     /// queue until `deadline` at most.
     pub(crate) fn finish(&self, deadline: Instant) {
-        let _ = self.tx.send_deadline(WriterMessage::Finish, deadline);
+        self.queue.send(WriterMessage::Finish, Some(deadline));
     }
 }
 
@@ -60,24 +91,33 @@ impl WriterDone {
 pub(crate) fn spawn<W: Write + Send + 'static>(output: W) -> (WriterHandle, WriterDone) {
     let (tx, rx) = bounded(WRITER_QUEUE_FRAMES);
     let (done_tx, done_rx) = bounded::<()>(1);
+    let bell = Arc::new(Doorbell::new());
+    let queue = Arc::new(Queue {
+        tx: Some(tx),
+        bell: Arc::clone(&bell),
+    });
     thread::Builder::new()
         .name("octet-sdk-writer".into())
         .spawn(move || {
             crate::slice::own_thread();
-            if let Err(e) = write_loop(output, &rx) {
+            if let Err(e) = write_loop(output, &rx, &bell) {
                 diagnostic(format_args!("stdout failed, no more frames are sent: {e}"));
             }
             drop(done_tx);
         })
         .expect("spawning the writer thread");
-    (WriterHandle { tx }, WriterDone { rx: done_rx })
+    (WriterHandle { queue }, WriterDone { rx: done_rx })
 }
 
-fn write_loop<W: Write>(output: W, rx: &Receiver<WriterMessage>) -> io::Result<()> {
+fn write_loop<W: Write>(
+    output: W,
+    rx: &Receiver<WriterMessage>,
+    bell: &Doorbell,
+) -> io::Result<()> {
     let mut out = BufWriter::new(output);
     loop {
         crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !rx.is_empty());
-        let Ok(message) = rx.recv() else {
+        let Ok(message) = bell.recv(rx) else {
             break;
         };
         match message {
