@@ -9,14 +9,55 @@
 //!
 //! A [`Doorbell`] beside the channel lets its receivers park at once: a receiver puts
 //! itself on the bell's list before it looks at the channel a last time, and every
-//! send rings the bell, which wakes one listed receiver. The senders ring every
-//! receiver when they are gone, so a receiver also sees the channel disconnect.
+//! send through the channel's [`BellSender`] rings the bell, which wakes one listed
+//! receiver. Dropping the sender rings every receiver, so each also sees the channel
+//! disconnect.
 
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::thread::{self, Thread};
+use std::time::Instant;
 
-use crossbeam_channel::{Receiver, RecvError, TryRecvError};
+use crossbeam_channel::{Receiver, RecvError, Sender, TryRecvError};
 use parking_lot::Mutex;
+
+/// The one sending side of a channel whose receivers sleep on a [`Doorbell`]: every
+/// send rings the bell, and dropping it disconnects the channel and rings every
+/// receiver.
+pub(crate) struct BellSender<T> {
+    /// `None` only while dropping.
+    tx: Option<Sender<T>>,
+    bell: Arc<Doorbell>,
+}
+
+impl<T> BellSender<T> {
+    /// The sender for `tx`, whose receivers sleep on `bell`. `tx` must be the channel's
+    /// only sender, or dropping this one would not disconnect it.
+    pub(crate) fn new(tx: Sender<T>, bell: Arc<Doorbell>) -> BellSender<T> {
+        BellSender { tx: Some(tx), bell }
+    }
+
+    /// Sends `message`, blocking while the channel is full, at most until `deadline`
+    /// when there is one; false when it was not sent (no receiver, or the deadline).
+    pub(crate) fn send(&self, message: T, deadline: Option<Instant>) -> bool {
+        let Some(tx) = &self.tx else {
+            return false;
+        };
+        let sent = match deadline {
+            Some(deadline) => tx.send_deadline(message, deadline).is_ok(),
+            None => tx.send(message).is_ok(),
+        };
+        self.bell.ring();
+        sent
+    }
+}
+
+impl<T> Drop for BellSender<T> {
+    fn drop(&mut self) {
+        drop(self.tx.take());
+        self.bell.ring_all();
+    }
+}
 
 /// Wakes the threads that sleep until one channel has a message.
 #[derive(Debug, Default)]
@@ -33,8 +74,8 @@ impl Doorbell {
         Doorbell::default()
     }
 
-    /// Wakes one listed receiver, if any: call it after each send.
-    pub(crate) fn ring(&self) {
+    /// Wakes one listed receiver, if any: [`BellSender`] calls it after each send.
+    fn ring(&self) {
         // Pairs with the fence in `recv`: either this sees the receiver listed, or
         // the receiver's last look sees the message sent before it.
         fence(Ordering::SeqCst);
@@ -46,8 +87,8 @@ impl Doorbell {
         }
     }
 
-    /// Wakes every listed receiver: call it once the senders are gone.
-    pub(crate) fn ring_all(&self) {
+    /// Wakes every listed receiver: [`BellSender`] calls it once it is gone.
+    fn ring_all(&self) {
         fence(Ordering::SeqCst);
         for sleeper in self.sleepers.lock().drain(..) {
             sleeper.unpark();
@@ -55,8 +96,7 @@ impl Doorbell {
     }
 
     /// Receives from `rx`, parking while it is empty; an error once it is empty and
-    /// disconnected. The senders must ring this bell after every send and ring all
-    /// once they are gone.
+    /// disconnected. Its sender must be a [`BellSender`] on this bell.
     pub(crate) fn recv<T>(&self, rx: &Receiver<T>) -> Result<T, RecvError> {
         let me = thread::current();
         let mut listed = false;
@@ -101,6 +141,7 @@ mod tests {
     fn every_message_reaches_a_sleeping_receiver() {
         let bell = Arc::new(Doorbell::new());
         let (tx, rx) = unbounded::<u32>();
+        let tx = BellSender::new(tx, Arc::clone(&bell));
         let (done_tx, done_rx) = unbounded();
         let receivers: Vec<_> = (0..4)
             .map(|_| {
@@ -114,8 +155,7 @@ mod tests {
             .collect();
         // Sends now and then, so that the receivers are asleep for some of them.
         for n in 0..2000 {
-            tx.send(n).unwrap();
-            bell.ring();
+            assert!(tx.send(n, None));
             if n % 100 == 0 {
                 thread::sleep(Duration::from_millis(2));
             }
@@ -126,7 +166,6 @@ mod tests {
         seen.sort_unstable();
         assert_eq!(seen, (0..2000).collect::<Vec<_>>());
         drop(tx);
-        bell.ring_all();
         for receiver in receivers {
             receiver.join().unwrap();
         }
@@ -137,13 +176,13 @@ mod tests {
     fn a_sleeping_receiver_hears_the_senders_go() {
         let bell = Arc::new(Doorbell::new());
         let (tx, rx) = unbounded::<u32>();
+        let tx = BellSender::new(tx, Arc::clone(&bell));
         let receiver = {
             let bell = Arc::clone(&bell);
             thread::spawn(move || bell.recv(&rx))
         };
         thread::sleep(Duration::from_millis(20));
         drop(tx);
-        bell.ring_all();
         assert_eq!(receiver.join().unwrap(), Err(RecvError));
     }
 }

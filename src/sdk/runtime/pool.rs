@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use parking_lot::Mutex;
 
-use super::doorbell::Doorbell;
+use super::doorbell::{BellSender, Doorbell};
 use super::runnable::{any_runnable, WorkerId};
 
 /// A unit of work.
@@ -81,15 +81,15 @@ struct Shared {
     /// the limit.
     cpus: u32,
     rx: Receiver<Job>,
-    /// Rung for every job queued, and for all when the pool is dropped.
-    bell: Doorbell,
+    /// What the workers sleep on while no job waits.
+    bell: Arc<Doorbell>,
     counts: Mutex<Counts>,
 }
 
 /// A bounded, lazily grown set of worker threads.
 pub(crate) struct Pool {
-    /// `None` only while dropping.
-    tx: Option<Sender<Job>>,
+    /// The queue; dropping it ends the workers once they have taken every job.
+    tx: BellSender<Job>,
     shared: Arc<Shared>,
     /// Wakes the grower, started on the first need, to watch for blocked workers; its
     /// thread ends when the pool is dropped.
@@ -108,14 +108,15 @@ impl Pool {
     fn with_cpus(limit: u32, cpus: u32) -> Pool {
         let (tx, rx) = unbounded();
         let limit = limit.max(1);
+        let bell = Arc::new(Doorbell::new());
         Pool {
-            tx: Some(tx),
+            tx: BellSender::new(tx, Arc::clone(&bell)),
             shared: Arc::new(Shared {
                 workers: Mutex::new(Vec::new()),
                 limit,
                 cpus: cpus.clamp(1, limit),
                 rx,
-                bell: Doorbell::new(),
+                bell,
                 counts: Mutex::new(Counts::default()),
             }),
             grower: OnceLock::new(),
@@ -137,10 +138,7 @@ impl Pool {
             (spawn, grow)
         };
         // The receiver lives in `shared`, so the send cannot fail.
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(job);
-            self.shared.bell.ring();
-        }
+        self.tx.send(job, None);
         if spawn {
             start_worker(&self.shared);
         }
@@ -149,15 +147,6 @@ impl Pool {
             // A wake already pending is as good as this one.
             let _ = watch.try_send(());
         }
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // The workers end once the queue is empty and disconnected; they sleep on the
-        // bell, not in the channel, so they must hear that it is.
-        drop(self.tx.take());
-        self.shared.bell.ring_all();
     }
 }
 

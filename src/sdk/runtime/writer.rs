@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 
 use super::diagnostic::diagnostic;
-use super::doorbell::Doorbell;
+use super::doorbell::{BellSender, Doorbell};
 use crate::limits::WRITER_QUEUE_FRAMES;
 
 enum WriterMessage {
@@ -23,39 +23,11 @@ enum WriterMessage {
     Finish,
 }
 
-/// The sending side of the writer thread.
+/// The sending side of the writer thread; its clones share one queue, which the last
+/// one dropped disconnects.
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
-    queue: Arc<Queue>,
-}
-
-/// The writer's queue and the bell it sleeps on, shared by every [`WriterHandle`]:
-/// the last one dropped disconnects the queue and wakes the writer to see it.
-struct Queue {
-    /// `None` only while dropping.
-    tx: Option<Sender<WriterMessage>>,
-    bell: Arc<Doorbell>,
-}
-
-impl Queue {
-    fn send(&self, message: WriterMessage, deadline: Option<Instant>) -> bool {
-        let Some(tx) = &self.tx else {
-            return false;
-        };
-        let sent = match deadline {
-            Some(deadline) => tx.send_deadline(message, deadline).is_ok(),
-            None => tx.send(message).is_ok(),
-        };
-        self.bell.ring();
-        sent
-    }
-}
-
-impl Drop for Queue {
-    fn drop(&mut self) {
-        drop(self.tx.take());
-        self.bell.ring_all();
-    }
+    queue: Arc<BellSender<WriterMessage>>,
 }
 
 impl WriterHandle {
@@ -92,10 +64,7 @@ pub(crate) fn spawn<W: Write + Send + 'static>(output: W) -> (WriterHandle, Writ
     let (tx, rx) = bounded(WRITER_QUEUE_FRAMES);
     let (done_tx, done_rx) = bounded::<()>(1);
     let bell = Arc::new(Doorbell::new());
-    let queue = Arc::new(Queue {
-        tx: Some(tx),
-        bell: Arc::clone(&bell),
-    });
+    let queue = Arc::new(BellSender::new(tx, Arc::clone(&bell)));
     thread::Builder::new()
         .name("octet-sdk-writer".into())
         .spawn(move || {
