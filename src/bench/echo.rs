@@ -5,9 +5,12 @@
 //! whenever the input buffer is drained, so a burst of requests costs one read and
 //! one write on this side: this is the cheapest peer the host can talk to.
 
+use std::borrow::Cow;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::AsFd;
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::BenchError;
@@ -110,8 +113,8 @@ pub fn serve(mode: EchoMode, input: impl Read, mut output: impl Write) -> Result
                 false
             }
             EchoMode::Octet => {
-                let message: Value = serde_json::from_slice(&frame)?;
-                let (answer, stop) = octet_answer(&message, &mut content_parts);
+                let message: OctetMessage = serde_json::from_slice(&frame)?;
+                let (answer, stop) = octet_answer(&message, &mut content_parts)?;
                 if let Some(answer) = answer {
                     serde_json::to_writer(&mut answers, &answer)?;
                     answers.push(b'\n');
@@ -171,24 +174,53 @@ fn echo_answer(request: &Value) -> Value {
     })
 }
 
+/// A message as the octet mode reads it: `params` stays JSON text until the method
+/// says which of its members are needed, so the execution `context` of a `tool/call`,
+/// which an echo never reads, is checked for its grammar but never built into a
+/// `Value` (as the SDK defers it, `wire::deferred`).
+#[derive(Deserialize)]
+struct OctetMessage<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+/// The members of `tool/call` params the echo answers from; the rest are skipped.
+#[derive(Deserialize)]
+struct ToolCallParams {
+    #[serde(default)]
+    arguments: Value,
+}
+
 /// The octet mode's answer to one message, and whether to stop after it.
 /// `content_parts` is set by `initialize` and selects the `tool/call` result shape.
-fn octet_answer(message: &Value, content_parts: &mut bool) -> (Option<Value>, bool) {
-    let Some(id) = message
-        .get("id")
-        .filter(|_| message.get("method").is_some())
-    else {
+fn octet_answer(
+    message: &OctetMessage<'_>,
+    content_parts: &mut bool,
+) -> Result<(Option<Value>, bool), BenchError> {
+    let (Some(id), Some(method)) = (message.id, message.method.as_deref()) else {
         // Notifications (and stray responses) need no answer.
-        return (None, false);
+        return Ok((None, false));
     };
-    let params = &message["params"];
-    let result = match message["method"].as_str().unwrap_or_default() {
+    let id: Value = serde_json::from_str(id.get())?;
+    let params = message.params.map_or("null", RawValue::get);
+    let result = match method {
         "initialize" => {
+            let params: Value = serde_json::from_str(params)?;
             *content_parts = params["api_version"] != "0.1";
-            initialize_result(params)
+            initialize_result(&params)
         }
         "tool/call" => {
-            let text = params["arguments"].to_string();
+            let call: ToolCallParams = match message.params {
+                Some(params) => serde_json::from_str(params.get())?,
+                None => ToolCallParams {
+                    arguments: Value::Null,
+                },
+            };
+            let text = call.arguments.to_string();
             if *content_parts {
                 json!({"content": [{"type": "text", "text": text}], "is_error": false})
             } else {
@@ -197,21 +229,21 @@ fn octet_answer(message: &Value, content_parts: &mut bool) -> (Option<Value>, bo
         }
         "shutdown" => {
             let answer = json!({"jsonrpc": "2.0", "id": id, "result": {}});
-            return (Some(answer), true);
+            return Ok((Some(answer), true));
         }
         method => {
             let error = json!({"code": crate::wire::codes::METHOD_NOT_FOUND,
                 "message": format!("unknown method `{method}`")});
-            return (
+            return Ok((
                 Some(json!({"jsonrpc": "2.0", "id": id, "error": error})),
                 false,
-            );
+            ));
         }
     };
-    (
+    Ok((
         Some(json!({"jsonrpc": "2.0", "id": id, "result": result})),
         false,
-    )
+    ))
 }
 
 /// The MCP mode's answer to one message; notifications get none.
