@@ -174,25 +174,30 @@ fn echo_answer(request: &Value) -> Value {
     })
 }
 
-/// A message as the octet mode reads it: `params` stays JSON text until the method
-/// says which of its members are needed, so the execution `context` of a `tool/call`,
-/// which an echo never reads, is checked for its grammar but never built into a
-/// `Value` (as the SDK defers it, `wire::deferred`).
+/// A message as the octet mode reads it, in one pass: only the members it answers
+/// from are built, and the rest of `params` (above all a `tool/call`'s execution
+/// `context`, which an echo never reads) is checked for its grammar and skipped, as
+/// the SDK defers it (`wire::deferred`).
 #[derive(Deserialize)]
 struct OctetMessage<'a> {
     #[serde(borrow, default)]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
+    #[serde(default)]
+    params: OctetParams,
 }
 
-/// The members of `tool/call` params the echo answers from; the rest are skipped.
-#[derive(Deserialize)]
-struct ToolCallParams {
+/// The `params` members of `initialize` and `tool/call` the octet mode reads.
+#[derive(Default, Deserialize)]
+struct OctetParams {
+    /// `tool/call`: what the echo answers with.
     #[serde(default)]
     arguments: Value,
+    /// `initialize`: the offered API.
+    api_version: Option<String>,
+    /// `initialize` on the feature-negotiated APIs: the protocol offer.
+    protocol: Option<Value>,
 }
 
 /// The octet mode's answer to one message, and whether to stop after it.
@@ -206,21 +211,14 @@ fn octet_answer(
         return Ok((None, false));
     };
     let id: Value = serde_json::from_str(id.get())?;
-    let params = message.params.map_or("null", RawValue::get);
+    let params = &message.params;
     let result = match method {
         "initialize" => {
-            let params: Value = serde_json::from_str(params)?;
-            *content_parts = params["api_version"] != "0.1";
-            initialize_result(&params)
+            *content_parts = params.api_version.as_deref() != Some("0.1");
+            initialize_result(params)
         }
         "tool/call" => {
-            let call: ToolCallParams = match message.params {
-                Some(params) => serde_json::from_str(params.get())?,
-                None => ToolCallParams {
-                    arguments: Value::Null,
-                },
-            };
-            let text = call.arguments.to_string();
+            let text = params.arguments.to_string();
             if *content_parts {
                 json!({"content": [{"type": "text", "text": text}], "is_error": false})
             } else {
@@ -274,15 +272,15 @@ fn mcp_answer(message: &Value) -> Option<Value> {
 
 /// The `initialize` result: the `echo` tool and, on the feature-negotiated APIs, the
 /// offer's protocol version with only the required features and the offered limits.
-fn initialize_result(params: &Value) -> Value {
-    let api = params["api_version"].as_str().unwrap_or("0.1");
+fn initialize_result(params: &OctetParams) -> Value {
+    let api = params.api_version.as_deref().unwrap_or("0.1");
     let mut result = json!({
         "api_version": api,
         "tools": [{"name": "echo", "description": "Echo the arguments",
             "parameters": {"type": "object"}}],
         "commands": [],
     });
-    if let Some(offer) = params.get("protocol") {
+    if let Some(offer) = &params.protocol {
         result["protocol"] = json!({
             "version": offer["version"],
             "features": offer["required_features"],
