@@ -13,6 +13,10 @@
 //! A loaded machine: `-- --load N` runs N busy-loop processes beside the run (one per
 //! CPU is the laptop running a build), with either mode; `--load cpus` means one per
 //! CPU.
+//!
+//! `-- --prompt-wakeups` gives the main thread, which makes every subject's calls
+//! except the busy fleet's, the short scheduler slice an embedder may ask for
+//! (`octet_host::host::PromptWakeups`), with either mode.
 
 #[path = "support/lsp_peer.rs"]
 mod lsp_peer;
@@ -146,6 +150,16 @@ fn main() {
     if load > 0 {
         eprintln!("bench: {load} busy-loop processes run beside the measurement");
     }
+    let _prompt = flag("--prompt-wakeups").then(|| {
+        let prompt = octet_host::host::PromptWakeups::for_this_thread();
+        let taken = if prompt.applied() {
+            "has"
+        } else {
+            "could not get"
+        };
+        eprintln!("bench: the calling thread {taken} the short scheduler slice");
+        prompt
+    });
     let options = SuiteOptions::new(exe.clone(), flag("--quick"));
     let lsp = match lsp_peer::LspPeer::spawn(&exe) {
         Ok(peer) => peer,

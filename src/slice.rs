@@ -21,18 +21,20 @@
 //! (`spin.rs`), and for the default slice again once it no longer does. Each thread
 //! changes its own slice before a wait, at most once per back-off period.
 //!
-//! An embedder's thread is never changed, not even while it waits in
+//! An embedder's thread is never changed unasked, not even while it waits in
 //! [`crate::host::PendingCall::wait`]. Giving it the short slice for each wait cost
 //! more than it bought. The change and its undoing are two `sched_setattr` calls per
 //! wait, and the undoing comes just after the wake-up, when the scheduler requeues the
 //! thread with the default slice's later deadline, likely behind the busy work. With a
 //! busy loop per core, depth-1 calls through an SDK extension took 520-604 µs with it
-//! and 105-266 µs without (`benches/README.md`).
+//! and 105-266 µs without (`benches/README.md`). An embedder may ask for the short
+//! slice on a thread of its own for as long as it likes: [`PromptWakeups`].
 //!
 //! On other kernels and systems, and for threads that run under another policy (an
 //! embedder's `SCHED_BATCH` or real-time thread), nothing changes.
 
 use std::cell::Cell;
+use std::marker::PhantomData;
 use std::time::Duration;
 
 /// The slice the runtime's threads ask for while the machine is oversubscribed.
@@ -64,10 +66,78 @@ pub(crate) fn follow_load(oversubscribed: bool) {
         if let Some(short) = own.get() {
             if short != oversubscribed {
                 own.set(Some(oversubscribed));
-                set_slice(if oversubscribed { short_nanos() } else { 0 });
+                let _ = set_slice(if oversubscribed { short_nanos() } else { 0 });
             }
         }
     });
+}
+
+/// The short scheduler slice for an embedder's own thread while this guard lives: a
+/// thread that waits for calls now and then on a machine whose CPUs are all busy (an
+/// editor's thread beside a build) then wakes at once when an answer arrives, instead
+/// of waiting for a busy program's slice to end.
+///
+/// On Linux 6.12 and later, the calling thread asks for a 100 µs slice
+/// (`sched_attr.sched_runtime` under `SCHED_OTHER`, no privilege needed): its
+/// deadlines come sooner, so the scheduler lets it preempt on wake-up, and it runs no
+/// longer at a time than that while others wait. Its share of the CPU is unchanged.
+/// Dropping the guard gives the thread back the slice it had.
+///
+/// What it buys and costs, measured on the 2-core benchmark machine with a busy loop
+/// per core (`benches/README.md`, round 2, seventh step; `cargo bench --bench table --
+/// --prompt-wakeups`):
+/// - Calls now and then through an SDK extension (one every 1.2 s): a median of
+///   0.32-0.37 ms instead of 3.9 ms in five of six runs of 10-15 calls; the sixth
+///   run and about one call in ten of the others still waited for a busy program's
+///   slice somewhere in the chain.
+/// - 64 calls in flight from the thread: 1.3 to 2.3 times the calls per second.
+/// - A steady stream of one call at a time: two to three times slower (170-255 µs a
+///   call instead of 70-95), and on a quiet machine a third slower, because the
+///   thread then preempts the runtime's own threads on its CPU.
+///
+/// So it suits a thread that mostly sleeps and must answer a person quickly, not one
+/// that calls in a tight loop. Nothing changes on other systems, on older kernels, for
+/// a thread under another policy (`SCHED_BATCH`, real time), or on the runtime's own
+/// threads (an SDK handler's worker), whose slice the runtime sets itself;
+/// [`PromptWakeups::applied`] tells.
+///
+/// ```no_run
+/// // On the thread that waits for the extensions' answers:
+/// let _prompt = octet_host::host::PromptWakeups::for_this_thread();
+/// ```
+#[must_use = "the thread keeps the short slice only while the guard lives"]
+#[derive(Debug)]
+pub struct PromptWakeups {
+    /// The slice the thread had, in nanoseconds, given back on drop; `None` when
+    /// nothing was changed.
+    previous: Option<u64>,
+    /// The slice belongs to the thread that asked: the guard may not leave it.
+    _thread: PhantomData<*const ()>,
+}
+
+impl PromptWakeups {
+    /// Gives the calling thread the short slice until the guard is dropped.
+    pub fn for_this_thread() -> PromptWakeups {
+        let own = OWN.with(Cell::get).is_some();
+        PromptWakeups {
+            previous: if own { None } else { set_slice(short_nanos()) },
+            _thread: PhantomData,
+        }
+    }
+
+    /// True when the thread has the short slice: false on a system or kernel without
+    /// one, for a thread under another policy, and on the runtime's own threads.
+    pub fn applied(&self) -> bool {
+        self.previous.is_some()
+    }
+}
+
+impl Drop for PromptWakeups {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous {
+            set_slice(previous);
+        }
+    }
 }
 
 /// [`SHORT_SLICE`] in nanoseconds, as `sched_attr.sched_runtime` takes it.
@@ -78,9 +148,9 @@ fn short_nanos() -> u64 {
 /// Asks for a slice of `nanos` (0: the default slice) for the calling thread, keeping
 /// its policy and nice value; nothing is asked of a thread under another policy.
 /// Best effort: a kernel that ignores or refuses the request (before 6.12) leaves the
-/// thread as it was.
+/// thread as it was. The slice the thread had, when the kernel took the request.
 #[cfg(target_os = "linux")]
-fn set_slice(nanos: u64) {
+fn set_slice(nanos: u64) -> Option<u64> {
     /// `struct sched_attr` as of its first version (`SCHED_ATTR_SIZE_VER0`, 48 bytes).
     #[repr(C)]
     #[derive(Default)]
@@ -100,20 +170,22 @@ fn set_slice(nanos: u64) {
     // that size; pid 0 is the calling thread.
     let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, SIZE, 0) };
     if read != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
-        return;
+        return None;
     }
+    let previous = attr.sched_runtime;
     attr.size = SIZE;
     attr.sched_flags = 0;
     attr.sched_runtime = nanos;
     // SAFETY: `attr` is a valid `sched_attr` of `SIZE` bytes that the kernel only reads.
-    unsafe {
-        libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
-    }
+    let set = unsafe { libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0) };
+    (set == 0).then_some(previous)
 }
 
 /// Nothing to ask for on this system.
 #[cfg(not(target_os = "linux"))]
-fn set_slice(_nanos: u64) {}
+fn set_slice(_nanos: u64) -> Option<u64> {
+    None
+}
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
@@ -124,6 +196,47 @@ mod tests {
         std::thread::spawn(|| {
             follow_load(true);
             assert_eq!(OWN.with(Cell::get), None);
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// The calling thread's slice as the kernel reports it, in nanoseconds.
+    fn slice_now() -> u64 {
+        let mut attr = [0u8; 48];
+        // SAFETY: the kernel writes at most 48 bytes, `sched_attr`'s first version.
+        let read =
+            unsafe { libc::syscall(libc::SYS_sched_getattr, 0, attr.as_mut_ptr(), 48u32, 0) };
+        assert_eq!(read, 0);
+        u64::from_ne_bytes(attr[24..32].try_into().unwrap())
+    }
+
+    #[test]
+    fn prompt_wakeups_shorten_the_slice_and_give_the_old_one_back() {
+        std::thread::spawn(|| {
+            let before = slice_now();
+            let prompt = PromptWakeups::for_this_thread();
+            if prompt.applied() {
+                assert_eq!(slice_now(), short_nanos());
+            } else {
+                // A kernel before 6.12 takes no slice of a thread's own.
+                assert_eq!(slice_now(), before);
+            }
+            drop(prompt);
+            assert_eq!(slice_now(), before);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn prompt_wakeups_leave_the_runtimes_own_threads_alone() {
+        std::thread::spawn(|| {
+            own_thread();
+            let before = slice_now();
+            let prompt = PromptWakeups::for_this_thread();
+            assert!(!prompt.applied());
+            assert_eq!(slice_now(), before);
         })
         .join()
         .unwrap();

@@ -60,6 +60,7 @@ pub use crate::model::status::{
     ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport,
 };
 pub use crate::services::bound::ServiceBindings;
+pub use crate::slice::PromptWakeups;
 pub use crate::validate::host_driven::{
     MigrationDetection, MigrationImport, ProviderEvent, ProviderEventKind, StreamAcceptance,
 };
