@@ -191,14 +191,18 @@ fn set_slice(_nanos: u64) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// Runs `test` on a thread of its own: a slice or a mark set there dies with it,
+    /// whatever order the tests run in.
+    fn on_fresh_thread(test: impl FnOnce() + Send + 'static) {
+        std::thread::spawn(test).join().unwrap();
+    }
+
     #[test]
     fn an_embedders_thread_is_never_changed() {
-        std::thread::spawn(|| {
+        on_fresh_thread(|| {
             follow_load(true);
             assert_eq!(OWN.with(Cell::get), None);
-        })
-        .join()
-        .unwrap();
+        });
     }
 
     /// The calling thread's slice as the kernel reports it, in nanoseconds.
@@ -213,7 +217,7 @@ mod tests {
 
     #[test]
     fn prompt_wakeups_shorten_the_slice_and_give_the_old_one_back() {
-        std::thread::spawn(|| {
+        on_fresh_thread(|| {
             let before = slice_now();
             let prompt = PromptWakeups::for_this_thread();
             if prompt.applied() {
@@ -224,27 +228,23 @@ mod tests {
             }
             drop(prompt);
             assert_eq!(slice_now(), before);
-        })
-        .join()
-        .unwrap();
+        });
     }
 
     #[test]
     fn prompt_wakeups_leave_the_runtimes_own_threads_alone() {
-        std::thread::spawn(|| {
+        on_fresh_thread(|| {
             own_thread();
             let before = slice_now();
             let prompt = PromptWakeups::for_this_thread();
             assert!(!prompt.applied());
             assert_eq!(slice_now(), before);
-        })
-        .join()
-        .unwrap();
+        });
     }
 
     #[test]
     fn an_own_thread_keeps_its_policy_and_nice_value() {
-        std::thread::spawn(|| {
+        on_fresh_thread(|| {
             own_thread();
             // SAFETY: getpriority has no memory effects; 0 is the calling thread.
             let before = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
@@ -257,8 +257,6 @@ mod tests {
             // SAFETY: as above.
             let policy = unsafe { libc::sched_getscheduler(0) };
             assert_eq!(policy, libc::SCHED_OTHER);
-        })
-        .join()
-        .unwrap();
+        });
     }
 }
