@@ -135,7 +135,7 @@ impl PromptWakeups {
 impl Drop for PromptWakeups {
     fn drop(&mut self) {
         if let Some(previous) = self.previous {
-            set_slice(previous);
+            let _ = set_slice(previous);
         }
     }
 }
@@ -145,38 +145,48 @@ fn short_nanos() -> u64 {
     SHORT_SLICE.as_nanos() as u64
 }
 
+/// `struct sched_attr` as of its first version (`SCHED_ATTR_SIZE_VER0`, 48 bytes).
+#[cfg(target_os = "linux")]
+#[repr(C)]
+#[derive(Default)]
+struct SchedAttr {
+    size: u32,
+    sched_policy: u32,
+    sched_flags: u64,
+    sched_nice: i32,
+    sched_priority: u32,
+    sched_runtime: u64,
+    sched_deadline: u64,
+    sched_period: u64,
+}
+
+/// The size of [`SchedAttr`] as the kernel takes it.
+#[cfg(target_os = "linux")]
+const SCHED_ATTR_SIZE: u32 = std::mem::size_of::<SchedAttr>() as u32;
+
+/// The calling thread's scheduling attributes, when the kernel reports them.
+#[cfg(target_os = "linux")]
+fn read_attr() -> Option<SchedAttr> {
+    let mut attr = SchedAttr::default();
+    // SAFETY: the kernel writes at most `SCHED_ATTR_SIZE` bytes into `attr`, a plain
+    // struct of that size; pid 0 is the calling thread.
+    let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, SCHED_ATTR_SIZE, 0) };
+    (read == 0).then_some(attr)
+}
+
 /// Asks for a slice of `nanos` (0: the default slice) for the calling thread, keeping
 /// its policy and nice value; nothing is asked of a thread under another policy.
 /// Best effort: a kernel that ignores or refuses the request (before 6.12) leaves the
 /// thread as it was. The slice the thread had, when the kernel took the request.
 #[cfg(target_os = "linux")]
 fn set_slice(nanos: u64) -> Option<u64> {
-    /// `struct sched_attr` as of its first version (`SCHED_ATTR_SIZE_VER0`, 48 bytes).
-    #[repr(C)]
-    #[derive(Default)]
-    struct SchedAttr {
-        size: u32,
-        sched_policy: u32,
-        sched_flags: u64,
-        sched_nice: i32,
-        sched_priority: u32,
-        sched_runtime: u64,
-        sched_deadline: u64,
-        sched_period: u64,
-    }
-    const SIZE: u32 = std::mem::size_of::<SchedAttr>() as u32;
-    let mut attr = SchedAttr::default();
-    // SAFETY: the kernel writes at most `SIZE` bytes into `attr`, a plain struct of
-    // that size; pid 0 is the calling thread.
-    let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, SIZE, 0) };
-    if read != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
-        return None;
-    }
+    let mut attr = read_attr().filter(|a| a.sched_policy == libc::SCHED_OTHER as u32)?;
     let previous = attr.sched_runtime;
-    attr.size = SIZE;
+    attr.size = SCHED_ATTR_SIZE;
     attr.sched_flags = 0;
     attr.sched_runtime = nanos;
-    // SAFETY: `attr` is a valid `sched_attr` of `SIZE` bytes that the kernel only reads.
+    // SAFETY: `attr` is a valid `sched_attr` of `SCHED_ATTR_SIZE` bytes that the kernel
+    // only reads.
     let set = unsafe { libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0) };
     (set == 0).then_some(previous)
 }
@@ -207,12 +217,9 @@ mod tests {
 
     /// The calling thread's slice as the kernel reports it, in nanoseconds.
     fn slice_now() -> u64 {
-        let mut attr = [0u8; 48];
-        // SAFETY: the kernel writes at most 48 bytes, `sched_attr`'s first version.
-        let read =
-            unsafe { libc::syscall(libc::SYS_sched_getattr, 0, attr.as_mut_ptr(), 48u32, 0) };
-        assert_eq!(read, 0);
-        u64::from_ne_bytes(attr[24..32].try_into().unwrap())
+        read_attr()
+            .expect("sched_getattr reads the calling thread")
+            .sched_runtime
     }
 
     #[test]
