@@ -327,6 +327,24 @@ fn a_deadline_cancels_the_call_and_the_late_answer_is_a_diagnostic() {
 }
 
 #[test]
+fn wait_timeout_returns_none_while_the_call_runs_then_its_answer() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(root.path(), "slow", "0.1", &["good"], &["echo"]);
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("slow").unwrap();
+    let mut call = ext.call_tool_async("echo", json!({"sleep_ms": 400}), CallOptions::default());
+    // The peer sleeps 400 ms before it answers: a wait of 1 ms times out, and the
+    // call is still in flight afterwards.
+    assert!(call.wait_timeout(Duration::from_millis(1)).is_none());
+    let out = call
+        .wait_timeout(LIVENESS)
+        .expect("the answer came within the liveness bound")
+        .unwrap();
+    assert_eq!(out.text(), r#"{"sleep_ms":400}"#);
+}
+
+#[test]
 fn shutdown_removes_background_grandchildren() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();

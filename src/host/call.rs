@@ -2,7 +2,7 @@
 //! [`crate::model::call`] and are re-exported here.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvError, RecvTimeoutError, Sender};
 
@@ -64,8 +64,16 @@ impl<T> PendingCall<T> {
                 reason: CancelReason::User,
             }));
         }
+        // The spin counts toward the timeout: the whole wait ends by one deadline.
+        let deadline = Instant::now().checked_add(timeout);
         crate::spin::spin_until(self.spin.min(timeout), || !self.reply.is_empty());
-        let received = self.reply.recv_timeout(timeout);
+        let received = match deadline {
+            Some(deadline) => self.reply.recv_deadline(deadline),
+            None => self
+                .reply
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+        };
         match received {
             Ok(reply) => Some(self.finish(reply)),
             Err(RecvTimeoutError::Timeout) => None,
