@@ -66,7 +66,8 @@ pub(crate) fn follow_load(oversubscribed: bool) {
         if let Some(short) = own.get() {
             if short != oversubscribed {
                 own.set(Some(oversubscribed));
-                let _ = set_slice(if oversubscribed { short_nanos() } else { 0 });
+                let slice = if oversubscribed { short_nanos() } else { 0 };
+                let _ = set_slice(slice, ResetOnFork::Clear);
             }
         }
     });
@@ -82,6 +83,12 @@ pub(crate) fn follow_load(oversubscribed: bool) {
 /// deadlines come sooner, so the scheduler lets it preempt on wake-up, and it runs no
 /// longer at a time than that while others wait. Its share of the CPU is unchanged.
 /// Dropping the guard gives the thread back the slice it had.
+///
+/// The short slice stays on this thread. Threads and processes it creates while the
+/// guard lives (a host it builds, the extensions it starts) begin with the default
+/// slice: the guard also sets `SCHED_FLAG_RESET_ON_FORK`; without it they would
+/// inherit the short slice. The flag also starts them at nice 0 when this thread's
+/// nice value is negative.
 ///
 /// What it buys and costs, measured on the 2-core benchmark machine with a busy loop
 /// per core (`benches/README.md`, round 2, seventh step; `cargo bench --bench table --
@@ -108,9 +115,8 @@ pub(crate) fn follow_load(oversubscribed: bool) {
 #[must_use = "the thread keeps the short slice only while the guard lives"]
 #[derive(Debug)]
 pub struct PromptWakeups {
-    /// The slice the thread had, in nanoseconds, given back on drop; `None` when
-    /// nothing was changed.
-    previous: Option<u64>,
+    /// What the thread had, given back on drop; `None` when nothing was changed.
+    previous: Option<Previous>,
     /// The slice belongs to the thread that asked: the guard may not leave it.
     _thread: PhantomData<*const ()>,
 }
@@ -120,7 +126,11 @@ impl PromptWakeups {
     pub fn for_this_thread() -> PromptWakeups {
         let own = OWN.with(Cell::get).is_some();
         PromptWakeups {
-            previous: if own { None } else { set_slice(short_nanos()) },
+            previous: if own {
+                None
+            } else {
+                set_slice(short_nanos(), ResetOnFork::Set)
+            },
             _thread: PhantomData,
         }
     }
@@ -135,9 +145,26 @@ impl PromptWakeups {
 impl Drop for PromptWakeups {
     fn drop(&mut self) {
         if let Some(previous) = self.previous {
-            let _ = set_slice(previous);
+            let _ = set_slice(previous.slice, previous.reset_on_fork);
         }
     }
+}
+
+/// Whether threads and processes the thread creates start with the default slice
+/// (`SCHED_FLAG_RESET_ON_FORK`) or with the thread's own (the kernel's default:
+/// scheduling attributes are inherited).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ResetOnFork {
+    Set,
+    Clear,
+}
+
+/// A thread's slice and its reset-on-fork flag before a change.
+#[derive(Clone, Copy, Debug)]
+struct Previous {
+    /// In nanoseconds.
+    slice: u64,
+    reset_on_fork: ResetOnFork,
 }
 
 /// [`SHORT_SLICE`] in nanoseconds, as `sched_attr.sched_runtime` takes it.
@@ -175,15 +202,27 @@ fn read_attr() -> Option<SchedAttr> {
 }
 
 /// Asks for a slice of `nanos` (0: the default slice) for the calling thread, keeping
-/// its policy and nice value; nothing is asked of a thread under another policy.
-/// Best effort: a kernel that ignores or refuses the request (before 6.12) leaves the
-/// thread as it was. The slice the thread had, when the kernel took the request.
+/// its policy and nice value, with `reset_on_fork` for what it creates; nothing is
+/// asked of a thread under another policy. Best effort: a kernel that ignores or
+/// refuses the request (before 6.12) leaves the thread as it was. What the thread had,
+/// when the kernel took the request.
 #[cfg(target_os = "linux")]
-fn set_slice(nanos: u64) -> Option<u64> {
+fn set_slice(nanos: u64, reset_on_fork: ResetOnFork) -> Option<Previous> {
     let mut attr = read_attr().filter(|a| a.sched_policy == libc::SCHED_OTHER as u32)?;
-    let previous = attr.sched_runtime;
+    let flag = libc::SCHED_FLAG_RESET_ON_FORK as u64;
+    let previous = Previous {
+        slice: attr.sched_runtime,
+        reset_on_fork: if attr.sched_flags & flag != 0 {
+            ResetOnFork::Set
+        } else {
+            ResetOnFork::Clear
+        },
+    };
     attr.size = SCHED_ATTR_SIZE;
-    attr.sched_flags = 0;
+    attr.sched_flags = match reset_on_fork {
+        ResetOnFork::Set => flag,
+        ResetOnFork::Clear => 0,
+    };
     attr.sched_runtime = nanos;
     // SAFETY: `attr` is a valid `sched_attr` of `SCHED_ATTR_SIZE` bytes that the kernel
     // only reads.
@@ -193,7 +232,7 @@ fn set_slice(nanos: u64) -> Option<u64> {
 
 /// Nothing to ask for on this system.
 #[cfg(not(target_os = "linux"))]
-fn set_slice(_nanos: u64) -> Option<u64> {
+fn set_slice(_nanos: u64, _reset_on_fork: ResetOnFork) -> Option<Previous> {
     None
 }
 
@@ -235,6 +274,19 @@ mod tests {
             }
             drop(prompt);
             assert_eq!(slice_now(), before);
+        });
+    }
+
+    #[test]
+    fn threads_created_under_prompt_wakeups_start_with_the_default_slice() {
+        on_fresh_thread(|| {
+            let before = slice_now();
+            let prompt = PromptWakeups::for_this_thread();
+            let spawned = std::thread::spawn(slice_now).join().unwrap();
+            assert_eq!(spawned, before, "the short slice stays on its thread");
+            drop(prompt);
+            // And once it is gone, threads inherit the thread's slice as before.
+            assert_eq!(std::thread::spawn(slice_now).join().unwrap(), before);
         });
     }
 
