@@ -103,3 +103,45 @@ fn a_thousand_calls_in_flight_cost_no_thread_each() {
     assert_eq!(rest.last().unwrap()["id"], "end");
     assert_eq!(sidecar.wait(), Some(0));
 }
+
+#[test]
+fn prompt_wakeups_give_the_threads_on_a_calls_path_the_short_slice() {
+    // The test's own thread tells whether this kernel lets a thread choose its slice.
+    let supported = octet_host::host::PromptWakeups::for_this_thread().applied();
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(root.path(), "echo", "0.2", &["good"], &["echo"]);
+    for prompt in [true, false] {
+        let args: &[&str] = if prompt { &["--prompt-wakeups"] } else { &[] };
+        let mut sidecar =
+            Sidecar::start_with_serve_args(workspace.path(), std::slice::from_ref(&dir), args);
+        start(&mut sidecar, 1, "echo");
+        sidecar.send(
+            r#"{"id":2,"op":"call","extension":"echo","tool":"echo","arguments":{"n":1},"call_id":"c"}"#,
+        );
+        let result = sidecar.until(|l| l["type"] == "result" && l["call_id"] == "c");
+        assert_eq!(result["ok"], true, "{result}");
+        let slices = sidecar.slices();
+        let short = |name: &str| {
+            let (_, slice) = slices
+                .iter()
+                .find(|(thread, _)| thread == name)
+                .unwrap_or_else(|| panic!("no thread {name} in {slices:?}"));
+            *slice == Some(100_000)
+        };
+        // The main thread handles control lines; the host's own threads and the event
+        // forwarder keep the slice the runtime gives them.
+        for thread in [
+            "octet-host",
+            "octet-serve-inp",
+            "octet-serve-cal",
+            "octet-serve-wri",
+        ] {
+            assert_eq!(short(thread), prompt && supported, "{thread}: {slices:?}");
+        }
+        assert!(!short("octet-serve-eve"), "{slices:?}");
+        sidecar.send(r#"{"id":"end","op":"shutdown"}"#);
+        sidecar.rest();
+        assert_eq!(sidecar.wait(), Some(0));
+    }
+}

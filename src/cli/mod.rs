@@ -112,7 +112,13 @@ enum CliCommand {
         name: Option<String>,
     },
     /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
-    Serve,
+    Serve {
+        /// Give serve's threads on a call's path the short scheduler slice (Linux
+        /// 6.12+): calls now and then answer sooner on a machine other programs keep
+        /// busy, calls back to back cost more (benches/README.md)
+        #[arg(long)]
+        prompt_wakeups: bool,
+    },
     /// Create a working extension directory (a manifest and a Python or Rust
     /// entrypoint) that `call` can run at once
     New(scaffold::NewArgs),
@@ -157,7 +163,7 @@ pub fn main() -> i32 {
         #[cfg(unix)]
         CliCommand::Check(args) => return check::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
-        CliCommand::Serve => return serve(&cli.global),
+        CliCommand::Serve { prompt_wakeups } => return serve(&cli.global, prompt_wakeups),
         CliCommand::New(args) => scaffold::run_new(&args),
         CliCommand::Completions(args) => return scaffold::run_completions(&args),
         CliCommand::Bench(args) => return bench::run(&args, json),
@@ -166,7 +172,7 @@ pub fn main() -> i32 {
 }
 
 /// `octet-host serve`: the sidecar control protocol over this process's stdio.
-fn serve(global: &GlobalArgs) -> i32 {
+fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     if global.json {
         output::eprint_line("error: serve always writes JSON lines; --json does not apply to it");
         return 2;
@@ -189,6 +195,9 @@ fn serve(global: &GlobalArgs) -> i32 {
         options = options.no_input();
     }
     options = options.guardian(!global.no_guardian);
+    if prompt_wakeups {
+        options = options.prompt_wakeups();
+    }
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {

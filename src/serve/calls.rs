@@ -19,6 +19,7 @@ use super::control::ClientId;
 use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
+use super::Wakeups;
 use crate::host::{CallError, CallReply, CancelFlag, PendingCall, Progress};
 
 /// Progress events buffered per call. The host never blocks on this channel: when the
@@ -131,15 +132,23 @@ type Confirming = Arc<Mutex<HashMap<ClientId, CancelFlag>>>;
 impl Calls {
     /// Starts the calls thread, which writes to `out`. `before_result` runs before
     /// each `result` line is queued: serve withdraws there the service requests the
-    /// call's end cancelled, so their `request_cancelled` lines come first.
-    pub fn start(out: Emitter, before_result: Box<dyn Fn() + Send>) -> std::io::Result<Calls> {
+    /// call's end cancelled, so their `request_cancelled` lines come first. The thread
+    /// asks for `wakeups`.
+    pub fn start(
+        out: Emitter,
+        before_result: Box<dyn Fn() + Send>,
+        wakeups: Wakeups,
+    ) -> std::io::Result<Calls> {
         let active = Arc::new(Mutex::new(HashSet::new()));
         let (mail, mailbox) = crossbeam_channel::unbounded();
         let thread = {
             let active = active.clone();
             std::thread::Builder::new()
                 .name("octet-serve-calls".into())
-                .spawn(move || wait_for_calls(mailbox, active, out, before_result))?
+                .spawn(move || {
+                    let _prompt = wakeups.hold();
+                    wait_for_calls(mailbox, active, out, before_result)
+                })?
         };
         Ok(Calls {
             active,
@@ -355,8 +364,9 @@ mod tests {
 
     #[test]
     fn ids_are_unique_while_active_and_reusable_after() {
-        let (out, _writer) = super::super::io::start_writer(std::io::sink()).unwrap();
-        let calls = Calls::start(out, Box::new(|| {})).unwrap();
+        let (out, _writer) =
+            super::super::io::start_writer(std::io::sink(), Wakeups::default()).unwrap();
+        let calls = Calls::start(out, Box::new(|| {}), Wakeups::default()).unwrap();
         let id = ClientId::Text("a".into());
         calls.reserve(&id).unwrap();
         assert_eq!(

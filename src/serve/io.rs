@@ -9,6 +9,8 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender};
 use serde_json::Value;
 
+use super::Wakeups;
+
 /// Output lines queued for the writer. A full queue makes producers wait: a client that
 /// stops reading slows `serve` down instead of growing its memory.
 const OUTPUT_QUEUE_LINES: usize = 1024;
@@ -53,6 +55,7 @@ impl Emitter {
 /// [`Emitter`] is gone, or at the first write error (which it returns).
 pub(crate) fn start_writer(
     output: impl Write + Send + 'static,
+    wakeups: Wakeups,
 ) -> io::Result<(Emitter, JoinHandle<io::Result<()>>)> {
     let (lines, queue) = crossbeam_channel::bounded(OUTPUT_QUEUE_LINES);
     let broken = Arc::new(AtomicBool::new(false));
@@ -60,6 +63,7 @@ pub(crate) fn start_writer(
     let thread = std::thread::Builder::new()
         .name("octet-serve-writer".into())
         .spawn(move || {
+            let _prompt = wakeups.hold();
             let result = write_lines(output, queue);
             if result.is_err() {
                 flag.store(true, Ordering::Release);
@@ -97,15 +101,19 @@ fn write_lines(output: impl Write, queue: Receiver<OutLine>) -> io::Result<()> {
 pub(crate) fn start_reader(
     mut input: impl BufRead + Send + 'static,
     limit: usize,
+    wakeups: Wakeups,
 ) -> io::Result<Receiver<io::Result<LineRead>>> {
     let (lines, received) = crossbeam_channel::bounded(16);
     std::thread::Builder::new()
         .name("octet-serve-input".into())
-        .spawn(move || loop {
-            let read = read_line(&mut input, limit);
-            let last = !matches!(read, Ok(LineRead::Line(_)) | Ok(LineRead::TooLong { .. }));
-            if lines.send(read).is_err() || last {
-                return;
+        .spawn(move || {
+            let _prompt = wakeups.hold();
+            loop {
+                let read = read_line(&mut input, limit);
+                let last = !matches!(read, Ok(LineRead::Line(_)) | Ok(LineRead::TooLong { .. }));
+                if lines.send(read).is_err() || last {
+                    return;
+                }
             }
         })?;
     Ok(received)
@@ -198,7 +206,7 @@ mod tests {
     #[test]
     fn the_writer_stops_after_the_final_line() {
         let buffer = SharedBuffer::default();
-        let (emitter, thread) = start_writer(buffer.clone()).unwrap();
+        let (emitter, thread) = start_writer(buffer.clone(), Wakeups::default()).unwrap();
         assert!(emitter.emit(serde_json::json!({"a": 1})));
         assert!(emitter.emit_final(serde_json::json!({"b": "x\ny"})));
         thread.join().unwrap().unwrap();

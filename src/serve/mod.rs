@@ -66,6 +66,21 @@ pub const SERVE_PROTOCOL_VERSION: u32 = 1;
 /// line is skipped and answered with `line_too_long`.
 pub const MAX_CONTROL_LINE_BYTES: usize = 2 * MAX_FRAME_BYTES;
 
+/// Whether serve's threads on a call's path ask for prompt wake-ups
+/// ([`ServeOptions::prompt_wakeups`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Wakeups {
+    prompt: bool,
+}
+
+impl Wakeups {
+    /// Gives the calling thread the short slice while the guard lives, if asked for.
+    pub(crate) fn hold(self) -> Option<crate::host::PromptWakeups> {
+        self.prompt
+            .then(crate::host::PromptWakeups::for_this_thread)
+    }
+}
+
 /// How `serve` builds its host.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -96,6 +111,11 @@ pub struct ServeOptions {
     /// every extension process and scratch directory with it
     /// ([`crate::host::ExtensionHostBuilder::guardian`]).
     pub guardian: bool,
+    /// Give serve's threads on a call's path (the input reader, the thread handling
+    /// control lines, the calls thread and the output writer) the short scheduler
+    /// slice of [`crate::host::PromptWakeups`] (`serve --prompt-wakeups`; default:
+    /// off). See [`ServeOptions::prompt_wakeups`].
+    pub prompt_wakeups: bool,
 }
 
 impl ServeOptions {
@@ -111,7 +131,21 @@ impl ServeOptions {
             no_input: false,
             signals: None,
             guardian: true,
+            prompt_wakeups: false,
         }
+    }
+
+    /// Gives serve's threads on a call's path the short scheduler slice of
+    /// [`crate::host::PromptWakeups`] while the session lasts (the thread calling
+    /// [`run`] gets its old slice back when `run` returns). For a client that sends
+    /// calls now and then on a machine whose CPUs other programs keep busy (an editor
+    /// beside a build): each of serve's threads then preempts that work on wake-up
+    /// instead of waiting for its slice. Like the guard itself it has a cost for calls
+    /// sent back to back, and it does nothing on kernels before Linux 6.12;
+    /// `benches/README.md` (round 2, eighth step) has the measurements.
+    pub fn prompt_wakeups(mut self) -> ServeOptions {
+        self.prompt_wakeups = true;
+        self
     }
 
     /// Turns the guardian on or off (see [`ServeOptions::guardian`]).
@@ -194,7 +228,11 @@ pub fn run(
         .signals
         .take()
         .unwrap_or_else(crossbeam_channel::never);
-    let (out, writer) = io::start_writer(output)?;
+    let wakeups = Wakeups {
+        prompt: options.prompt_wakeups,
+    };
+    let _prompt = wakeups.hold();
+    let (out, writer) = io::start_writer(output, wakeups)?;
     let frontend = ServeFrontend::new(out.clone());
     let answers = !options.no_input;
     let host = match options.build_host(FrontendHandle(frontend.clone(), answers)) {
@@ -212,11 +250,11 @@ pub fn run(
         "octet_version": OCTET_VERSION,
         "workspace": host.workspace().display().to_string(),
     }));
-    let mut session = Session::new(host, out.clone(), frontend)?;
+    let mut session = Session::new(host, out.clone(), frontend, wakeups)?;
     // The input is read on a thread of its own, so a signal is seen at once even while
     // no line arrives. After the session ends the thread is left blocked in its read;
     // it ends with the input (or the process).
-    let lines = io::start_reader(input, MAX_CONTROL_LINE_BYTES)?;
+    let lines = io::start_reader(input, MAX_CONTROL_LINE_BYTES, wakeups)?;
     let end = loop {
         if session.output_closed() {
             break End::OutputClosed;

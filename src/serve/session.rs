@@ -17,6 +17,7 @@ use super::error::{ErrorCode, ServeError};
 use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
 use super::services::ServeServices;
+use super::Wakeups;
 use crate::host::{
     CallError, CallOptions, CancelFlag, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
 };
@@ -66,11 +67,13 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// A session over `host`, forwarding its events as `event` lines.
+    /// A session over `host`, forwarding its events as `event` lines; its calls thread
+    /// asks for `wakeups`.
     pub fn new(
         host: ExtensionHost,
         out: Emitter,
         frontend: Arc<ServeFrontend>,
+        wakeups: Wakeups,
     ) -> io::Result<Session> {
         let (stop_events, stopped) = crossbeam_channel::bounded::<()>(1);
         let events = host.events().clone();
@@ -103,6 +106,7 @@ impl Session {
                 Box::new(move || {
                     withdraw.withdraw_unwanted();
                 }),
+                wakeups,
             )?,
             services,
             out,

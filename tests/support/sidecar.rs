@@ -37,6 +37,25 @@ impl Sidecar {
         env: &[(&str, &Path)],
         args: &[&str],
     ) -> Sidecar {
+        Sidecar::spawn(workspace, dirs, env, args, &[])
+    }
+
+    /// [`Sidecar::start`] with options of `serve` itself, such as `--prompt-wakeups`.
+    pub fn start_with_serve_args(
+        workspace: &Path,
+        dirs: &[PathBuf],
+        serve_args: &[&str],
+    ) -> Sidecar {
+        Sidecar::spawn(workspace, dirs, &[], &[], serve_args)
+    }
+
+    fn spawn(
+        workspace: &Path,
+        dirs: &[PathBuf],
+        env: &[(&str, &Path)],
+        args: &[&str],
+        serve_args: &[&str],
+    ) -> Sidecar {
         let mut command = Command::new(octet_binary());
         command.arg("--workspace").arg(workspace).arg("--no-global");
         command.args(args);
@@ -48,6 +67,7 @@ impl Sidecar {
         }
         let mut child = command
             .arg("serve")
+            .args(serve_args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -112,6 +132,25 @@ impl Sidecar {
     /// Serve's resident memory, in KiB.
     pub fn rss_kib(&self) -> u64 {
         rss_kib(self.child.id())
+    }
+
+    /// Each of serve's threads by name, with its scheduler slice in nanoseconds
+    /// (`se.slice` in `/proc/<pid>/task/<tid>/sched`; absent before Linux 6.6).
+    pub fn slices(&self) -> Vec<(String, Option<u64>)> {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let mut slices = Vec::new();
+        for task in std::fs::read_dir(tasks).unwrap().flatten() {
+            let read = |file: &str| std::fs::read_to_string(task.path().join(file));
+            let (Ok(name), Ok(sched)) = (read("comm"), read("sched")) else {
+                continue;
+            };
+            let slice = sched.lines().find_map(|line| {
+                let value = line.strip_prefix("se.slice")?.split(':').nth(1)?;
+                value.trim().parse().ok()
+            });
+            slices.push((name.trim().to_owned(), slice));
+        }
+        slices
     }
 
     pub fn threads(&self) -> usize {
