@@ -91,16 +91,16 @@ pub(crate) fn follow_load(oversubscribed: bool) {
 /// nice value is negative.
 ///
 /// What it buys and costs, measured on the 2-core benchmark machine with a busy loop
-/// per core (`benches/README.md`, round 2, seventh step; `cargo bench --bench table --
-/// --prompt-wakeups`):
-/// - Calls now and then through an SDK extension (one every 1.2 s): a median of
-///   0.32-0.37 ms instead of 3.9 ms in five of six runs of 10-15 calls; the sixth
-///   run and about one call in ten of the others still waited for a busy program's
-///   slice somewhere in the chain.
-/// - 64 calls in flight from the thread: 1.3 to 2.3 times the calls per second.
-/// - A steady stream of one call at a time: two to three times slower (170-255 µs a
-///   call instead of 70-95), and on a quiet machine a third slower, because the
-///   thread then preempts the runtime's own threads on its CPU.
+/// per core (`benches/README.md`, round 2, eighth step, three runs each way; `cargo
+/// bench --bench table -- --prompt-wakeups`):
+/// - Calls now and then through an SDK extension (one every 1.2 s): medians of
+///   0.34-0.44 ms against 0.41-3.9 ms without it; in both, one call in ten or more
+///   still waited 2.6-4 ms for a busy program's slice somewhere in the chain.
+/// - 64 calls in flight from the thread: 1.5 to 4.5 times the calls per second.
+/// - A steady stream of one call at a time: up to five times slower (SDK extension
+///   128-420 µs a call against 69-110, bare extension 69-241 against 44-69), and on a
+///   quiet machine up to 1.6 times, because the thread then preempts the runtime's
+///   own threads on its CPU.
 ///
 /// So it suits a thread that mostly sleeps and must answer a person quickly, not one
 /// that calls in a tight loop. Nothing changes on other systems, on older kernels, for
