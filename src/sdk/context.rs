@@ -525,16 +525,18 @@ impl Context {
             Some(r) if cancellable => r.token.receiver(),
             _ => &never_cancelled,
         };
-        select! {
-            recv(answer) -> outcome => outcome.unwrap_or(Err(ChildRequestError::Closed)),
-            recv(cancelled) -> _ => {
-                if let Ok(outcome) = answer.try_recv() {
-                    return outcome;
-                }
-                self.shared.abandon_child(&id);
-                Err(ChildRequestError::Cancelled)
+        // A worker that waits here lets its pool start another for the requests
+        // queued behind it.
+        let outcome = super::runtime::while_blocked(|| {
+            select! {
+                recv(answer) -> outcome => Some(outcome.unwrap_or(Err(ChildRequestError::Closed))),
+                recv(cancelled) -> _ => answer.try_recv().ok(),
             }
-        }
+        });
+        outcome.unwrap_or_else(|| {
+            self.shared.abandon_child(&id);
+            Err(ChildRequestError::Cancelled)
+        })
     }
 }
 

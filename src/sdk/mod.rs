@@ -43,7 +43,12 @@
 //!
 //! One writer thread owns stdout, so frames never interleave. Requests run on worker
 //! threads: one at a time on API 0.1, up to the negotiated `max_concurrent_requests` on
-//! API 0.2, 0.3 and 0.4. A handler that panics is answered -32603 and the process lives on.
+//! API 0.2, 0.3 and 0.4. There is one worker at first; while requests wait behind busy
+//! workers the pool grows to the CPUs, and beyond them, up to that limit, while every
+//! worker is blocked. A handler that waits for the host's answer to a child request (a
+//! confirmation, input, a service) is seen as blocked at once: a request waiting
+//! behind it starts without delay. A handler that panics is answered -32603 and the
+//! process lives on.
 //! Handlers reach the host through their [`Context`]: cancellation, `$/progress`,
 //! notifications, contributions, and blocking `confirmation/request` and
 //! `input/request` round trips.

@@ -51,6 +51,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use self::dispatch::Method;
+pub(crate) use self::pool::while_blocked;
 use self::pool::Pool;
 use self::state::Wire;
 use self::state::{diagnostic, ActiveRequest, Session, Shared};

@@ -20,6 +20,11 @@
 //!   no job for a while only because they wait for a CPU, and more workers would only
 //!   take turns with them (`runnable.rs`).
 //!
+//! A worker whose handler waits for the host's answer to a child request (a
+//! confirmation, input, any service) is blocked where the pool can see it: when every
+//! busy worker is blocked so and a job waits, the pool adds a worker at once, without
+//! waiting for the grower ([`while_blocked`]).
+//!
 //! While the workers keep making progress the grower looks less often, down to once
 //! per [`GROW_WATCH_MAX`].
 //!
@@ -27,6 +32,7 @@
 //! sleeps on a channel in between: a pipeline that keeps the queue filling and
 //! draining must not start a thread per burst.
 
+use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -48,7 +54,9 @@ pub(crate) const GROW_AFTER: Duration = Duration::from_millis(2);
 /// this, and a growth starts again from [`GROW_AFTER`]. A fleet of extensions whose
 /// queues never drain then wakes its growers a few dozen times a second, not 500
 /// (200 growers at 2 ms were a tenth of a busy fleet's CPU); a handler that blocks
-/// after a long stretch of progress gets its first companion worker within this.
+/// after a long stretch of progress on something the pool cannot see (a lock, a
+/// sleep, its own I/O) gets its first companion worker within this. A longer watch
+/// (256 ms) saved no measurable CPU in a busy fleet (`benches/README.md`, ninth step).
 pub(crate) const GROW_WATCH_MAX: Duration = Duration::from_millis(32);
 
 #[derive(Default)]
@@ -61,6 +69,8 @@ struct Counts {
     queued: u32,
     /// Jobs taken so far: the workers' progress.
     taken: u64,
+    /// Workers whose handler waits for the answer to a child request.
+    blocked: u32,
     /// A grower thread is watching for blocked workers.
     growing: bool,
 }
@@ -69,6 +79,14 @@ impl Counts {
     /// True when a job waits with no idle worker to take it.
     fn waiting(&self) -> bool {
         self.queued > self.idle
+    }
+
+    /// True when a job waits and every worker that is not idle waits for a child
+    /// request's answer (or none was started): one more worker is wanted now. The
+    /// worker being started counts as neither idle nor blocked, so a pool adds one at
+    /// a time.
+    fn wants_worker_now(&self, limit: u32) -> bool {
+        self.waiting() && self.spawned < limit && self.idle + self.blocked >= self.spawned
     }
 }
 
@@ -123,13 +141,15 @@ impl Pool {
         }
     }
 
-    /// Queues `job`: starts the first worker, or has a grower watch while jobs wait.
+    /// Queues `job`: starts a worker when none can take it (the first one, or one
+    /// beside workers that all wait for child requests), or has a grower watch while
+    /// jobs wait.
     pub(crate) fn submit(&self, job: Job) {
         let (spawn, grow) = {
             let mut counts = self.shared.counts.lock();
             counts.queued += 1;
             let waiting = counts.waiting();
-            let spawn = waiting && counts.spawned == 0;
+            let spawn = counts.wants_worker_now(self.shared.limit);
             let grow = waiting && !spawn && !counts.growing && counts.spawned < self.shared.limit;
             if spawn {
                 counts.spawned += 1;
@@ -158,13 +178,50 @@ fn start_worker(shared: &Arc<Shared>) {
         .expect("spawning a worker thread");
 }
 
+thread_local! {
+    /// The pool whose worker this thread is, for [`while_blocked`].
+    static WORKER_OF: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
+}
+
+/// Runs `wait`, a handler's wait for the answer to a child request, with the calling
+/// thread counted as a blocked worker of its pool. When that leaves every busy worker
+/// blocked while a job waits, the pool starts a worker for it first (within the limit:
+/// on API 0.1 the next request waits, as the reference's one-at-a-time rule wants). On
+/// a thread that is no pool's worker, just runs `wait`.
+pub(crate) fn while_blocked<T>(wait: impl FnOnce() -> T) -> T {
+    let Some(shared) = WORKER_OF.with(|pool| pool.borrow().clone()) else {
+        return wait();
+    };
+    let spawn = {
+        let mut counts = shared.counts.lock();
+        counts.blocked += 1;
+        let spawn = counts.wants_worker_now(shared.limit);
+        counts.spawned += u32::from(spawn);
+        spawn
+    };
+    if spawn {
+        start_worker(&shared);
+    }
+    /// Counts the worker as unblocked again, also when `wait` unwinds.
+    struct Unblock<'a>(&'a Shared);
+    impl Drop for Unblock<'_> {
+        fn drop(&mut self) {
+            self.0.counts.lock().blocked -= 1;
+        }
+    }
+    let _unblock = Unblock(&shared);
+    wait()
+}
+
 fn worker(shared: Arc<Shared>) {
     crate::slice::own_thread();
     shared.workers.lock().push(WorkerId::current());
+    WORKER_OF.with(|pool| *pool.borrow_mut() = Some(Arc::clone(&shared)));
     loop {
         shared.counts.lock().idle += 1;
         crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !shared.rx.is_empty());
         let Ok(job) = shared.bell.recv(&shared.rx) else {
+            WORKER_OF.with(|pool| pool.borrow_mut().take());
             return;
         };
         {
@@ -320,6 +377,72 @@ mod tests {
             done_rx.recv_timeout(Duration::from_secs(20)).unwrap();
         }
         assert_eq!(pool.shared.counts.lock().spawned, 4);
+    }
+
+    #[test]
+    fn a_job_queued_while_every_worker_waits_for_a_child_request_gets_a_worker_at_once() {
+        // One CPU and one worker, which waits for a child request's answer that only
+        // the next job gives. The pool starts a worker for that job when it is queued,
+        // without a grower.
+        let pool = Pool::with_cpus(4, 1);
+        let (blocked_tx, blocked_rx) = unbounded();
+        let (release_tx, release_rx) = unbounded::<()>();
+        let (done_tx, done_rx) = unbounded();
+        pool.submit(Box::new(move || {
+            let answer = while_blocked(|| {
+                blocked_tx.send(()).unwrap();
+                release_rx.recv_timeout(Duration::from_secs(20))
+            });
+            done_tx.send(answer.is_ok()).unwrap();
+        }));
+        blocked_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+        pool.submit(Box::new(move || release_tx.send(()).unwrap()));
+        assert_eq!(done_rx.recv_timeout(Duration::from_secs(30)), Ok(true));
+        assert_eq!(pool.shared.counts.lock().spawned, 2);
+        assert!(pool.grower.get().is_none(), "no grower was needed");
+    }
+
+    #[test]
+    fn a_worker_that_starts_waiting_for_a_child_request_lets_a_queued_job_run() {
+        // The job is queued first, and the only worker then waits for an answer that
+        // only that job gives. A grower is marked as watching already, so only the
+        // worker's own wait can start the second worker.
+        let pool = Pool::with_cpus(4, 1);
+        pool.shared.counts.lock().growing = true;
+        let (go_tx, go_rx) = unbounded::<()>();
+        let (release_tx, release_rx) = unbounded::<()>();
+        let (done_tx, done_rx) = unbounded();
+        pool.submit(Box::new(move || {
+            go_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+            let answer = while_blocked(|| release_rx.recv_timeout(Duration::from_secs(20)));
+            done_tx.send(answer.is_ok()).unwrap();
+        }));
+        pool.submit(Box::new(move || release_tx.send(()).unwrap()));
+        go_tx.send(()).unwrap();
+        assert_eq!(done_rx.recv_timeout(Duration::from_secs(30)), Ok(true));
+        assert_eq!(pool.shared.counts.lock().spawned, 2);
+        assert!(pool.grower.get().is_none(), "no grower was started");
+    }
+
+    #[test]
+    fn a_limit_of_one_waits_for_a_worker_blocked_on_a_child_request() {
+        // API 0.1: the next request runs only after the blocked one ends.
+        let pool = Pool::with_cpus(1, 1);
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (done_tx, done_rx) = unbounded();
+        for job in 0..2 {
+            let (order, done_tx) = (Arc::clone(&order), done_tx.clone());
+            pool.submit(Box::new(move || {
+                while_blocked(|| std::thread::sleep(Duration::from_millis(20)));
+                order.lock().push(job);
+                done_tx.send(()).unwrap();
+            }));
+        }
+        for _ in 0..2 {
+            done_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+        }
+        assert_eq!(*order.lock(), vec![0, 1]);
+        assert_eq!(pool.shared.counts.lock().spawned, 1);
     }
 
     #[test]
