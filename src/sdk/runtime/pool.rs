@@ -81,12 +81,13 @@ impl Counts {
         self.queued > self.idle
     }
 
-    /// True when a job waits and every worker that is not idle waits for a child
-    /// request's answer (or none was started): one more worker is wanted now. The
-    /// worker being started counts as neither idle nor blocked, so a pool adds one at
-    /// a time.
+    /// True when a job waits and every worker waits for a child request's answer (or
+    /// none was started): one more worker is wanted now. An idle worker will take a job
+    /// and run it, and a job that waits behind running workers is the grower's to
+    /// judge; a worker being started counts as neither idle nor blocked, so a pool
+    /// adds one at a time.
     fn wants_worker_now(&self, limit: u32) -> bool {
-        self.waiting() && self.spawned < limit && self.idle + self.blocked >= self.spawned
+        self.waiting() && self.spawned < limit && self.idle == 0 && self.blocked >= self.spawned
     }
 }
 
@@ -377,6 +378,32 @@ mod tests {
             done_rx.recv_timeout(Duration::from_secs(20)).unwrap();
         }
         assert_eq!(pool.shared.counts.lock().spawned, 4);
+    }
+
+    #[test]
+    fn a_worker_is_wanted_at_once_only_when_every_worker_is_blocked() {
+        let counts = |spawned, idle, queued, blocked| Counts {
+            spawned,
+            idle,
+            queued,
+            blocked,
+            ..Counts::default()
+        };
+        // No worker yet.
+        assert!(counts(0, 0, 1, 0).wants_worker_now(4));
+        // The only worker waits for a child request's answer.
+        assert!(counts(1, 0, 1, 1).wants_worker_now(4));
+        // An idle worker takes the first job and runs it; the second waits behind a
+        // running worker, as in any pipeline.
+        assert!(!counts(1, 1, 2, 0).wants_worker_now(4));
+        assert!(!counts(2, 1, 2, 1).wants_worker_now(4));
+        // One of two workers runs.
+        assert!(!counts(2, 0, 1, 1).wants_worker_now(4));
+        // Nothing waits.
+        assert!(!counts(1, 1, 1, 0).wants_worker_now(4));
+        assert!(!counts(1, 0, 0, 1).wants_worker_now(4));
+        // The limit is reached.
+        assert!(!counts(1, 0, 1, 1).wants_worker_now(1));
     }
 
     #[test]
