@@ -13,13 +13,16 @@ use serde_json::Value;
 use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
+use super::members::{
+    client_id, closed_notification, hook_payload, lifecycle, menu_item, message_deltas,
+    service_answer, services, surface, u16_field,
+};
 use crate::host::BoundNotification;
-use crate::host::{LifecycleNotification, Outcome, Settlement};
-use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
+use crate::host::LifecycleNotification;
 use crate::manifest::UiSurface;
 use crate::services::autocomplete::CompletionQuery;
-use crate::services::bound::{HostNotification, Refusal, ServiceRefusal};
-use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
+use crate::services::bound::{HostNotification, ServiceRefusal};
+use crate::validate::{ExtensionMenuItem, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
 /// integer, echoed back exactly as it was sent.
@@ -35,7 +38,7 @@ pub(crate) enum ClientId {
 
 impl ClientId {
     /// The id in `value`, if it is a string or an integer.
-    fn from_value(value: &Value) -> Option<ClientId> {
+    pub(super) fn from_value(value: &Value) -> Option<ClientId> {
         match value {
             Value::String(s) => Some(ClientId::Text(s.clone())),
             Value::Number(n) => n
@@ -430,258 +433,6 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         )
         .with("field", "op")),
     }
-}
-
-/// `item`: the menu action to run, as the `menu` result shows it (`id`, `label`,
-/// `command`, `arguments`, `destructive`, `description`).
-fn menu_item(f: &Fields) -> Result<ExtensionMenuItem, ServeError> {
-    let item = match f.object.get("item") {
-        None | Some(Value::Null) => return Err(ServeError::missing("item")),
-        Some(Value::Object(item)) => item,
-        Some(_) => return Err(ServeError::wrong_type("item", "an object")),
-    };
-    let i = Fields::new(item, "item.");
-    Ok(ExtensionMenuItem::Action {
-        id: i.string("id")?,
-        label: i.string("label")?,
-        command: i.string("command")?,
-        arguments: i.opt_strings("arguments")?,
-        recommended: false,
-        destructive: i.opt_bool("destructive")?.unwrap_or(false),
-        description: i.opt_string("description")?,
-    })
-}
-
-/// `surface`: `"status"` (the default), `"header"` or `"footer"`.
-fn surface(f: &Fields) -> Result<UiSurface, ServeError> {
-    match f.opt_string("surface")? {
-        None => Ok(UiSurface::Status),
-        Some(name) => UiSurface::parse(&name)
-            .ok_or_else(|| ServeError::invalid_value("surface", &["status", "header", "footer"])),
-    }
-}
-
-/// `hook` and `payload`, typed per hook as the host sends it (section 1.4).
-fn hook_payload(f: &Fields) -> Result<HookPayload, ServeError> {
-    let name = f.string("hook")?;
-    let hook = HookName::parse(&name).ok_or_else(|| {
-        let names: Vec<&str> = HookName::ALL.iter().map(|h| h.as_str()).collect();
-        ServeError::invalid_value("hook", &names)
-    })?;
-    let payload = match f.object.get("payload") {
-        None | Some(Value::Null) => return Err(ServeError::missing("payload")),
-        Some(Value::Object(payload)) => payload,
-        Some(_) => return Err(ServeError::wrong_type("payload", "an object")),
-    };
-    let p = Fields::new(payload, "payload.");
-    Ok(match hook {
-        HookName::BeforePrompt => HookPayload::BeforePrompt {
-            prompt: p.string("prompt")?,
-        },
-        HookName::AfterResponse => HookPayload::AfterResponse {
-            response: p.string("response")?,
-        },
-        HookName::BeforeToolCall => HookPayload::BeforeToolCall {
-            name: p.string("name")?,
-            arguments: p.object_or_empty("arguments")?,
-        },
-        HookName::AfterToolCall => HookPayload::AfterToolCall {
-            name: p.string("name")?,
-            arguments: p.object_or_empty("arguments")?,
-            output: p.string("output")?,
-            is_error: p.bool("is_error")?,
-        },
-        HookName::ModelTurnStart => HookPayload::ModelTurnStart {
-            run_id: p.string("run_id")?,
-            turn_index: p.u64("turn_index")?,
-            timestamp_ms: p.u64("timestamp_ms")?,
-        },
-        HookName::ModelTurnEnd => HookPayload::ModelTurnEnd {
-            run_id: p.string("run_id")?,
-            turn_index: p.u64("turn_index")?,
-            timestamp_ms: p.u64("timestamp_ms")?,
-            assistant_entry: p.value("assistant_entry")?,
-            tool_result_entries: p.array("tool_result_entries")?,
-        },
-        HookName::ProviderRetry
-        | HookName::BeforePersistence
-        | HookName::PostMutation
-        | HookName::SessionBeforeCompact
-        | HookName::SessionCompact => HookPayload::Other {
-            hook,
-            payload: Value::Object(payload.clone()),
-        },
-    })
-}
-
-/// Every outcome, for parsing.
-const OUTCOMES: [Outcome; 7] = [
-    Outcome::Completed,
-    Outcome::Failed,
-    Outcome::Cancelled,
-    Outcome::Interrupted,
-    Outcome::FrontendDisconnected,
-    Outcome::Shutdown,
-    Outcome::LimitReached,
-];
-
-/// The lifecycle event names, as `event` takes them (the notification methods).
-const LIFECYCLE_EVENTS: &[&str] = &[
-    "session/started",
-    "session/settled",
-    "turn/started",
-    "turn/settled",
-    "tool/started",
-    "tool/settled",
-];
-
-/// `event` plus the notification's params, flattened as on the wire (section 1.10).
-fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
-    let event = f.string("event")?;
-    let settlement = || -> Result<Settlement, ServeError> {
-        let outcome = f.string("outcome")?;
-        let outcome = OUTCOMES
-            .into_iter()
-            .find(|o| o.as_str() == outcome)
-            .ok_or_else(|| {
-                let names: Vec<&str> = OUTCOMES.iter().map(|o| o.as_str()).collect();
-                ServeError::invalid_value("outcome", &names)
-            })?;
-        Ok(Settlement {
-            outcome,
-            duration_ms: f.u64("duration_ms")?,
-            reason: f.opt_string("reason")?,
-        })
-    };
-    let session_id = f.string("session_id")?;
-    Ok(match event.as_str() {
-        "session/started" => LifecycleNotification::SessionStarted { session_id },
-        "session/settled" => LifecycleNotification::SessionSettled {
-            session_id,
-            settlement: settlement()?,
-        },
-        "turn/started" => LifecycleNotification::TurnStarted {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-        },
-        "turn/settled" => LifecycleNotification::TurnSettled {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-            settlement: settlement()?,
-        },
-        "tool/started" => LifecycleNotification::ToolStarted {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-            tool_call_id: f.string("tool_call_id")?,
-            tool_name: f.string("tool_name")?,
-        },
-        "tool/settled" => LifecycleNotification::ToolSettled {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-            tool_call_id: f.string("tool_call_id")?,
-            tool_name: f.string("tool_name")?,
-            settlement: settlement()?,
-        },
-        _ => return Err(ServeError::invalid_value("event", LIFECYCLE_EVENTS)),
-    })
-}
-
-/// An unsigned 16-bit member (a terminal size).
-fn u16_field(f: &Fields, name: &str) -> Result<u16, ServeError> {
-    u16::try_from(f.u64(name)?)
-        .map_err(|_| ServeError::wrong_type(&f.name(name), "an integer from 0 to 65535"))
-}
-
-/// The caller-chosen id in member `name`.
-fn client_id(f: &Fields, name: &str) -> Result<ClientId, ServeError> {
-    ClientId::from_value(f.required(name)?)
-        .ok_or_else(|| ServeError::wrong_type(&f.name(name), "a string or an integer"))
-}
-
-/// `services`: the request services (feature or capability names) and brokers the
-/// client will answer.
-fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
-    let names = ServeBinding::names();
-    let mut bindings = Vec::new();
-    for name in f.opt_strings("services")? {
-        let binding = ServeBinding::from_name(&name)
-            .ok_or_else(|| ServeError::invalid_value("services", &names))?;
-        if !bindings.contains(&binding) {
-            bindings.push(binding);
-        }
-    }
-    Ok(bindings)
-}
-
-/// `result` or `refusal` (with an optional `message`), exactly one of them.
-fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
-    match (f.get("result"), f.opt_string("refusal")?) {
-        (Some(result), None) => Ok(ServiceAnswerSpec::Result(result.clone())),
-        (None, Some(name)) => {
-            let refusal = Refusal::from_name(&name).ok_or_else(|| {
-                let names: Vec<&str> = Refusal::ALL.iter().map(|r| r.name()).collect();
-                ServeError::invalid_value("refusal", &names)
-            })?;
-            Ok(ServiceAnswerSpec::Refusal(
-                refusal.because(f.opt_string("message")?.unwrap_or_default()),
-            ))
-        }
-        (Some(_), Some(_)) => Err(ServeError::new(
-            ErrorCode::InvalidValue,
-            "a service answer has `result` or `refusal`, not both",
-        )
-        .with("field", "refusal")),
-        (None, None) => Err(ServeError::missing("result")),
-    }
-}
-
-/// `delta` (one string) or `deltas` (an array of strings; `updates` is an alias).
-/// The params of a `notify`: a closed object with only `members` (section 1.11: "every
-/// payload is a bounded plain object"), of at most [`MAX_WAVE1_NOTIFICATION_BYTES`] as
-/// compact JSON. Anything else is refused with `notification_refused` and never sent.
-fn closed_notification<'a>(
-    method: &str,
-    params: &'a Value,
-    members: &[&str],
-) -> Result<Fields<'a>, ServeError> {
-    let object = params.as_object().expect("object_or_empty gives an object");
-    let size = serde_json::to_vec(params).map_or(usize::MAX, |bytes| bytes.len());
-    if size > MAX_WAVE1_NOTIFICATION_BYTES {
-        return Err(refused_notification(Refusal::BoundsExceeded.because(
-            format!("a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"),
-        )));
-    }
-    if let Some(member) = object.keys().find(|k| !members.contains(&k.as_str())) {
-        return Err(refused_notification(Refusal::InvalidRequest.because(
-            format!("{method} has no member `{member}`; its params are exactly {members:?}"),
-        )));
-    }
-    Ok(Fields::new(object, "params."))
-}
-
-/// The `notification_refused` error for `refusal`, with the contract name.
-pub(crate) fn refused_notification(refusal: ServiceRefusal) -> ServeError {
-    ServeError::new(ErrorCode::NotificationRefused, refusal.to_string())
-        .with("refusal", refusal.refusal.name())
-}
-
-fn message_deltas(f: &Fields) -> Result<Vec<String>, ServeError> {
-    if let Some(delta) = f.opt_string("delta")? {
-        return Ok(vec![delta]);
-    }
-    let name = if f.get("deltas").is_some() {
-        "deltas"
-    } else {
-        "updates"
-    };
-    if f.get(name).is_none() {
-        return Err(ServeError::missing("delta"));
-    }
-    f.opt_strings(name)
 }
 
 #[cfg(test)]

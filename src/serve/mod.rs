@@ -39,6 +39,7 @@ mod error;
 mod fields;
 mod frontend;
 mod io;
+mod members;
 mod services;
 mod session;
 

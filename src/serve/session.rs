@@ -275,7 +275,7 @@ impl Session {
         match sent {
             Ok(()) => self.reply_ok(id, json!({})),
             Err(crate::host::NotifyError::Refused(refusal)) => {
-                self.reply_error(id, super::control::refused_notification(refusal))
+                self.reply_error(id, super::members::refused_notification(refusal))
             }
             Err(error) => self.reply_error(
                 id,
