@@ -527,7 +527,7 @@ impl Context {
         };
         // A worker that waits here lets its pool start another for the requests
         // queued behind it.
-        let outcome = super::runtime::while_blocked(|| {
+        let outcome = super::runtime::pool::while_blocked(|| {
             select! {
                 recv(answer) -> outcome => Some(outcome.unwrap_or(Err(ChildRequestError::Closed))),
                 recv(cancelled) -> _ => answer.try_recv().ok(),

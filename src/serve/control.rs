@@ -14,14 +14,14 @@ use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
 use super::members::{
-    client_id, closed_notification, hook_payload, lifecycle, menu_item, message_deltas,
-    service_answer, services, surface, u16_field,
+    closed_notification, hook_payload, lifecycle, menu_item, message_deltas, services, surface,
+    u16_field,
 };
 use crate::host::BoundNotification;
 use crate::host::LifecycleNotification;
 use crate::manifest::UiSurface;
 use crate::services::autocomplete::CompletionQuery;
-use crate::services::bound::{HostNotification, ServiceRefusal};
+use crate::services::bound::{HostNotification, Refusal, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookPayload};
 
 /// A caller-chosen id (`id` of a control line, `call_id` of a call): a string or an
@@ -38,7 +38,7 @@ pub(crate) enum ClientId {
 
 impl ClientId {
     /// The id in `value`, if it is a string or an integer.
-    pub(super) fn from_value(value: &Value) -> Option<ClientId> {
+    fn from_value(value: &Value) -> Option<ClientId> {
         match value {
             Value::String(s) => Some(ClientId::Text(s.clone())),
             Value::Number(n) => n
@@ -432,6 +432,34 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             format!("`op` must be one of {}", OPS.join(", ")),
         )
         .with("field", "op")),
+    }
+}
+
+/// The caller-chosen id in member `name`.
+fn client_id(f: &Fields, name: &str) -> Result<ClientId, ServeError> {
+    ClientId::from_value(f.required(name)?)
+        .ok_or_else(|| ServeError::wrong_type(&f.name(name), "a string or an integer"))
+}
+
+/// `result` or `refusal` (with an optional `message`), exactly one of them.
+fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
+    match (f.get("result"), f.opt_string("refusal")?) {
+        (Some(result), None) => Ok(ServiceAnswerSpec::Result(result.clone())),
+        (None, Some(name)) => {
+            let refusal = Refusal::from_name(&name).ok_or_else(|| {
+                let names: Vec<&str> = Refusal::ALL.iter().map(|r| r.name()).collect();
+                ServeError::invalid_value("refusal", &names)
+            })?;
+            Ok(ServiceAnswerSpec::Refusal(
+                refusal.because(f.opt_string("message")?.unwrap_or_default()),
+            ))
+        }
+        (Some(_), Some(_)) => Err(ServeError::new(
+            ErrorCode::InvalidValue,
+            "a service answer has `result` or `refusal`, not both",
+        )
+        .with("field", "refusal")),
+        (None, None) => Err(ServeError::missing("result")),
     }
 }
 

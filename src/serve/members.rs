@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::bindings::ServeBinding;
-use super::control::{ClientId, ServiceAnswerSpec};
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
@@ -177,12 +176,6 @@ pub(super) fn u16_field(f: &Fields, name: &str) -> Result<u16, ServeError> {
         .map_err(|_| ServeError::wrong_type(&f.name(name), "an integer from 0 to 65535"))
 }
 
-/// The caller-chosen id in member `name`.
-pub(super) fn client_id(f: &Fields, name: &str) -> Result<ClientId, ServeError> {
-    ClientId::from_value(f.required(name)?)
-        .ok_or_else(|| ServeError::wrong_type(&f.name(name), "a string or an integer"))
-}
-
 /// `services`: the request services (feature or capability names) and brokers the
 /// client will answer.
 pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
@@ -196,28 +189,6 @@ pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
         }
     }
     Ok(bindings)
-}
-
-/// `result` or `refusal` (with an optional `message`), exactly one of them.
-pub(super) fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
-    match (f.get("result"), f.opt_string("refusal")?) {
-        (Some(result), None) => Ok(ServiceAnswerSpec::Result(result.clone())),
-        (None, Some(name)) => {
-            let refusal = Refusal::from_name(&name).ok_or_else(|| {
-                let names: Vec<&str> = Refusal::ALL.iter().map(|r| r.name()).collect();
-                ServeError::invalid_value("refusal", &names)
-            })?;
-            Ok(ServiceAnswerSpec::Refusal(
-                refusal.because(f.opt_string("message")?.unwrap_or_default()),
-            ))
-        }
-        (Some(_), Some(_)) => Err(ServeError::new(
-            ErrorCode::InvalidValue,
-            "a service answer has `result` or `refusal`, not both",
-        )
-        .with("field", "refusal")),
-        (None, None) => Err(ServeError::missing("result")),
-    }
 }
 
 /// The params of a `notify`: a closed object with only `members` (section 1.11: "every

@@ -35,7 +35,7 @@ mod dispatch;
 mod doorbell;
 mod host_notifications;
 mod initialize;
-mod pool;
+pub(crate) mod pool;
 mod run;
 mod runnable;
 pub(crate) mod state;
@@ -51,7 +51,6 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use self::dispatch::Method;
-pub(crate) use self::pool::while_blocked;
 use self::pool::Pool;
 use self::state::Wire;
 use self::state::{diagnostic, ActiveRequest, Session, Shared};
