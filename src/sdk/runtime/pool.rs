@@ -406,49 +406,48 @@ mod tests {
         assert!(!counts(1, 0, 1, 1).wants_worker_now(1));
     }
 
-    #[test]
-    fn a_job_queued_while_every_worker_waits_for_a_child_request_gets_a_worker_at_once() {
-        // One CPU and one worker, which waits for a child request's answer that only
-        // the next job gives. The pool starts a worker for that job when it is queued,
-        // without a grower.
+    /// One CPU and one worker, whose job waits (as for a child request's answer) for a
+    /// release that only a second job gives; the second job is queued before that wait
+    /// begins (`queued_first`) or while it lasts. A grower is marked as watching, so
+    /// none is started: only the pool's own rule can add the second worker. Returns
+    /// whether the first job got its release, and how many workers were started.
+    fn release_behind_a_blocked_worker(queued_first: bool) -> (bool, u32) {
         let pool = Pool::with_cpus(4, 1);
+        pool.shared.counts.lock().growing = true;
+        let (go_tx, go_rx) = unbounded::<()>();
         let (blocked_tx, blocked_rx) = unbounded();
         let (release_tx, release_rx) = unbounded::<()>();
         let (done_tx, done_rx) = unbounded();
         pool.submit(Box::new(move || {
+            go_rx.recv_timeout(Duration::from_secs(20)).unwrap();
             let answer = while_blocked(|| {
                 blocked_tx.send(()).unwrap();
                 release_rx.recv_timeout(Duration::from_secs(20))
             });
             done_tx.send(answer.is_ok()).unwrap();
         }));
-        blocked_rx.recv_timeout(Duration::from_secs(20)).unwrap();
-        pool.submit(Box::new(move || release_tx.send(()).unwrap()));
-        assert_eq!(done_rx.recv_timeout(Duration::from_secs(30)), Ok(true));
-        assert_eq!(pool.shared.counts.lock().spawned, 2);
-        assert!(pool.grower.get().is_none(), "no grower was needed");
+        let release: Job = Box::new(move || release_tx.send(()).unwrap());
+        if queued_first {
+            pool.submit(release);
+            go_tx.send(()).unwrap();
+        } else {
+            go_tx.send(()).unwrap();
+            blocked_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+            pool.submit(release);
+        }
+        let released = done_rx.recv_timeout(Duration::from_secs(30)) == Ok(true);
+        let spawned = pool.shared.counts.lock().spawned;
+        (released, spawned)
+    }
+
+    #[test]
+    fn a_job_queued_while_every_worker_waits_for_a_child_request_gets_a_worker_at_once() {
+        assert_eq!(release_behind_a_blocked_worker(false), (true, 2));
     }
 
     #[test]
     fn a_worker_that_starts_waiting_for_a_child_request_lets_a_queued_job_run() {
-        // The job is queued first, and the only worker then waits for an answer that
-        // only that job gives. A grower is marked as watching already, so only the
-        // worker's own wait can start the second worker.
-        let pool = Pool::with_cpus(4, 1);
-        pool.shared.counts.lock().growing = true;
-        let (go_tx, go_rx) = unbounded::<()>();
-        let (release_tx, release_rx) = unbounded::<()>();
-        let (done_tx, done_rx) = unbounded();
-        pool.submit(Box::new(move || {
-            go_rx.recv_timeout(Duration::from_secs(20)).unwrap();
-            let answer = while_blocked(|| release_rx.recv_timeout(Duration::from_secs(20)));
-            done_tx.send(answer.is_ok()).unwrap();
-        }));
-        pool.submit(Box::new(move || release_tx.send(()).unwrap()));
-        go_tx.send(()).unwrap();
-        assert_eq!(done_rx.recv_timeout(Duration::from_secs(30)), Ok(true));
-        assert_eq!(pool.shared.counts.lock().spawned, 2);
-        assert!(pool.grower.get().is_none(), "no grower was started");
+        assert_eq!(release_behind_a_blocked_worker(true), (true, 2));
     }
 
     #[test]
