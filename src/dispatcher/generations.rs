@@ -179,7 +179,7 @@ impl Dispatcher {
         c.services = launched.services;
         c.guards = super::guards::guards_for(conn, &self.terminal);
         (c.owned_context, c.process_context) =
-            super::requests::execution_contexts(&self.shared, &c);
+            super::request_params::execution_contexts(&self.shared, &c);
         let id = c.next_request_id();
         let limit = c.frame_limit.load(Ordering::Relaxed);
         // The feature wire keeps the reference example's member order; the canonical

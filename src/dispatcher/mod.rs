@@ -23,6 +23,7 @@ mod lifecycle;
 mod messages;
 mod pending;
 mod private_lane;
+mod request_params;
 mod requests;
 mod route;
 mod services;
