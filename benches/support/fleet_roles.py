@@ -9,8 +9,9 @@ only in their number of calls (the table bench's `--only "fleet N"`, which also 
 a warm-up of a tenth); CALLS is that difference, warm-up included. Subtracting the
 short run from the long one leaves out starting and stopping the fleet.
 
-- `cpu`: files of `perf record -e cpu-clock -F 4000`; prints each role's CPU time per
-  call in µs, user space and kernel apart.
+- `cpu`: files of `perf record -e cpu-clock` (at any frequency: a sample's period is
+  its CPU time); prints each role's CPU time per call in µs, user space and kernel
+  apart.
 - `switches`: files of `perf record -e sched:sched_switch`; prints each role's context
   switches per call, those where the thread went to sleep and those where it was
   preempted or yielded.
@@ -39,9 +40,6 @@ ROLES = (
     ("octet-sdk-growe", "child growers"),
 )
 
-CPU_SAMPLE_US = 250.0  # -F 4000
-
-
 def role(comm):
     for prefix, name in ROLES:
         if comm.startswith(prefix):
@@ -52,7 +50,7 @@ def role(comm):
 def cpu_counts(path):
     report = subprocess.run(
         ["perf", "report", "-i", path, "--stdio", "--sort", "comm,dso",
-         "-F", "sample,comm,dso"],
+         "-F", "period,comm,dso"],
         capture_output=True, text=True, check=True,
     ).stdout
     counts = collections.Counter()
@@ -60,9 +58,9 @@ def cpu_counts(path):
         if line.startswith("#") or not line.strip():
             continue
         fields = line.split()
-        samples, comm, dso = int(fields[0]), fields[1], fields[-1]
+        nanoseconds, comm, dso = int(fields[0]), fields[1], fields[-1]
         side = "kernel" if "kernel" in dso else "user"
-        counts[(role(comm), side)] += samples * CPU_SAMPLE_US
+        counts[(role(comm), side)] += nanoseconds / 1000
     return counts
 
 

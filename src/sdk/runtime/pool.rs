@@ -222,7 +222,6 @@ fn worker(shared: Arc<Shared>) {
         shared.counts.lock().idle += 1;
         crate::spin::spin_until(super::super::SPIN_BEFORE_SLEEP, || !shared.rx.is_empty());
         let Ok(job) = shared.bell.recv(&shared.rx) else {
-            WORKER_OF.with(|pool| pool.borrow_mut().take());
             return;
         };
         {
