@@ -40,19 +40,50 @@ use std::time::Duration;
 /// The slice the runtime's threads ask for while the machine is oversubscribed.
 pub(crate) const SHORT_SLICE: Duration = Duration::from_micros(100);
 
+/// How the runtime follows the load on one of its threads.
+#[derive(Clone, Copy, Debug)]
+struct Own {
+    /// Whether the thread has [`SHORT_SLICE`] now.
+    short: bool,
+    /// What the thread has while the machine is not oversubscribed: the default slice
+    /// on a thread the runtime started, and on a thread it borrowed whatever that
+    /// thread had when it was lent.
+    base: Previous,
+}
+
 thread_local! {
     /// `None` on a thread the runtime does not own, which it never changes; for its
-    /// own threads, whether the slice is short now.
-    static OWN: Cell<Option<bool>> = const { Cell::new(None) };
+    /// own threads, how their slice follows the load.
+    static OWN: Cell<Option<Own>> = const { Cell::new(None) };
 }
+
+/// The default slice, with threads and processes inheriting the thread's attributes.
+const DEFAULT: Previous = Previous {
+    slice: 0,
+    reset_on_fork: ResetOnFork::Clear,
+};
 
 /// Marks the calling thread as one of the runtime's own, whose slice follows the load.
 pub(crate) fn own_thread() {
-    OWN.with(|own| own.set(Some(false)));
+    OWN.with(|own| {
+        own.set(Some(Own {
+            short: false,
+            base: DEFAULT,
+        }))
+    });
 }
 
-/// Gives a thread the runtime borrowed (the SDK's reader runs on the extension's own
-/// thread) back as it was: the default slice, and no longer followed.
+/// Borrows the calling thread, an embedder's (the SDK's reader runs on the extension's
+/// own thread): its slice follows the load like a runtime thread's until
+/// [`release_thread`], which gives back the slice and reset-on-fork flag it has now.
+#[cfg(feature = "sdk")]
+pub(crate) fn borrow_thread() {
+    let base = current().unwrap_or(DEFAULT);
+    OWN.with(|own| own.set(Some(Own { short: false, base })));
+}
+
+/// Gives a thread lent by [`borrow_thread`] back as it was lent: the slice and flag it
+/// had then, and no longer followed.
 #[cfg(feature = "sdk")]
 pub(crate) fn release_thread() {
     follow_load(false);
@@ -60,14 +91,18 @@ pub(crate) fn release_thread() {
 }
 
 /// Gives the calling thread, if it is the runtime's own, [`SHORT_SLICE`] while
-/// `oversubscribed` and the default slice otherwise.
+/// `oversubscribed` and its base slice (the default one, or what a borrowed thread
+/// had) otherwise.
 pub(crate) fn follow_load(oversubscribed: bool) {
     OWN.with(|own| {
-        if let Some(short) = own.get() {
-            if short != oversubscribed {
-                own.set(Some(oversubscribed));
-                let slice = if oversubscribed { short_nanos() } else { 0 };
-                let _ = set_slice(slice, ResetOnFork::Clear);
+        if let Some(mut state) = own.get() {
+            if state.short != oversubscribed {
+                state.short = oversubscribed;
+                own.set(Some(state));
+                let _ = match oversubscribed {
+                    true => set_slice(short_nanos(), ResetOnFork::Clear),
+                    false => set_slice(state.base.slice, state.base.reset_on_fork),
+                };
             }
         }
     });
@@ -210,14 +245,7 @@ fn read_attr() -> Option<SchedAttr> {
 fn set_slice(nanos: u64, reset_on_fork: ResetOnFork) -> Option<Previous> {
     let mut attr = read_attr().filter(|a| a.sched_policy == libc::SCHED_OTHER as u32)?;
     let flag = libc::SCHED_FLAG_RESET_ON_FORK as u64;
-    let previous = Previous {
-        slice: attr.sched_runtime,
-        reset_on_fork: if attr.sched_flags & flag != 0 {
-            ResetOnFork::Set
-        } else {
-            ResetOnFork::Clear
-        },
-    };
+    let previous = Previous::of(&attr);
     attr.size = SCHED_ATTR_SIZE;
     attr.sched_flags = match reset_on_fork {
         ResetOnFork::Set => flag,
@@ -236,6 +264,35 @@ fn set_slice(_nanos: u64, _reset_on_fork: ResetOnFork) -> Option<Previous> {
     None
 }
 
+/// The calling thread's slice and reset-on-fork flag, when the kernel reports them.
+#[cfg(target_os = "linux")]
+#[cfg_attr(not(feature = "sdk"), allow(dead_code))]
+fn current() -> Option<Previous> {
+    read_attr().map(|attr| Previous::of(&attr))
+}
+
+/// Nothing to read on this system.
+#[cfg(not(target_os = "linux"))]
+#[cfg_attr(not(feature = "sdk"), allow(dead_code))]
+fn current() -> Option<Previous> {
+    None
+}
+
+#[cfg(target_os = "linux")]
+impl Previous {
+    /// What `attr` says of the slice and the flag.
+    fn of(attr: &SchedAttr) -> Previous {
+        let flag = libc::SCHED_FLAG_RESET_ON_FORK as u64;
+        Previous {
+            slice: attr.sched_runtime,
+            reset_on_fork: match attr.sched_flags & flag != 0 {
+                true => ResetOnFork::Set,
+                false => ResetOnFork::Clear,
+            },
+        }
+    }
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -250,7 +307,7 @@ mod tests {
     fn an_embedders_thread_is_never_changed() {
         on_fresh_thread(|| {
             follow_load(true);
-            assert_eq!(OWN.with(Cell::get), None);
+            assert!(OWN.with(Cell::get).is_none());
         });
     }
 
@@ -301,6 +358,37 @@ mod tests {
         });
     }
 
+    /// A borrowed thread is given back with the slice and flag the embedder had set on
+    /// it, whether or not the load changed its slice meanwhile.
+    #[cfg(feature = "sdk")]
+    #[test]
+    fn a_borrowed_thread_gets_back_the_slice_it_had() {
+        on_fresh_thread(|| {
+            let two_ms = 2_000_000;
+            if set_slice(two_ms, ResetOnFork::Set).is_none() {
+                // A kernel before 6.12 takes no slice of a thread's own: nothing to
+                // give back.
+                return;
+            }
+            let had = current().unwrap();
+            assert_eq!((had.slice, had.reset_on_fork), (two_ms, ResetOnFork::Set));
+            for oversubscribed in [false, true] {
+                borrow_thread();
+                follow_load(oversubscribed);
+                if oversubscribed {
+                    assert_eq!(slice_now(), short_nanos());
+                }
+                follow_load(false);
+                assert_eq!(slice_now(), two_ms, "the base slice while not loaded");
+                follow_load(oversubscribed);
+                release_thread();
+                let now = current().unwrap();
+                assert_eq!((now.slice, now.reset_on_fork), (two_ms, ResetOnFork::Set));
+                assert!(OWN.with(Cell::get).is_none());
+            }
+        });
+    }
+
     #[test]
     fn an_own_thread_keeps_its_policy_and_nice_value() {
         on_fresh_thread(|| {
@@ -308,9 +396,9 @@ mod tests {
             // SAFETY: getpriority has no memory effects; 0 is the calling thread.
             let before = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
             follow_load(true);
-            assert_eq!(OWN.with(Cell::get), Some(true));
+            assert_eq!(OWN.with(Cell::get).map(|o| o.short), Some(true));
             follow_load(false);
-            assert_eq!(OWN.with(Cell::get), Some(false));
+            assert_eq!(OWN.with(Cell::get).map(|o| o.short), Some(false));
             let after = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
             assert_eq!(before, after);
             // SAFETY: as above.

@@ -78,8 +78,9 @@ pub(crate) fn serve<R: Read, W: Write + Send + 'static>(
     mut input: R,
     output: W,
 ) -> Result<(), RunError> {
-    // The reader is this thread: the extension's own, lent to the SDK until it returns.
-    crate::slice::own_thread();
+    // The reader is this thread: the extension's own, lent to the SDK until it returns
+    // and then given back with the scheduler slice it had.
+    crate::slice::borrow_thread();
     let (writer, writer_done) = writer::spawn(output);
     let codec = configured.map_or(Codec::JsonRpc, Codec::for_api);
     let wire = Wire {
