@@ -44,8 +44,13 @@ fn peer(root: &Path, mode: &str, extra: &str) -> PathBuf {
 
 /// Runs `octet-host check` over `dir` with `args`, with `--json` when `json`.
 fn check_as(dir: &Path, args: &[&str], json: bool) -> Output {
+    check_in(dir, &[], args, json)
+}
+
+/// Runs `octet-host check` in `dir` with the global options `global` and `args`.
+fn check_in(dir: &Path, global: &[&str], args: &[&str], json: bool) -> Output {
     let mut command = Command::new(support::octet_binary());
-    command.arg("--no-global");
+    command.arg("--no-global").args(global);
     if json {
         command.arg("--json");
     }
@@ -204,6 +209,75 @@ fn a_broken_manifest_or_initialize_stops_the_battery_early() {
         &IDS,
         &stopped_at("manifest.valid", &[]),
     );
+}
+
+/// Each check's id, status and detail in a `--json` report.
+fn report(output: &Output) -> BTreeMap<String, (String, String)> {
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let text = |m: &str| c[m].as_str().unwrap().to_string();
+            (text("id"), (text("status"), text("detail")))
+        })
+        .collect()
+}
+
+#[test]
+fn a_relative_workspace_is_the_same_workspace_for_every_check() {
+    let root = tempfile::tempdir().unwrap();
+    peer(root.path(), "good", "");
+    std::fs::create_dir(root.path().join("ws")).unwrap();
+    let output = check_in(root.path(), &["--workspace", "ws"], &args(), true);
+    let found = report(&output);
+    for id in IDS {
+        assert_eq!(found[id].0, "pass", "{id}: {:?}", found[id]);
+    }
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn the_order_of_the_calls_does_not_decide_a_verdict() {
+    let reversed = ["peer", "--call", "echo={\"a\":1}", "--call", "slow"];
+    for (mode, cancel) in [("good", "pass"), ("ignore_cancel", "fail")] {
+        let root = tempfile::tempdir().unwrap();
+        peer(root.path(), mode, "");
+        let (_, first) = statuses(root.path(), &args());
+        let (_, second) = statuses(root.path(), &reversed);
+        assert_eq!(first, second, "{mode}");
+        assert_eq!(second["cancel.cooperates"], cancel, "{mode}");
+        // The detail says which call was cancelled, and why that one.
+        let output = check_as(root.path(), &reversed, true);
+        let detail = &report(&output)["cancel.cooperates"].1;
+        match mode {
+            "good" => assert!(detail.contains("`slow` (the slowest --call"), "{detail}"),
+            _ => assert!(detail.contains("did not settle"), "{detail}"),
+        }
+    }
+}
+
+#[test]
+fn a_call_that_never_settles_its_cancellation_fails_cancel_cooperates() {
+    let root = tempfile::tempdir().unwrap();
+    peer(root.path(), "hang", "");
+    let output = check_as(
+        root.path(),
+        &["peer", "--timeout", "1s", "--call", "slow", "--call", "echo"],
+        true,
+    );
+    let found = report(&output);
+    assert_eq!(found["call.slow"].0, "fail", "{found:?}");
+    let (status, detail) = &found["cancel.cooperates"];
+    assert_eq!(status, "fail", "{found:?}");
+    assert!(
+        detail.contains("`slow` was cancelled at its 1000 ms deadline")
+            && detail.contains("did not settle within 2000 ms"),
+        "{detail}"
+    );
+    assert_eq!(output.status.code(), Some(1));
 }
 
 #[test]

@@ -132,6 +132,10 @@ pub(crate) fn runtime_diagnostic(d: &Diagnostic) -> Value {
         Diagnostic::TransportLost { reason } => {
             json!({"kind": "transport_lost", "reason": reason})
         }
+        Diagnostic::CancellationUnsettled { id, grace } => json!({
+            "kind": "cancellation_unsettled", "id": id.to_string(),
+            "grace_ms": grace.as_millis() as u64,
+        }),
     }
 }
 

@@ -12,11 +12,9 @@ use crate::host::{
 };
 
 /// A host builder over the global options (the workspace, which must be a directory,
-/// the extension directories, the startup timeout and the guardian), and the
-/// workspace.
-pub(crate) fn builder_for(
-    global: &GlobalArgs,
-) -> Result<(ExtensionHostBuilder, std::path::PathBuf), CliError> {
+/// the extension directories, the startup timeout and the guardian). The host it
+/// builds makes the workspace absolute; read it back with `ExtensionHost::workspace`.
+pub(crate) fn builder_for(global: &GlobalArgs) -> Result<ExtensionHostBuilder, CliError> {
     let workspace = match &global.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(CliError::Host)?,
@@ -35,7 +33,7 @@ pub(crate) fn builder_for(
     if let Some(timeout) = global.startup_timeout {
         builder = builder.startup_timeout(timeout);
     }
-    Ok((builder, workspace))
+    Ok(builder)
 }
 
 /// A host, shut down on every path out of the subcommand.
@@ -47,7 +45,7 @@ pub(crate) struct Session {
 impl Session {
     /// A host over the global options' workspace and extension directories.
     pub(crate) fn open(global: &GlobalArgs) -> Result<Session, CliError> {
-        let (mut builder, _) = builder_for(global)?;
+        let mut builder = builder_for(global)?;
         // `--no-input` keeps the headless default: deny and cancel without asking.
         let mut tty = None;
         if global.yes {

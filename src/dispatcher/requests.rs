@@ -226,10 +226,12 @@ impl Dispatcher {
         let now = Instant::now();
         match c.tombstones.get(id, now) {
             Some(t) if t.awaiting_settlement => {
-                c.last_error = Some(format!(
-                    "request {id} did not settle within {} ms of its cancellation",
-                    CANCELLATION_GRACE.as_millis()
-                ));
+                let diagnostic = Diagnostic::CancellationUnsettled {
+                    id: wire::RequestId::Number(id),
+                    grace: CANCELLATION_GRACE,
+                };
+                c.last_error = Some(diagnostic.to_string());
+                self.shared.events.diagnostic(&c.source, diagnostic);
                 self.set_state(conn, LifecycleState::Degraded);
                 self.terminate(conn, LifecycleState::Degraded);
             }

@@ -83,6 +83,14 @@ pub enum Diagnostic {
         /// What happened.
         reason: String,
     },
+    /// A cancelled host request was still not settled when its grace period ended, so
+    /// the generation was degraded and terminated (section 1.9).
+    CancellationUnsettled {
+        /// The request's id.
+        id: RequestId,
+        /// The grace period it had ([`crate::limits::CANCELLATION_GRACE`]).
+        grace: std::time::Duration,
+    },
 }
 
 impl std::fmt::Display for Diagnostic {
@@ -111,6 +119,12 @@ impl std::fmt::Display for Diagnostic {
                 write!(f, "{lines} stderr lines suppressed")
             }
             Diagnostic::TransportLost { reason } => write!(f, "transport lost: {reason}"),
+            Diagnostic::CancellationUnsettled { id, grace } => write!(
+                f,
+                "request {id} did not settle within {} ms of its cancellation; \
+                 the generation was terminated",
+                grace.as_millis()
+            ),
         }
     }
 }

@@ -197,6 +197,10 @@ fn diagnostic_fields(diagnostic: &Diagnostic) -> Value {
         Diagnostic::TransportLost { reason } => {
             json!({"kind": "transport_lost", "message": reason})
         }
+        Diagnostic::CancellationUnsettled { id, grace } => json!({
+            "kind": "cancellation_unsettled", "id": id.to_value(),
+            "grace_ms": grace.as_millis() as u64,
+        }),
     }
 }
 

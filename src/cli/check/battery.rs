@@ -6,14 +6,16 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::finding::{Finding, Status};
-use crate::host::{
-    CallOptions, Diagnostic, ExtensionHandle, ExtensionHost, HostEvent, LifecycleState,
-};
+use crate::host::{CallError, CallOptions, Diagnostic, ExtensionHandle, ExtensionHost, HostEvent};
 use crate::limits::{CANCELLATION_GRACE, SHUTDOWN_ACK_TIMEOUT, SHUTDOWN_EXIT_TIMEOUT};
 use crate::manifest::LocatedManifest;
 
-/// How long a `--call` may take before it counts as failed.
-const CALL_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a `--call` may take before it counts as failed, unless `--timeout` says.
+pub(super) const CALL_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How long past a cancellation's grace period the check waits before it reads what
+/// the host reported of it.
+const GRACE_MARGIN: Duration = Duration::from_millis(500);
 
 /// How long a call must still be running to be cancelled mid-flight.
 const CANCEL_AFTER: Duration = Duration::from_millis(100);
@@ -34,11 +36,60 @@ pub(super) fn progress_done() {
     }
 }
 
-/// Runs the live checks against `located` and returns their findings.
+/// One `--call` as the battery saw it.
+struct Observed<'a> {
+    tool: &'a str,
+    arguments: &'a Value,
+    /// How long it took to settle.
+    took: Duration,
+    /// True when the extension answered it with a result.
+    answered: bool,
+    /// When the host cancelled it because its deadline passed.
+    cancelled_at: Option<Instant>,
+}
+
+/// The host's events as the battery goes, and the first evidence that the extension
+/// left a cancelled request unsettled.
+struct Watch {
+    name: String,
+    events: Vec<HostEvent>,
+    /// The latest cancellation the battery knows of, in words.
+    cancelled: Option<String>,
+    /// That cancellation when the host reported a request unsettled, and the report.
+    unsettled: Option<(String, String)>,
+}
+
+impl Watch {
+    /// Notes a cancellation, so that a report of it can say which call it was.
+    fn cancelled(&mut self, what: String) {
+        self.cancelled = Some(what);
+    }
+
+    /// Takes the events that arrived meanwhile.
+    fn drain(&mut self, host: &ExtensionHost) {
+        for event in host.events().try_iter() {
+            if let HostEvent::Diagnostic {
+                source,
+                diagnostic: diagnostic @ Diagnostic::CancellationUnsettled { .. },
+            } = &event
+            {
+                if source.extension == self.name && self.unsettled.is_none() {
+                    let what = self.cancelled.clone().unwrap_or_else(|| "a call".into());
+                    self.unsettled = Some((what, diagnostic.to_string()));
+                }
+            }
+            self.events.push(event);
+        }
+    }
+}
+
+/// Runs the live checks against `located` and returns their findings; each `--call`
+/// may take `deadline`.
 pub(super) fn run(
     host: &ExtensionHost,
     located: &LocatedManifest,
     calls: &[(String, Value)],
+    deadline: Duration,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
     let name = located.manifest.name.clone();
@@ -76,15 +127,29 @@ pub(super) fn run(
         ),
     ));
     findings.extend(unused_declarations(located, &extension));
-    findings.extend(call_checks(&extension, calls));
-    findings.push(cancel_check(host, &extension, calls));
+    let mut watch = Watch {
+        name: name.clone(),
+        events: Vec::new(),
+        cancelled: None,
+        unsettled: None,
+    };
+    let observed = call_checks(host, &extension, calls, deadline, &mut watch, &mut findings);
+    findings.push(concurrency_check(
+        host,
+        &extension,
+        calls,
+        &observed,
+        deadline,
+        &mut watch,
+    ));
+    findings.push(cancel_check(host, &extension, calls, &observed, &mut watch));
     progress("shutdown");
     let pid = info.pid;
     let report = extension.shutdown();
     let record = report.and_then(|r| r.extensions.into_iter().find(|e| e.extension == name));
-    let events: Vec<HostEvent> = host.events().try_iter().collect();
-    findings.push(stdout_hygiene(&events, &name));
-    findings.push(child_ids(&events, &name));
+    watch.drain(host);
+    findings.push(stdout_hygiene(&watch.events, &name));
+    findings.push(child_ids(&watch.events, &name));
     findings.extend(shutdown_checks(record, pid));
     findings
 }
@@ -147,17 +212,40 @@ fn unused_declarations(located: &LocatedManifest, extension: &ExtensionHandle) -
     vec![finding]
 }
 
-/// `call.<tool>` for each `--call`, then `call.concurrency`.
-fn call_checks(extension: &ExtensionHandle, calls: &[(String, Value)]) -> Vec<Finding> {
-    let mut findings = Vec::new();
+/// `call.<tool>` for each `--call`, each timed; what was seen of each.
+fn call_checks<'a>(
+    host: &ExtensionHost,
+    extension: &ExtensionHandle,
+    calls: &'a [(String, Value)],
+    deadline: Duration,
+    watch: &mut Watch,
+    findings: &mut Vec<Finding>,
+) -> Vec<Observed<'a>> {
+    let mut observed = Vec::new();
     for (tool, arguments) in calls {
-        progress(&format!("call.{tool}"));
-        let outcome = extension.call_tool(
-            tool,
-            arguments.clone(),
-            CallOptions::with_deadline(CALL_DEADLINE),
-        );
         let id = format!("call.{tool}");
+        progress(&id);
+        let started = Instant::now();
+        let outcome =
+            extension.call_tool(tool, arguments.clone(), CallOptions::with_deadline(deadline));
+        let cancelled_at = match outcome {
+            Err(CallError::DeadlineExceeded { after }) => {
+                watch.cancelled(format!(
+                    "`{tool}` was cancelled at its {} ms deadline",
+                    after.as_millis()
+                ));
+                Some(Instant::now())
+            }
+            _ => None,
+        };
+        observed.push(Observed {
+            tool,
+            arguments,
+            took: started.elapsed(),
+            answered: outcome.is_ok(),
+            cancelled_at,
+        });
+        watch.drain(host);
         findings.push(match outcome {
             Ok(result) if result.is_error => Finding::new(
                 id,
@@ -176,111 +264,212 @@ fn call_checks(extension: &ExtensionHandle, calls: &[(String, Value)]) -> Vec<Fi
                 .fix("answer `tool/call` with a result of section 1.2 that keeps the tool's output schema"),
         });
     }
-    let Some((tool, arguments)) = calls.first() else {
-        findings.push(Finding::new(
-            "call.concurrency",
-            Status::Skip,
-            "1.1",
-            "no --call given: nothing to call at once",
-        ));
-        return findings;
+    observed
+}
+
+/// The call the later checks use: the slowest `--call` that was answered, so that the
+/// order of the flags does not decide a verdict; with words saying which and why.
+fn probe<'o, 'a>(observed: &'o [Observed<'a>]) -> Option<(&'o Observed<'a>, String)> {
+    let slowest = observed
+        .iter()
+        .filter(|o| o.answered)
+        .max_by_key(|o| o.took)?;
+    let why = match observed.iter().filter(|o| o.answered).count() {
+        1 => format!(
+            "the one --call answered, {} ms",
+            slowest.took.as_millis()
+        ),
+        _ => format!(
+            "the slowest --call answered, {} ms",
+            slowest.took.as_millis()
+        ),
+    };
+    Some((slowest, why))
+}
+
+/// `call.concurrency`: the probe called at once up to the negotiated concurrency.
+fn concurrency_check(
+    host: &ExtensionHost,
+    extension: &ExtensionHandle,
+    calls: &[(String, Value)],
+    observed: &[Observed],
+    deadline: Duration,
+    watch: &mut Watch,
+) -> Finding {
+    let Some((probe, why)) = probe(observed) else {
+        let detail = match calls.is_empty() {
+            true => "no --call given: nothing to call at once",
+            false => "no --call was answered: nothing to call at once",
+        };
+        return Finding::new("call.concurrency", Status::Skip, "1.1", detail);
     };
     progress("call.concurrency");
+    let tool = probe.tool;
     let max = extension.info().negotiated.max_concurrent_requests.max(1);
     let pending: Vec<_> = (0..max)
         .map(|_| {
             extension.call_tool_async(
                 tool,
-                arguments.clone(),
-                CallOptions::with_deadline(CALL_DEADLINE),
+                probe.arguments.clone(),
+                CallOptions::with_deadline(deadline),
             )
         })
         .collect();
-    let failed: Vec<String> = pending
+    let errors: Vec<CallError> = pending
         .into_iter()
-        .filter_map(|call| call.wait().err().map(|e| e.to_string()))
+        .filter_map(|call| call.wait().err())
         .collect();
-    findings.push(match failed.first() {
+    if let Some(CallError::DeadlineExceeded { after }) = errors
+        .iter()
+        .find(|e| matches!(e, CallError::DeadlineExceeded { .. }))
+    {
+        watch.cancelled(format!(
+            "a `{tool}` of call.concurrency was cancelled at its {} ms deadline",
+            after.as_millis()
+        ));
+    }
+    watch.drain(host);
+    let failed: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    match failed.first() {
         None => Finding::new(
             "call.concurrency",
             Status::Pass,
             "1.1",
-            format!("{max} `{tool}` calls at once (its max_concurrent_requests) all answered"),
+            format!(
+                "{max} `{tool}` calls at once (its max_concurrent_requests; `{tool}`: {why}) all answered"
+            ),
         ),
         Some(first) => Finding::new(
             "call.concurrency",
             Status::Fail,
             "1.1",
-            format!("{} of {max} calls at once failed; the first: {first}", failed.len()),
+            format!(
+                "{} of {max} `{tool}` calls at once failed; the first: {first}",
+                failed.len()
+            ),
         )
         .fix("serve as many requests at once as the max_concurrent_requests you negotiated, or negotiate fewer"),
-    });
-    findings
+    }
 }
 
-/// `cancel.cooperates`: a call cancelled mid-flight settles within the grace period.
+/// `cancel.cooperates`: every cancelled call settles within the grace period. The
+/// evidence is each `--call` the host cancelled at its deadline, and the probe
+/// cancelled mid-flight; any one left unsettled fails the check.
 fn cancel_check(
     host: &ExtensionHost,
     extension: &ExtensionHandle,
     calls: &[(String, Value)],
+    observed: &[Observed],
+    watch: &mut Watch,
 ) -> Finding {
-    let Some((tool, arguments)) = calls.first() else {
-        return Finding::new(
+    let fail = |cancelled: &str, what: &str| {
+        Finding::new(
             "cancel.cooperates",
-            Status::Skip,
+            Status::Fail,
             "1.9",
-            "no --call given: nothing to cancel",
-        );
+            format!("{cancelled}: {what}"),
+        )
+        .fix("on $/cancelRequest stop the work and answer the request with -32800 (or its result)")
     };
+    // A call cancelled at its deadline had its grace period; see how it ended.
+    let deadline_cancelled = observed.iter().filter_map(|o| o.cancelled_at.map(|at| (o, at)));
+    let mut settled_after_deadline = None;
+    for (call, at) in deadline_cancelled {
+        progress("cancel.cooperates");
+        wait_out_grace(host, at);
+        watch.drain(host);
+        if let Some((check, what)) = &watch.unsettled {
+            return fail(check, what);
+        }
+        settled_after_deadline.get_or_insert(call.tool);
+    }
+    if let Some((check, what)) = &watch.unsettled {
+        return fail(check, what);
+    }
+    let skip = |why: String| match settled_after_deadline {
+        Some(tool) => Finding::new(
+            "cancel.cooperates",
+            Status::Pass,
+            "1.9",
+            format!(
+                "`{tool}` was cancelled at its deadline and settled within {} ms ({why})",
+                CANCELLATION_GRACE.as_millis()
+            ),
+        ),
+        None => Finding::new("cancel.cooperates", Status::Skip, "1.9", why),
+    };
+    let Some((probe, why)) = probe(observed) else {
+        return skip(match calls.is_empty() {
+            true => "no --call given: nothing to cancel".to_string(),
+            false => "no --call was answered: none could be cancelled mid-flight".to_string(),
+        });
+    };
+    let tool = probe.tool;
+    if probe.took < CANCEL_AFTER {
+        return skip(format!(
+            "`{tool}` ({why}) settles within {} ms: no --call runs long enough to cancel mid-flight; give one that does",
+            CANCEL_AFTER.as_millis()
+        ));
+    }
     progress("cancel.cooperates");
     let generation = extension.info().generation;
     let mut call = extension.call_tool_async(
         tool,
-        arguments.clone(),
+        probe.arguments.clone(),
         CallOptions::with_deadline(CALL_DEADLINE),
     );
-    if call.wait_timeout(CANCEL_AFTER).is_some() {
-        return Finding::new(
-            "cancel.cooperates",
-            Status::Skip,
-            "1.9",
-            format!(
-                "`{tool}` settled within {} ms: no call ran long enough to cancel; give --call a slow one first",
+    if let Some(outcome) = call.wait_timeout(CANCEL_AFTER) {
+        return skip(match outcome {
+            Ok(_) | Err(CallError::Remote(_)) => format!(
+                "`{tool}` ({why}) answered within {} ms this time: nothing to cancel mid-flight",
                 CANCEL_AFTER.as_millis()
             ),
-        );
+            Err(error) => format!("`{tool}` could not be called to cancel it: {error}"),
+        });
     }
     call.cancel();
+    let cancelled = Instant::now();
+    watch.cancelled(format!(
+        "`{tool}` ({why}) was cancelled {} ms into a call",
+        CANCEL_AFTER.as_millis()
+    ));
     let _ = call.wait();
-    // The runtime degrades a generation that does not settle within the grace period.
-    std::thread::sleep(CANCELLATION_GRACE + Duration::from_millis(500));
-    let degraded = host.status().into_iter().any(|s| {
-        s.extension == extension.name()
-            && s.generation == generation
-            && matches!(s.state, LifecycleState::Degraded | LifecycleState::Crashed)
-    });
-    let replaced = !host
+    wait_out_grace(host, cancelled);
+    watch.drain(host);
+    if let Some((check, what)) = &watch.unsettled {
+        return fail(check, what);
+    }
+    let live = host
         .status()
         .into_iter()
         .any(|s| s.extension == extension.name() && s.generation == generation);
-    match degraded || replaced {
-        false => Finding::new(
+    match live {
+        true => Finding::new(
             "cancel.cooperates",
             Status::Pass,
             "1.9",
-            format!("`{tool}` settled within {} ms of $/cancelRequest", CANCELLATION_GRACE.as_millis()),
+            format!(
+                "`{tool}` ({why}) cancelled after {} ms settled within {} ms of $/cancelRequest",
+                CANCEL_AFTER.as_millis(),
+                CANCELLATION_GRACE.as_millis()
+            ),
         ),
-        true => Finding::new(
+        false => Finding::new(
             "cancel.cooperates",
             Status::Fail,
             "1.9",
-            format!(
-                "`{tool}` did not settle within {} ms of $/cancelRequest; the host terminated the extension",
-                CANCELLATION_GRACE.as_millis()
-            ),
+            format!("the extension exited after `{tool}` was cancelled mid-flight"),
         )
-        .fix("on $/cancelRequest stop the work and answer the request with -32800 (or its result)"),
+        .fix("on $/cancelRequest stop the work and answer the request; keep running"),
     }
+}
+
+/// Sleeps until a cancellation sent at `cancelled` has had its grace period and a
+/// margin, then makes a round trip through the host so that its grace timer has fired.
+fn wait_out_grace(host: &ExtensionHost, cancelled: Instant) {
+    let end = cancelled + CANCELLATION_GRACE + GRACE_MARGIN;
+    std::thread::sleep(end.saturating_duration_since(Instant::now()));
+    let _ = host.status();
 }
 
 /// `stdout.hygiene`: no frame the host refused, and stderr within its rate bound.

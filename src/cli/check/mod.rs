@@ -27,10 +27,14 @@ pub(crate) struct CheckArgs {
     /// The extension's name
     name: String,
     /// A tool to call and its arguments, `TOOL=JSON` (`TOOL` alone calls it with `{}`);
-    /// repeat it for more. The first one is also called at once up to the negotiated
-    /// concurrency and cancelled mid-flight.
+    /// repeat it for more. The slowest one answered is then called at once up to the
+    /// negotiated concurrency and cancelled mid-flight, whatever the flags' order.
     #[arg(long = "call", value_name = "TOOL=JSON")]
     calls: Vec<String>,
+    /// How long each call may take before the host cancels it and the call fails
+    /// (`30s`, `500ms`, `2m`; a plain number is milliseconds) [default: 30s]
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    timeout: Option<std::time::Duration>,
     /// Run on this API version instead of the manifest's (0.1, 0.2, 0.3 or 0.4)
     #[arg(long, value_name = "VERSION")]
     api: Option<String>,
@@ -55,8 +59,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> i32 {
             ))
         }
     };
-    let (builder, workspace) = match super::session::builder_for(global) {
-        Ok(built) => built,
+    let builder = match super::session::builder_for(global) {
+        Ok(builder) => builder,
         Err(error) => return usage(error.to_string()),
     };
     let host = match builder.build() {
@@ -68,8 +72,10 @@ pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> i32 {
         &args.name,
         api,
         &calls,
-        &workspace,
-        global.startup_timeout.unwrap_or(STARTUP_TIMEOUT),
+        Timeouts {
+            startup: global.startup_timeout.unwrap_or(STARTUP_TIMEOUT),
+            call: args.timeout.unwrap_or(battery::CALL_DEADLINE),
+        },
     );
     host.shutdown();
     battery::progress_done();
@@ -104,14 +110,20 @@ fn parse_calls(given: &[String]) -> Result<Vec<(String, Value)>, String> {
         .collect()
 }
 
-/// Every check, in order: the manifest's, then the live battery, then EOF.
+/// How long `initialize` and each call may take.
+struct Timeouts {
+    startup: std::time::Duration,
+    call: std::time::Duration,
+}
+
+/// Every check, in order: the manifest's, then the live battery, then EOF. Each check
+/// sees the host's workspace, made absolute as the host made it.
 fn battery_for(
     host: &ExtensionHost,
     name: &str,
     api: Option<ApiVersion>,
     calls: &[(String, Value)],
-    workspace: &std::path::Path,
-    startup: std::time::Duration,
+    timeouts: Timeouts,
 ) -> (Vec<Finding>, Option<String>) {
     let catalog = host.discover();
     let Some(located) = catalog.get(name).cloned() else {
@@ -166,9 +178,10 @@ fn battery_for(
         let findings = every_id(findings, calls, "the manifest cannot start");
         return (findings, Some(api_version));
     }
-    findings.extend(battery::run(host, &located, calls));
+    findings.extend(battery::run(host, &located, calls, timeouts.call));
+    let workspace = host.workspace();
     findings.push(
-        match process::eof_exit(&located, workspace, startup, SHUTDOWN_EXIT_TIMEOUT) {
+        match process::eof_exit(&located, workspace, timeouts.startup, SHUTDOWN_EXIT_TIMEOUT) {
             Ok(within) => Finding::new(
                 "eof.exit",
                 Status::Pass,
