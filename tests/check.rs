@@ -265,7 +265,15 @@ fn a_call_that_never_settles_its_cancellation_fails_cancel_cooperates() {
     peer(root.path(), "hang", "");
     let output = check_as(
         root.path(),
-        &["peer", "--timeout", "1s", "--call", "slow", "--call", "echo"],
+        &[
+            "peer",
+            "--timeout",
+            "1s",
+            "--call",
+            "slow",
+            "--call",
+            "echo",
+        ],
         true,
     );
     let found = report(&output);

@@ -135,12 +135,7 @@ pub(super) fn run(
     };
     let observed = call_checks(host, &extension, calls, deadline, &mut watch, &mut findings);
     findings.push(concurrency_check(
-        host,
-        &extension,
-        calls,
-        &observed,
-        deadline,
-        &mut watch,
+        host, &extension, calls, &observed, deadline, &mut watch,
     ));
     findings.push(cancel_check(host, &extension, calls, &observed, &mut watch));
     progress("shutdown");
@@ -226,8 +221,11 @@ fn call_checks<'a>(
         let id = format!("call.{tool}");
         progress(&id);
         let started = Instant::now();
-        let outcome =
-            extension.call_tool(tool, arguments.clone(), CallOptions::with_deadline(deadline));
+        let outcome = extension.call_tool(
+            tool,
+            arguments.clone(),
+            CallOptions::with_deadline(deadline),
+        );
         let cancelled_at = match outcome {
             Err(CallError::DeadlineExceeded { after }) => {
                 watch.cancelled(format!(
@@ -275,10 +273,7 @@ fn probe<'o, 'a>(observed: &'o [Observed<'a>]) -> Option<(&'o Observed<'a>, Stri
         .filter(|o| o.answered)
         .max_by_key(|o| o.took)?;
     let why = match observed.iter().filter(|o| o.answered).count() {
-        1 => format!(
-            "the one --call answered, {} ms",
-            slowest.took.as_millis()
-        ),
+        1 => format!("the one --call answered, {} ms", slowest.took.as_millis()),
         _ => format!(
             "the slowest --call answered, {} ms",
             slowest.took.as_millis()
@@ -372,7 +367,9 @@ fn cancel_check(
         .fix("on $/cancelRequest stop the work and answer the request with -32800 (or its result)")
     };
     // A call cancelled at its deadline had its grace period; see how it ended.
-    let deadline_cancelled = observed.iter().filter_map(|o| o.cancelled_at.map(|at| (o, at)));
+    let deadline_cancelled = observed
+        .iter()
+        .filter_map(|o| o.cancelled_at.map(|at| (o, at)));
     let mut settled_after_deadline = None;
     for (call, at) in deadline_cancelled {
         progress("cancel.cooperates");
