@@ -301,6 +301,53 @@ fn message_deltas_are_batched_and_bounded() {
     serve.close_input().unwrap();
 }
 
+/// A `message_delta` line is sent whole or refused whole: against an extension that
+/// stops reading its stdin, the lines answered `ok` are exactly the deltas it gets
+/// once it reads again, and a refused line sends none of its deltas.
+#[test]
+fn a_refused_message_delta_line_sends_nothing() {
+    const LINES: usize = 60;
+    const DELTAS: usize = 30;
+    const DELTA_BYTES: usize = 60_000;
+    let flag = tempfile::tempdir().unwrap();
+    let resume = flag.path().join("resume");
+    let mut serve = serve_with_peer(&format!("OCTET_PEER_PAUSE_FILE = {resume:?}"));
+    let reply = serve.request(
+        json!({"id": "s", "op": "start", "extension": "peer", "services": ["message_injection"]}),
+    );
+    assert_eq!(reply["ok"], true, "{reply}");
+    let deltas = vec!["x".repeat(DELTA_BYTES); DELTAS];
+    for line in 0..LINES {
+        serve.send(json!({"id": line, "op": "message_delta", "extension": "peer", "message_id": "m", "deltas": deltas}));
+    }
+    let mut accepted = 0;
+    for line in 0..LINES {
+        let reply = serve.reply(json!(line));
+        match reply["ok"] == true {
+            true => accepted += 1,
+            false => assert_eq!(reply["error"]["refusal"], "bounds_exceeded", "{reply}"),
+        }
+    }
+    assert!(
+        accepted > 0 && accepted < LINES,
+        "{accepted} of {LINES} lines accepted"
+    );
+    std::fs::write(&resume, "").unwrap();
+    let seen = tool(&mut serve, "seen", "seen", json!({}));
+    assert_eq!(
+        (
+            seen["message_deltas"]["m"].as_u64(),
+            seen["message_bytes"]["m"].as_u64()
+        ),
+        (
+            Some((accepted * DELTAS) as u64),
+            Some((accepted * DELTAS * DELTA_BYTES) as u64)
+        ),
+        "{accepted} lines accepted"
+    );
+    serve.close_input().unwrap();
+}
+
 #[test]
 fn start_refuses_services_serve_cannot_bind() {
     let mut serve = serve_with_peer("");

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::connection::Connection;
 use super::guards::ShortcutBook;
 use super::timers::Timer;
 use super::Dispatcher;
@@ -121,10 +122,7 @@ impl Dispatcher {
                         big.len()
                     )));
                 }
-                for delta in deltas {
-                    self.push_delta(conn, &message_id, delta)?;
-                }
-                Ok(())
+                self.push_deltas(conn, &message_id, deltas)
             }
             BoundNotification::MessageSettled { message_id } => {
                 check_message_id(&message_id).map_err(NotifyError::Refused)?;
@@ -171,35 +169,64 @@ impl Dispatcher {
         }
     }
 
-    fn push_delta(
+    /// Adds one control line's deltas to the open batch of `message_id`, sending each
+    /// batch they fill. The line is accepted whole or refused whole: every batch it
+    /// fills is encoded and checked before any is sent, and a refused line leaves the
+    /// open batch as it was.
+    fn push_deltas(
         &mut self,
         conn: ConnId,
         message_id: &str,
-        delta: String,
+        deltas: Vec<String>,
     ) -> Result<(), NotifyError> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
+        refuse_if_not_reading(c, "message/updated")?;
+        let open = c.messages.open.get(message_id);
+        let (mut text, mut count) = open.map_or((String::new(), 0), |b| (b.text.clone(), b.deltas));
+        let mut seq = open.map(|b| b.seq);
+        let mut frames = Vec::new();
+        for delta in deltas {
+            text.push_str(&delta);
+            count += 1;
+            if text.len() >= MESSAGE_BATCH_BYTES || count >= MESSAGE_BATCH_DELTAS {
+                let params = json!({"message_id": message_id, "delta": text, "deltas": count});
+                frames.push(wave1_frame(c, "message/updated", &params)?);
+                text.clear();
+                count = 0;
+                seq = None;
+            }
+        }
+        for frame in frames {
+            c.push_frame(frame);
+        }
         let books = &mut c.messages;
-        let batch = match books.open.get_mut(message_id) {
-            Some(batch) => batch,
+        if count == 0 {
+            books.open.remove(message_id);
+            return Ok(());
+        }
+        let seq = match seq {
+            Some(seq) => seq,
             None => {
+                // A new batch: its interval starts with its first delta.
                 books.next_seq += 1;
-                let seq = books.next_seq;
                 self.timers.schedule(
                     Instant::now() + MESSAGE_BATCH_INTERVAL,
-                    Timer::MessageBatch { conn, seq },
+                    Timer::MessageBatch {
+                        conn,
+                        seq: books.next_seq,
+                    },
                 );
-                books.open.entry(message_id.to_string()).or_insert(Batch {
-                    text: String::new(),
-                    deltas: 0,
-                    seq,
-                })
+                books.next_seq
             }
         };
-        batch.text.push_str(&delta);
-        batch.deltas += 1;
-        if batch.text.len() >= MESSAGE_BATCH_BYTES || batch.deltas >= MESSAGE_BATCH_DELTAS {
-            return self.flush_message(conn, message_id);
-        }
+        books.open.insert(
+            message_id.to_string(),
+            Batch {
+                text,
+                deltas: count,
+                seq,
+            },
+        );
         Ok(())
     }
 
@@ -247,35 +274,45 @@ impl Dispatcher {
         method: &str,
         params: Value,
     ) -> Result<(), NotifyError> {
-        let size = encoded_len(&params);
-        if size > MAX_WAVE1_NOTIFICATION_BYTES {
-            return Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
-                format!(
-                    "a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"
-                ),
-            )));
-        }
         let c = self.conns.get_mut(&conn).expect("connection is live");
-        if c.outbound_full() {
-            return Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
-                format!(
-                    "the extension is not reading its stdin (over {MAX_OUTBOUND_BACKLOG_BYTES} \
+        refuse_if_not_reading(c, method)?;
+        let frame = wave1_frame(c, method, &params)?;
+        c.push_frame(frame);
+        Ok(())
+    }
+}
+
+/// Refuses a Wave-1 notification for an extension that is not reading its stdin (its
+/// outbound backlog is over the bound), instead of queueing it.
+fn refuse_if_not_reading(c: &Connection, method: &str) -> Result<(), NotifyError> {
+    match c.outbound_full() {
+        true => Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
+            format!(
+                "the extension is not reading its stdin (over {MAX_OUTBOUND_BACKLOG_BYTES} \
                  bytes wait to be written to it); {method} was not sent"
-                ),
-            )));
-        }
-        match c.encode_notification(method, &params) {
-            Ok(bytes) => {
-                c.push_frame(OutboundFrame {
-                    bytes,
-                    state: None,
-                    wipe: false,
-                });
-                Ok(())
-            }
-            Err(e) => Err(NotifyError::Refused(
-                Refusal::BoundsExceeded.because(format!("{method} cannot be sent: {e}")),
-            )),
-        }
+            ),
+        ))),
+        false => Ok(()),
+    }
+}
+
+/// A Wave-1 notification encoded as a frame, refused when its payload is over the bound
+/// or cannot be encoded.
+fn wave1_frame(c: &Connection, method: &str, params: &Value) -> Result<OutboundFrame, NotifyError> {
+    let size = encoded_len(params);
+    if size > MAX_WAVE1_NOTIFICATION_BYTES {
+        return Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
+            format!("a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"),
+        )));
+    }
+    match c.encode_notification(method, params) {
+        Ok(bytes) => Ok(OutboundFrame {
+            bytes,
+            state: None,
+            wipe: false,
+        }),
+        Err(e) => Err(NotifyError::Refused(
+            Refusal::BoundsExceeded.because(format!("{method} cannot be sent: {e}")),
+        )),
     }
 }
