@@ -105,14 +105,19 @@ fn a_thousand_calls_in_flight_cost_no_thread_each() {
 }
 
 #[test]
-fn prompt_wakeups_give_the_threads_on_a_calls_path_the_short_slice() {
+fn prompt_wakeups_give_the_threads_on_a_calls_path_the_short_slice_by_default() {
     // The test's own thread tells whether this kernel lets a thread choose its slice.
     let supported = octet_host::host::PromptWakeups::for_this_thread().applied();
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let dir = peer_extension(root.path(), "echo", "0.2", &["good"], &["echo"]);
-    for prompt in [true, false] {
-        let args: &[&str] = if prompt { &["--prompt-wakeups"] } else { &[] };
+    // On by default; `--prompt-wakeups`, the flag of before it was, still works.
+    let runs: [(&[&str], bool); 3] = [
+        (&[], true),
+        (&["--prompt-wakeups"], true),
+        (&["--no-prompt-wakeups"], false),
+    ];
+    for (args, prompt) in runs {
         let mut sidecar =
             Sidecar::start_with_serve_args(workspace.path(), std::slice::from_ref(&dir), args);
         start(&mut sidecar, 1, "echo");

@@ -113,10 +113,16 @@ enum CliCommand {
     },
     /// Run the JSON-lines control protocol on stdin/stdout (docs/serve-protocol.md)
     Serve {
-        /// Give serve's threads on a call's path the short scheduler slice (Linux
-        /// 6.12+): calls now and then answer sooner on a machine other programs keep
-        /// busy, calls back to back cost more (benches/README.md)
+        /// Keep the default scheduler slice on serve's threads. By default the threads
+        /// on a call's path ask for a 100 µs slice, so a call answers at once on a
+        /// machine other programs keep busy instead of waiting out their slices
+        /// (benches/README.md). Kernels before Linux 6.12, and other systems, give a
+        /// thread no slice of its own: there the threads keep the default slice with
+        /// or without this flag, and serve works the same
         #[arg(long)]
+        no_prompt_wakeups: bool,
+        /// The default now (the flag is kept so that older scripts still run)
+        #[arg(long, hide = true, conflicts_with = "no_prompt_wakeups")]
         prompt_wakeups: bool,
     },
     /// Create a working extension directory (a manifest and a Python or Rust
@@ -163,7 +169,9 @@ pub fn main() -> i32 {
         #[cfg(unix)]
         CliCommand::Check(args) => return check::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
-        CliCommand::Serve { prompt_wakeups } => return serve(&cli.global, prompt_wakeups),
+        CliCommand::Serve {
+            no_prompt_wakeups, ..
+        } => return serve(&cli.global, !no_prompt_wakeups),
         CliCommand::New(args) => scaffold::run_new(&args),
         CliCommand::Completions(args) => return scaffold::run_completions(&args),
         CliCommand::Bench(args) => return bench::run(&args, json),
@@ -194,10 +202,9 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     if global.no_input {
         options = options.no_input();
     }
-    options = options.guardian(!global.no_guardian);
-    if prompt_wakeups {
-        options = options.prompt_wakeups();
-    }
+    options = options
+        .guardian(!global.no_guardian)
+        .prompt_wakeups(prompt_wakeups);
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {

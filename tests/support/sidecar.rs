@@ -40,7 +40,7 @@ impl Sidecar {
         Sidecar::spawn(workspace, dirs, env, args, &[])
     }
 
-    /// [`Sidecar::start`] with options of `serve` itself, such as `--prompt-wakeups`.
+    /// [`Sidecar::start`] with options of `serve` itself, such as `--no-prompt-wakeups`.
     pub fn start_with_serve_args(
         workspace: &Path,
         dirs: &[PathBuf],
