@@ -7,7 +7,7 @@
 //! 3 ms on a 2-CPU machine) a host thread that wakes beside a build's compiler often
 //! waits for the compiler's slice to end: a `tool/call` crosses four hand-offs, and an
 //! SDK extension adds more, so a call took milliseconds on a loaded machine
-//! (`benches/README.md`, "Loaded machine"). Since Linux 6.12 a thread may ask for a
+//! (`benches/README.md`, "History", 2026-12-04). Since Linux 6.12 a thread may ask for a
 //! shorter slice of its own (`sched_attr.sched_runtime` under `SCHED_OTHER`; no
 //! privilege needed, 0.1 ms to 100 ms): its deadlines come sooner, so it preempts on
 //! wake-up, and it runs no longer at a time than it asked for. Its share of the CPU
@@ -126,8 +126,9 @@ pub(crate) fn follow_load(oversubscribed: bool) {
 /// nice value is negative.
 ///
 /// What it buys and costs, measured on the 2-core benchmark machine with a busy loop
-/// per core (`benches/README.md`, round 2, eighth step, three runs each way; `cargo
-/// bench --bench table -- --prompt-wakeups`):
+/// per core (the eighth step of round 2, 2026-12-05, in the history of
+/// `benches/README.md`; three runs each way; `cargo bench --bench table --
+/// --prompt-wakeups`):
 /// - Calls now and then through an SDK extension (one every 1.2 s): medians of
 ///   0.34-0.44 ms against 0.41-3.9 ms without it; in both, one call in ten or more
 ///   still waited 2.6-4 ms for a busy program's slice somewhere in the chain.

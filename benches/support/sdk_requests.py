@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes what the benchmark table's host sends the SDK test extension, for counting
-the child's instructions per request under callgrind (benches/README.md, round 2, fifth
-step): the host's `initialize` for API 0.1 or 0.4, then COUNT `tool/call` frames of the
+the child's instructions per request under callgrind (benches/README.md, history,
+2026-12-05): the host's `initialize` for API 0.1 or 0.4, then COUNT `tool/call` frames of the
 table's echo, each with the execution context the host builds (on 0.4 with its
 `resource_owner`), as `strace` showed them.
 

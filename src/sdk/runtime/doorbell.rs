@@ -5,7 +5,7 @@
 //! workers and writer have already spun within their bound (`spin.rs`) when they go
 //! to sleep, so those yields only hand the CPU to other runnable threads. On a crowded
 //! machine each one is a switch to another thread: in a busy fleet of 200 extensions
-//! they were two thirds of every yield (`benches/README.md`, round 2, sixth step).
+//! they were two thirds of every yield (`benches/README.md`, history, 2026-12-05).
 //!
 //! A [`Doorbell`] beside the channel lets its receivers park at once: a receiver puts
 //! itself on the bell's list before it looks at the channel a last time, and every

@@ -56,7 +56,7 @@ pub(crate) const GROW_AFTER: Duration = Duration::from_millis(2);
 /// (200 growers at 2 ms were a tenth of a busy fleet's CPU); a handler that blocks
 /// after a long stretch of progress on something the pool cannot see (a lock, a
 /// sleep, its own I/O) gets its first companion worker within this. A longer watch
-/// (256 ms) saved no measurable CPU in a busy fleet (`benches/README.md`, ninth step).
+/// (256 ms) saved no measurable CPU in a busy fleet (`benches/README.md`, history, 2026-12-05).
 pub(crate) const GROW_WATCH_MAX: Duration = Duration::from_millis(32);
 
 #[derive(Default)]
