@@ -562,3 +562,68 @@ pub const MAX_PROVIDER_MODELS: usize = MAX_TOOLS;
 /// Longest `session_id` of `session/switch` and the `session_lifecycle` results, in
 /// bytes (the id bound of section 2).
 pub const MAX_SESSION_ID_BYTES: usize = MAX_ID_STRING_BYTES;
+
+// ---------------------------------------------------------------------------
+// Child agent sessions (sections 2.13-2.18, feature `agent_sessions`).
+// ---------------------------------------------------------------------------
+
+/// Longest `task_name` or `profile` of `agent/spawn`, in bytes; each is 1 or more of
+/// `[a-z0-9_-]` (section 2.13).
+pub const MAX_AGENT_NAME_BYTES: usize = 48;
+
+/// Longest `message` of `agent/spawn`, `agent/message` and `agent/follow_up`, in UTF-8
+/// bytes (sections 2.13-2.15).
+pub const MAX_AGENT_MESSAGE_BYTES: usize = 128 * 1024;
+
+/// Longest `idempotency_key` of `agent/spawn`, in bytes; at least 1 (section 2.13).
+pub const MAX_AGENT_IDEMPOTENCY_KEY_BYTES: usize = 256;
+
+/// Most children an owner may have pending or running at once, spawns still waiting
+/// for the service included: the eight-worker bound (section 2.18); also the largest
+/// `policy.max_concurrent_children` (section 2.13).
+pub const MAX_AGENT_WORKERS: u32 = 8;
+
+/// Fewest and most UTF-8 bytes a child may return, `policy.max_output_bytes`
+/// (section 2.13); a completed child's output is cut to its own bound.
+pub const AGENT_OUTPUT_BYTES: std::ops::RangeInclusive<u64> = 512..=16_384;
+
+/// Explicit `policy.max_turns` (section 2.13).
+pub const AGENT_TURNS: std::ops::RangeInclusive<u64> = 1..=256;
+
+/// Explicit `policy.max_cost_microdollars` (section 2.13).
+pub const AGENT_COST_MICRODOLLARS: std::ops::RangeInclusive<u64> = 1..=50_000_000;
+
+/// Explicit `policy.timeout_ms` (section 2.13).
+pub const AGENT_TIMEOUT_MS: std::ops::RangeInclusive<u64> = 5_000..=86_400_000;
+
+/// Explicit `policy.max_tokens` (section 2.13).
+pub const AGENT_MAX_TOKENS: std::ops::RangeInclusive<u64> = 1_000..=64_000;
+
+/// `agent/wait`'s timeout when the request names none (section 2.17).
+pub const AGENT_WAIT_DEFAULT: Duration = Duration::from_secs(30);
+
+/// `agent/wait`'s timeout is clamped to this range, in milliseconds (section 2.17).
+pub const AGENT_WAIT_MS: std::ops::RangeInclusive<u64> = 1..=60_000;
+
+/// Most entries of an agent record's `recent_tools`, the last tool calls (section 2.16).
+pub const MAX_AGENT_RECENT_TOOLS: usize = 6;
+
+/// Longest single-line `args` summary of a `recent_tools` entry, in UTF-8 bytes
+/// (section 2.16).
+pub const MAX_AGENT_TOOL_ARGS_BYTES: usize = 160;
+
+/// Longest agent id, agent path, tool name, phase, session reference or failure text
+/// a service reports, in bytes (host policy: the id bound of section 2).
+pub const MAX_AGENT_TEXT_BYTES: usize = MAX_ID_STRING_BYTES;
+
+/// Longest `error` of a failed child, in UTF-8 bytes ("failed (with bounded error)",
+/// section 2.16; host policy).
+pub const MAX_AGENT_ERROR_BYTES: usize = 4 * 1024;
+
+/// Most follow-ups queued on one running child; one more is refused (section 2.15:
+/// "a full follow-up queue"; host policy).
+pub const MAX_AGENT_QUEUED_FOLLOW_UPS: usize = 8;
+
+/// Most children one host keeps records of; a spawn past it is refused (host policy:
+/// the ownership table is bounded).
+pub const MAX_AGENT_RECORDS: usize = 4_096;

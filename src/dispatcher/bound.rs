@@ -15,14 +15,15 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::connection::{ChildKind, ChildRequest, Connection};
-use super::guards::Placed;
+use super::guards::{Placed, Verdict};
+use super::timers::Timer;
 use super::Dispatcher;
 use crate::manifest::ApiVersion;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::{
     Admission, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall,
-    ServiceMethod, ServiceRefusal, ServiceRequest,
+    ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
 };
 use crate::services::{OwnerError, ResourceOwner};
 use crate::transport::ConnId;
@@ -34,8 +35,9 @@ struct Admitted {
     owner: ResourceOwner,
     /// The parent had settled; the explicit owner was admitted.
     independent: bool,
-    /// What the kind's guard gave the request to hold while it waits.
-    key: Option<String>,
+    /// What the kind's guard decided: the service serves it (with the key it holds
+    /// while it waits), or the runtime answers it now or later.
+    verdict: Verdict,
 }
 
 impl Admitted {
@@ -45,7 +47,10 @@ impl Admitted {
         source: GenerationRef,
         method: ServiceMethod,
         cancelled: CancelFlag,
+        agents: &Arc<super::agents::AgentHub>,
     ) -> ServiceCall {
+        let agents = (method.kind() == ServiceKind::AgentSessions)
+            .then(|| crate::services::bound::AgentReports(agents.clone()));
         ServiceCall {
             source,
             method,
@@ -53,6 +58,7 @@ impl Admitted {
             owner: self.owner,
             independent: self.independent,
             cancelled,
+            agents,
         }
     }
 }
@@ -102,7 +108,16 @@ impl Dispatcher {
             return Err(family.respond(&refusal));
         };
         let cancelled = CancelFlag::default();
-        let key = admitted.key.clone();
+        let key = match &admitted.verdict {
+            Verdict::Answer(result) => {
+                let result = result.clone();
+                self.answer_with(conn, id, &result, false);
+                return Ok(());
+            }
+            Verdict::Serve(key) => key.clone(),
+            Verdict::Hold(key) => Some(key.clone()),
+        };
+        let held = matches!(admitted.verdict, Verdict::Hold(_));
         c.children.insert(
             id.clone(),
             ChildRequest {
@@ -113,7 +128,18 @@ impl Dispatcher {
                 cancelled: cancelled.clone(),
             },
         );
-        let call = admitted.into_call(c.source.clone(), method, cancelled.clone());
+        if held {
+            // The runtime answers it from the kind's state: when the state changes, or
+            // at the guard's next deadline.
+            self.answer_held(conn, method.kind());
+            return Ok(());
+        }
+        let call = admitted.into_call(
+            c.source.clone(),
+            method,
+            cancelled.clone(),
+            &self.shared.agents,
+        );
         let reply = RawReply::new(
             conn,
             id.clone(),
@@ -181,19 +207,20 @@ impl Dispatcher {
             // A capability's methods were checked inbound (the API 0.3 contract), a
             // feature's just above; the params are a closed model without parent or
             // owner.
-            let request = ServiceRequest::parse(method, params)?;
-            let mut admitted = Admitted {
-                parent: None,
-                owner: c.owner.clone(),
-                independent: false,
-                key: None,
-            };
+            let mut request = ServiceRequest::parse(method, params)?;
             let placed = Placed {
                 parent: None,
                 live: false,
                 independent: false,
             };
-            admitted.key = guard_admit(c, method, &request, placed)?;
+            let owner = c.owner.clone();
+            let verdict = guard_decide(c, method, &mut request, placed, &owner)?;
+            let admitted = Admitted {
+                parent: None,
+                owner,
+                independent: false,
+                verdict,
+            };
             return Ok((request, admitted));
         }
         if method.kind().feature().is_none() {
@@ -210,6 +237,7 @@ impl Dispatcher {
             is_initialize: initialize == Some(parent),
             live_call: c.pending.is_call(&parent),
             live_tool_call: c.pending.is_tool_call(&parent),
+            live_delegating: c.pending.is_delegating(&parent),
             pending: c.pending.contains_key(&parent),
             issued: parent >= 1 && parent < c.peek_next_request_id(),
             tombstoned: c.tombstones.get(parent, Instant::now()).is_some(),
@@ -223,22 +251,20 @@ impl Dispatcher {
             explicit,
             &c.owner,
         )?;
-        let live = placement.live;
+        let mut request = ServiceRequest::parse(method, params)?;
+        // The kind's own host state has the last word (`super::guards`).
+        let placed = Placed {
+            parent: Some(parent),
+            live: placement.live,
+            independent: placement.independent,
+        };
+        let verdict = guard_decide(c, method, &mut request, placed, &placement.owner)?;
         let admitted = Admitted {
             parent: Some(parent),
             owner: placement.owner,
             independent: placement.independent,
-            key: None,
+            verdict,
         };
-        let request = ServiceRequest::parse(method, params)?;
-        // The kind's own host state has the last word (`super::guards`).
-        let mut admitted = admitted;
-        let placed = Placed {
-            parent: Some(parent),
-            live,
-            independent: admitted.independent,
-        };
-        admitted.key = guard_admit(c, method, &request, placed)?;
         Ok((request, admitted))
     }
 
@@ -258,7 +284,12 @@ impl Dispatcher {
             return Err(format!("no {} service is bound", method.kind()));
         };
         let cancelled = CancelFlag::default();
-        let call = admitted.into_call(c.source.clone(), method, cancelled.clone());
+        let call = admitted.into_call(
+            c.source.clone(),
+            method,
+            cancelled.clone(),
+            &self.shared.agents,
+        );
         let reply = RawReply::detached(method, cancelled);
         run_service(service, call, request, reply)
             .map_err(|e| format!("no thread for the service: {e}"))
@@ -281,6 +312,11 @@ impl Dispatcher {
         };
         let mut outcome = outcome;
         if let (Some(key), Some(guard)) = (key, c.guards.get_mut(method.kind())) {
+            if let Outcome::Answered(result) = &mut outcome {
+                if let Err(why) = guard.check_answer(&key, result) {
+                    outcome = Outcome::Broken(why);
+                }
+            }
             let result = match &mut outcome {
                 Outcome::Answered(result) => Some(result),
                 _ => None,
@@ -341,6 +377,41 @@ impl Dispatcher {
         );
     }
 
+    /// Answers the held requests of `kind` on `conn` that its guard can answer now,
+    /// and schedules its next deadline.
+    pub(super) fn answer_held(&mut self, conn: ConnId, kind: ServiceKind) {
+        let now = Instant::now();
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let Some(guard) = c.guards.get_mut(kind) else {
+            return;
+        };
+        let ready = guard.ready(now);
+        let deadline = guard.next_deadline();
+        for (key, result) in ready {
+            let Some(c) = self.conns.get_mut(&conn) else {
+                return;
+            };
+            let id = c.children.iter().find_map(|(id, child)| match &child.kind {
+                ChildKind::Service {
+                    method,
+                    key: Some(held),
+                } if method.kind() == kind && method.is_guarded() && *held == key => {
+                    Some(id.clone())
+                }
+                _ => None,
+            });
+            if let Some(id) = id {
+                c.children.remove(&id);
+                self.answer_with(conn, &id, &result, false);
+            }
+        }
+        if let Some(at) = deadline {
+            self.timers.schedule(at, Timer::HeldDeadline { conn, kind });
+        }
+    }
+
     /// `initialize` settled: requests still waiting were cancelled with it, and each
     /// kind's guard learns whether its kind was negotiated (without `shortcuts`, no
     /// shortcut stays admitted, section 2.20).
@@ -355,19 +426,24 @@ impl Dispatcher {
     }
 }
 
-/// The kind's guard admits `request` (`super::guards`), given the keys its other
-/// requests still hold; a kind without a guard admits everything.
-fn guard_admit(
+/// The kind's guard decides `request` (`super::guards`), given the keys its other
+/// requests still hold; a kind without a guard has the service serve everything.
+fn guard_decide(
     c: &mut Connection,
     method: ServiceMethod,
-    request: &ServiceRequest,
+    request: &mut ServiceRequest,
     placed: Placed,
-) -> Result<Option<String>, ServiceRefusal> {
+    owner: &ResourceOwner,
+) -> Result<Verdict, ServiceRefusal> {
     let Connection {
         guards, children, ..
     } = c;
     let Some(guard) = guards.get_mut(method.kind()) else {
-        return Ok(None);
+        if method.is_guarded() {
+            return Err(Refusal::UnsupportedFeature
+                .because(format!("{method} has no runtime state on this connection")));
+        }
+        return Ok(Verdict::Serve(None));
     };
     let pending: Vec<&str> = children
         .values()
@@ -379,7 +455,13 @@ fn guard_admit(
             _ => None,
         })
         .collect();
-    guard.admit(request, placed, &pending)
+    let verdict = guard.decide(request, placed, owner, &pending)?;
+    match (&verdict, method.is_guarded()) {
+        (Verdict::Serve(_), true) => Err(Refusal::UnsupportedFeature.because(format!(
+            "the runtime answers {method} itself; it cannot be served"
+        ))),
+        _ => Ok(verdict),
+    }
 }
 
 /// What the connection knows about the parent a request names.
@@ -391,6 +473,9 @@ struct KnownParent {
     live_call: bool,
     /// It is a live `tool/call`.
     live_tool_call: bool,
+    /// It is a live `tool/call` or `command/execute`: a parent of child agent sessions
+    /// (section 2.13).
+    live_delegating: bool,
     /// It is still pending, of whatever kind.
     pending: bool,
     /// This generation issued the id (it lies below the next request id).
@@ -422,6 +507,12 @@ fn place(
     explicit: Option<Result<ResourceOwner, OwnerError>>,
     issued: &ResourceOwner,
 ) -> Result<Placement, ServiceRefusal> {
+    if admission == Admission::LiveToolOrCommand && explicit.is_some() {
+        return Err(Refusal::UnsupportedFeature.because(format!(
+            "{method} with resource_owner needs agent_session_lifetime_v1, which this host \
+             does not offer; name a live parent_request_id"
+        )));
+    }
     if known.tombstoned {
         return Err(Refusal::NotForegroundOwner.because(format!(
             "request {parent} was cancelled; the requests made for it are refused"
@@ -430,6 +521,7 @@ fn place(
     let live = match admission {
         Admission::InsideInitialize => known.is_initialize,
         Admission::LiveToolCall => known.live_tool_call,
+        Admission::LiveToolOrCommand => known.live_delegating,
         _ => known.live_call,
     };
     match admission {
@@ -447,6 +539,12 @@ fn place(
         Admission::LiveToolCall if !live => {
             return Err(Refusal::NotForegroundOwner.because(format!(
                 "{method} is admitted only for a live tool/call; request {parent} is not one"
+            )))
+        }
+        Admission::LiveToolOrCommand if !live => {
+            return Err(Refusal::NotForegroundOwner.because(format!(
+                "{method} needs a live tool/call or command/execute as its parent; request \
+                 {parent} is not one"
             )))
         }
         _ if live => {

@@ -177,7 +177,13 @@ impl Dispatcher {
         );
         c.wire_trace = self.shared.wire_trace;
         c.services = launched.services;
-        c.guards = super::guards::guards_for(conn, &self.terminal);
+        let agents = super::agents::AgentGuard::new(
+            self.shared.agents.clone(),
+            &c.source.extension,
+            &c.located.manifest_path,
+            &c.owner,
+        );
+        c.guards = super::guards::guards_for(conn, &self.terminal, agents);
         (c.owned_context, c.process_context) =
             super::request_params::execution_contexts(&self.shared, &c);
         let id = c.next_request_id();

@@ -2,10 +2,25 @@
 //! what a guard is told of each request of its kind, and how it answers.
 
 use std::any::Any;
+use std::time::Instant;
 
 use serde_json::Value;
 
 use crate::services::bound::{ServiceRefusal, ServiceRequest};
+use crate::services::ResourceOwner;
+
+/// What a guard decided for a request the generic checks passed.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Verdict {
+    /// The service serves it; the request holds the key (if any) until it settles.
+    Serve(Option<String>),
+    /// The runtime answers it at once with this result, from its own state; no
+    /// service sees it (an idempotent retry, a snapshot).
+    Answer(Value),
+    /// The runtime answers it later, when [`KindGuard::ready`] hands its key back
+    /// (a wait); the request holds the key meanwhile.
+    Hold(String),
+}
 
 /// How the generic admission placed a request, for a guard to judge.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +59,40 @@ pub(crate) trait KindGuard: Send + AsAny {
         placed: Placed,
         pending: &[&str],
     ) -> Result<Option<String>, ServiceRefusal>;
+
+    /// Decides `request`: by default the service serves it, with the key
+    /// [`KindGuard::admit`] gives. A kind that answers some requests from its own state
+    /// (a `guarded` row, an idempotent retry) decides here; `owner` is the one the
+    /// generic admission derived.
+    fn decide(
+        &mut self,
+        request: &mut ServiceRequest,
+        placed: Placed,
+        _owner: &ResourceOwner,
+        pending: &[&str],
+    ) -> Result<Verdict, ServiceRefusal> {
+        self.admit(request, placed, pending).map(Verdict::Serve)
+    }
+
+    /// The service answered the request holding `key` with `result`, which keeps the
+    /// method's result rules: the guard may complete it from the runtime's own state
+    /// before the extension sees it, or find it broken (why, in words), which fails the
+    /// request as a broken answer. Called before [`KindGuard::settled`].
+    fn check_answer(&mut self, _key: &str, _result: &mut Value) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The held requests the runtime can answer now (or whose deadline passed at
+    /// `now`): their keys and results. Asked after the kind's state changed and when
+    /// [`KindGuard::next_deadline`] comes.
+    fn ready(&mut self, _now: Instant) -> Vec<(String, Value)> {
+        Vec::new()
+    }
+
+    /// The earliest deadline of a held request, if one is held.
+    fn next_deadline(&self) -> Option<Instant> {
+        None
+    }
 
     /// The request holding `key` settled: `result` is the checked result when its
     /// service answered (the guard may add to it before the extension sees it), `None`

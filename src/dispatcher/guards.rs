@@ -10,7 +10,8 @@
 //! The kinds that keep host state: `shortcuts` ([`ShortcutBook`], section 2.20),
 //! `autocomplete` ([`AutocompleteChain`], section 2.24b), `terminal_handoff`
 //! (`super::terminal::TerminalGuard`, section 2.24) and the private lane of
-//! `session_entries` (`super::private_lane::PrivateLane`, section 1.4b).
+//! `session_entries` (`super::private_lane::PrivateLane`, section 1.4b) and
+//! `agent_sessions` (`super::agents::AgentGuard`, sections 2.13-2.18).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,17 +25,19 @@ use crate::limits::MAX_SHORTCUTS;
 use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal, ServiceRequest};
 use crate::transport::ConnId;
 
-pub(crate) use super::guard::{KindGuard, Placed};
+pub(crate) use super::guard::{KindGuard, Placed, Verdict};
 
 /// Every guard of one connection, by kind.
 #[derive(Default)]
 pub(crate) struct KindGuards(HashMap<ServiceKind, Box<dyn KindGuard>>);
 
 /// The guards of a new connection on `conn`: the one place a kind's host state is
-/// registered. `terminal` is the host-wide terminal lease.
+/// registered. `terminal` is the host-wide terminal lease; `agents` this connection's
+/// view of the host's child sessions.
 pub(crate) fn guards_for(
     conn: ConnId,
     terminal: &Arc<Mutex<super::terminal::TerminalLease>>,
+    agents: super::agents::AgentGuard,
 ) -> KindGuards {
     let mut guards = KindGuards::default();
     guards
@@ -52,6 +55,9 @@ pub(crate) fn guards_for(
         ServiceKind::TerminalHandoff,
         Box::new(super::terminal::TerminalGuard::new(conn, terminal.clone())),
     );
+    guards
+        .0
+        .insert(ServiceKind::AgentSessions, Box::new(agents));
     guards
 }
 

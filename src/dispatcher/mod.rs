@@ -7,6 +7,7 @@
 //! answer, frames go to writers whose queues it keeps within bounds itself, and events
 //! are dropped and counted when the embedder does not keep up.
 
+pub(crate) mod agents;
 mod bound;
 mod brokered;
 mod children;
@@ -111,6 +112,9 @@ pub(crate) struct Shared {
     pub startup_timeout: Duration,
     /// Log every frame in and out (the builder's `wire_trace`).
     pub wire_trace: bool,
+    /// The records of every child agent session spawned through the host (sections
+    /// 2.13-2.18).
+    pub agents: Arc<agents::AgentHub>,
     /// Call and shutdown deadlines.
     pub timeouts: crate::model::settings::Timeouts,
     /// Environment, wrapper and stderr sink for launching children.
@@ -275,6 +279,7 @@ impl Dispatcher {
                         || !self.transport.is_empty()
                         || !self.answers.is_empty()
                         || !self.service_answers.is_empty()
+                        || !self.shared.agents.changes().is_empty()
                         || !self.launches.is_empty()
                         || due.is_some_and(|at| at <= Instant::now())
                 });
@@ -310,6 +315,12 @@ impl Dispatcher {
                         self.on_service_answer(answer);
                     }
                 }
+                recv(self.shared.agents.changes()) -> changed => {
+                    if changed.is_ok() {
+                        active = true;
+                        self.on_agents_changed();
+                    }
+                }
                 recv(self.launches) -> launch => {
                     if let Ok(launch) = launch {
                         active = true;
@@ -336,6 +347,10 @@ impl Dispatcher {
                 }
                 while let Ok(answer) = self.service_answers.try_recv() {
                     self.on_service_answer(answer);
+                    progressed = true;
+                }
+                if self.shared.agents.changes().try_recv().is_ok() {
+                    self.on_agents_changed();
                     progressed = true;
                 }
                 while let Ok(launch) = self.launches.try_recv() {
@@ -444,6 +459,7 @@ impl Dispatcher {
                 Timer::DrainDeadline { conn } => self.on_drain_deadline(conn),
                 Timer::PresentationPoll { conn } => self.on_presentation_poll(conn),
                 Timer::MessageBatch { conn, seq } => self.on_message_batch_timer(conn, seq),
+                Timer::HeldDeadline { conn, kind } => self.answer_held(conn, kind),
             }
         }
     }

@@ -34,6 +34,9 @@ pub(crate) enum PendingKind {
         catalog: Arc<Vec<ToolDefinition>>,
         /// True for `tool/call`, the only request `partial_result` progress is for.
         tool_call: bool,
+        /// True for `tool/call` and `command/execute`: the parents of child agent
+        /// sessions (section 2.13).
+        delegating: bool,
         /// Its first `confirmation/request` is pre-approved (section 1.6b); cleared
         /// once used.
         preapproved: bool,
@@ -111,6 +114,19 @@ impl PendingTable {
         })
     }
 
+    /// True when `id` is a pending `tool/call` or `command/execute`.
+    pub fn is_delegating(&self, id: &u64) -> bool {
+        self.entries.get(id).is_some_and(|pending| {
+            matches!(
+                pending.kind,
+                PendingKind::Call {
+                    delegating: true,
+                    ..
+                }
+            )
+        })
+    }
+
     /// The id of the pending `initialize` request, if any.
     pub fn initialize_id(&self) -> Option<u64> {
         self.entries
@@ -170,6 +186,7 @@ mod tests {
                 progress: None,
                 catalog: Default::default(),
                 tool_call: true,
+                delegating: true,
                 preapproved: false,
             },
             frame: FrameState::new(),

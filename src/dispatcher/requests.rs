@@ -143,6 +143,7 @@ impl Dispatcher {
         }
         let catalog = c.catalog.clone();
         let tool_call = matches!(request, HostRequest::ToolCall { .. });
+        let delegating = tool_call || matches!(request, HostRequest::CommandExecute { .. });
         c.send_request(
             id,
             PendingKind::Call {
@@ -151,6 +152,7 @@ impl Dispatcher {
                 progress,
                 catalog,
                 tool_call,
+                delegating,
                 preapproved,
             },
             bytes,

@@ -139,6 +139,14 @@ impl ExtensionHost {
         answer.recv().unwrap_or_default()
     }
 
+    /// The handle for reporting the changes of child agent sessions (sections
+    /// 2.13-2.18) from outside a service call, as `serve`'s `agent_report` does; inside
+    /// one, [`ServiceCall::agent_reports`](crate::services::bound::ServiceCall::agent_reports)
+    /// is the same handle.
+    pub fn agent_reports(&self) -> crate::services::bound::AgentReports {
+        crate::services::bound::AgentReports(self.inner.shared.agents.clone())
+    }
+
     /// Reports a lifecycle observation (section 1.10) to every generation that
     /// negotiated `lifecycle_events` and subscribed to it. Delivery is best-effort and
     /// never blocks: session and turn events that cannot be written within 250 ms, and

@@ -114,6 +114,8 @@ pub(crate) enum Op {
         request_id: u64,
         value: Option<Secret>,
     },
+    /// Record a change of a child agent session the client's `agent_sessions` serves.
+    AgentReport(Box<crate::services::bound::AgentReport>),
     /// Answer a pending `service_request`.
     ServiceAnswer {
         request_id: u64,
@@ -238,6 +240,7 @@ const OPS: &[&str] = &[
     "message_settled",
     "autocomplete",
     "terminal_revoke",
+    "agent_report",
     "status",
     "lifecycle",
     "shutdown",
@@ -424,6 +427,15 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
                 reason: f.string("reason")?,
             },
         }),
+        "agent_report" => {
+            let report = f.required("report")?;
+            serde_json::from_value(report.clone())
+                .map(|report| Op::AgentReport(Box::new(report)))
+                .map_err(|e| {
+                    ServeError::new(ErrorCode::InvalidValue, format!("`report`: {e}"))
+                        .with("field", "report")
+                })
+        }
         "status" => Ok(Op::Status),
         "lifecycle" => Ok(Op::Lifecycle(lifecycle(f)?)),
         "shutdown" => Ok(Op::Shutdown),

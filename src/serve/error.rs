@@ -95,6 +95,9 @@ pub enum ErrorCode {
     /// A Wave-1 notification was refused (its feature was not negotiated, a bound, or
     /// a shortcut or generation that is not current); `refusal` names the contract.
     NotificationRefused,
+    /// An `agent_report` names no child spawned through this session, or a transition
+    /// the protocol does not allow.
+    ReportRefused,
 }
 
 impl ErrorCode {
@@ -140,6 +143,7 @@ impl ErrorCode {
             ErrorCode::Overloaded => "overloaded",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::NotificationRefused => "notification_refused",
+            ErrorCode::ReportRefused => "report_refused",
         }
     }
 

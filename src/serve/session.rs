@@ -184,6 +184,12 @@ impl Session {
                 notification,
             } => self.notify(id, &extension, generation, notification),
             Op::Autocomplete { extension, query } => self.autocomplete(id, extension, query),
+            Op::AgentReport(report) => match self.host.agent_reports().report(*report) {
+                Ok(()) => self.reply_ok(id, json!({})),
+                Err(e) => {
+                    self.reply_error(id, ServeError::new(ErrorCode::ReportRefused, e.to_string()))
+                }
+            },
             Op::Status => {
                 let extensions: Vec<Value> =
                     self.host.status().iter().map(encode::status).collect();

@@ -8,6 +8,7 @@ pub mod operation;
 pub mod owner;
 pub mod policy;
 pub mod presentation;
+pub mod scripted_agents;
 pub mod secrets;
 pub mod tool_policy;
 

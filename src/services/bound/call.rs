@@ -38,6 +38,18 @@ pub struct ServiceCall {
     /// cancelled the request, or the generation ended. The extension has been
     /// answered already; a reply sent after this is ignored.
     pub cancelled: CancelFlag,
+    /// Where an `agent_sessions` service reports its children.
+    pub(crate) agents: Option<super::AgentReports>,
+}
+
+impl ServiceCall {
+    /// The host's handle for reporting children's changes: for a request of the
+    /// `agent_sessions` kind (`None` for every other kind). Report every change of a
+    /// child it spawns (running, each turn and tool call, its settlement): the runtime
+    /// answers `agent/list` and `agent/wait` from what it was told.
+    pub fn agent_reports(&self) -> Option<&super::AgentReports> {
+        self.agents.as_ref()
+    }
 }
 
 /// Shows what an embedder needs: the method, who asks, the parent and the owner.

@@ -20,8 +20,22 @@ macro_rules! shape_of {
     (request) => {
         Shape::Request
     };
+    (guarded) => {
+        Shape::Request
+    };
     (notification) => {
         Shape::Notification
+    };
+}
+
+/// Whether a row's requests are answered by its kind's guard from the runtime's own
+/// state (a `guarded` row), never by the service.
+macro_rules! guarded_of {
+    (guarded) => {
+        true
+    };
+    ($other:ident) => {
+        false
     };
 }
 
@@ -50,6 +64,7 @@ macro_rules! service_fn {
         /// A notification: nothing is answered.
         fn $fn_name(&self, call: ServiceCall, params: $params) {}
     };
+    (guarded, [$(#[$doc:meta])*], $fn_name:ident, $params:ty, $result:ty) => {};
 }
 
 /// Hands one request to its trait method: a request with its typed reply, a
@@ -61,6 +76,13 @@ macro_rules! route_fn {
     (notification, $service:expr, $fn_name:ident, $call:ident, $params:ident, $reply:ident) => {{
         $service.$fn_name($call, $params);
         $reply.discard();
+    }};
+    (guarded, $service:expr, $fn_name:ident, $call:ident, $params:ident, $reply:ident) => {{
+        let _ = ($call, $params);
+        $reply.refuse(
+            $crate::services::bound::Refusal::UnsupportedFeature
+                .because("the runtime answers this method itself; no service serves it"),
+        )
     }};
 }
 
@@ -172,6 +194,14 @@ macro_rules! declare_table {
             pub fn shape(self) -> Shape {
                 match self {
                     $($(ServiceMethod::$method => shape_of!($shape),)*)*
+                }
+            }
+
+            /// True when the kind's guard answers its requests from the runtime's own
+            /// state (a `guarded` row): no service ever sees them.
+            pub fn is_guarded(self) -> bool {
+                match self {
+                    $($(ServiceMethod::$method => guarded_of!($shape),)*)*
                 }
             }
 

@@ -18,6 +18,7 @@
 mod declare;
 #[macro_use]
 mod table;
+mod agents;
 mod bindings;
 mod call;
 mod family;
@@ -34,6 +35,12 @@ mod row;
 mod services;
 mod session_control;
 
+pub use agents::{
+    AgentPhase, AgentPolicy, AgentReport, AgentReports, AgentSend, AgentSnapshot, AgentSpawn,
+    AgentSpawned, AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, FollowUpDelivered,
+    FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery, RecentTool,
+    ReportError,
+};
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
 pub use call::{Reply, ServiceCall};
@@ -56,8 +63,9 @@ pub use results::{ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
 pub use row::{Admission, Lane, Offer, Shape};
 pub use services::{
-    ActiveToolsService, AutocompleteService, ComposerService, MessageInjectionService,
-    ProviderAuthService, ProviderCatalogService, SessionCompactionService, SessionControlService,
-    SessionEntryService, SessionLifecycleService, ShortcutService, TerminalService,
+    ActiveToolsService, AgentSessionService, AutocompleteService, ComposerService,
+    MessageInjectionService, ProviderAuthService, ProviderCatalogService, SessionCompactionService,
+    SessionControlService, SessionEntryService, SessionLifecycleService, ShortcutService,
+    TerminalService,
 };
 pub use session_control::{CompactRequest, Compaction, SessionTarget};

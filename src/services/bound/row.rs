@@ -32,6 +32,11 @@ pub enum Admission {
     /// that settled, is `not_foreground_owner` (a terminal grant lives no longer than
     /// the tool call it serves).
     LiveToolCall,
+    /// Only a live model `tool/call` or declared `command/execute` as the parent (section
+    /// 2.13: prompt and context handlers are not parents of child sessions). An explicit
+    /// `resource_owner` needs `agent_session_lifetime_v1`, which this host does not
+    /// offer: it is `unsupported_feature`.
+    LiveToolOrCommand,
     /// Only once the parent has settled, with the explicit `resource_owner` issued to
     /// this generation (section 2.21c, `session/compact`): a live parent is
     /// `invalid_request`, a missing or foreign owner `not_foreground_owner`.

@@ -5,6 +5,10 @@
 
 use std::sync::Arc;
 
+use super::agents::{
+    AgentSend, AgentSpawn, AgentSpawned, AgentTarget, FollowUpDelivered, InterruptRequested,
+    MessageDelivered,
+};
 use super::bindings::ServiceBindings;
 use super::call::{RawReply, Reply, ServiceCall};
 use super::frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};

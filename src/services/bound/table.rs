@@ -206,6 +206,49 @@ macro_rules! service_table {
                     sensitive false;
             }
 
+            /// Child agent sessions (sections 2.13-2.18, feature `agent_sessions`, conditional):
+            /// the embedder's model runs each child; the runtime keeps the records. Every
+            /// request names a live `tool/call` or `command/execute` as its parent. The runtime
+            /// resolves each target within the extension principal's and owner's trees (the
+            /// service is handed the `agent_id`), keeps the eight-worker bound and the
+            /// idempotency keys, completes every answer from its records with host-owned
+            /// timestamps, and answers `agent/list` and `agent/wait` itself. Report each change
+            /// of a child with [`ServiceCall::agent_reports`](super::ServiceCall::agent_reports).
+            /// Bind it only for the extensions allowed to delegate (per extension, on the
+            /// builder or at start).
+            kind AgentSessions = "agent_sessions", offered by Offer::Feature(Feature::AgentSessions),
+                served by AgentSessionService, bound with agent_sessions {
+                /// `agent/spawn`: start one bounded child session and answer its new id; report
+                /// its progress from then on. A refusal is -32002 to the extension.
+                request AgentSpawn = "agent/spawn", fn spawn(AgentSpawn) -> AgentSpawned,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+                /// `agent/message`: steering input for the child `target` names (its id).
+                request AgentMessage = "agent/message", fn message(AgentSend) -> MessageDelivered,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+                /// `agent/follow_up`: a subsequent run; `new_run` resumes a settled child
+                /// (report it running), `follow_up` queues on an active one.
+                request AgentFollowUp = "agent/follow_up", fn follow_up(AgentSend) -> FollowUpDelivered,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+                /// `agent/interrupt`: cancel the child's tree when it is active; report it
+                /// `interrupted` once it stopped.
+                request AgentInterrupt = "agent/interrupt",
+                    fn interrupt(AgentTarget) -> InterruptRequested,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+                /// `agent/list`: answered by the runtime from its records, filtered by owner.
+                guarded AgentList = "agent/list", fn list(NoParams) -> AgentSnapshot,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+                /// `agent/wait`: held by the runtime until every owned child settled or the
+                /// clamped timeout passed.
+                guarded AgentWait = "agent/wait", fn wait(AgentWait) -> AgentSnapshot,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+            }
+
             /// `provider_auth` (API 0.3 capability): the host's authentication for an
             /// extension's providers. Refusals use API 0.3's fixed error table.
             kind ProviderAuth = "provider_auth",

@@ -1,0 +1,238 @@
+//! One connection's [`AgentGuard`]: admits its `agent_sessions` requests against the
+//! host's records, completes the service's answers, answers `agent/list` and holds
+//! `agent/wait`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::table::SpawnAdmission;
+use super::{now_ms, AgentHub, OwnerKey};
+use crate::dispatcher::guard::{KindGuard, Placed, Verdict};
+use crate::limits::{AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
+use crate::services::bound::{AgentSpawn, AgentSpawned, ServiceRefusal, ServiceRequest};
+use crate::services::ResourceOwner;
+
+/// What a request the service is serving will need when it settles.
+enum InFlight {
+    Spawn(Box<AgentSpawn>),
+    Message {
+        agent_id: String,
+    },
+    FollowUp {
+        agent_id: String,
+        agent_path: String,
+    },
+    Interrupt {
+        agent_id: String,
+        agent_path: String,
+        previous: &'static str,
+    },
+}
+
+/// One connection's view of the host's child sessions.
+pub(crate) struct AgentGuard {
+    hub: Arc<AgentHub>,
+    owner: OwnerKey,
+    /// Requests the service is serving, by the key they hold.
+    in_flight: HashMap<String, InFlight>,
+    /// Held `agent/wait` requests: their deadlines, by key.
+    waits: HashMap<String, Instant>,
+    next_key: u64,
+}
+
+impl AgentGuard {
+    /// The guard of a generation of `name` (manifest at `manifest_path`), issued `owner`.
+    pub fn new(
+        hub: Arc<AgentHub>,
+        name: &str,
+        manifest_path: &std::path::Path,
+        owner: &ResourceOwner,
+    ) -> AgentGuard {
+        AgentGuard {
+            hub,
+            owner: OwnerKey::new(name, manifest_path, owner),
+            in_flight: HashMap::new(),
+            waits: HashMap::new(),
+            next_key: 0,
+        }
+    }
+
+    fn key(&mut self, what: &str) -> String {
+        self.next_key += 1;
+        format!("{what}:{}", self.next_key)
+    }
+
+    fn serve(&mut self, what: &str, in_flight: InFlight) -> Verdict {
+        let key = self.key(what);
+        self.in_flight.insert(key.clone(), in_flight);
+        Verdict::Serve(Some(key))
+    }
+}
+
+impl KindGuard for AgentGuard {
+    fn admit(
+        &mut self,
+        _request: &ServiceRequest,
+        _placed: Placed,
+        _pending: &[&str],
+    ) -> Result<Option<String>, ServiceRefusal> {
+        Ok(None)
+    }
+
+    fn decide(
+        &mut self,
+        request: &mut ServiceRequest,
+        _placed: Placed,
+        _owner: &ResourceOwner,
+        _pending: &[&str],
+    ) -> Result<Verdict, ServiceRefusal> {
+        let hub = self.hub.clone();
+        let mut table = hub.table();
+        match request {
+            ServiceRequest::AgentSpawn(spawn) => match table.admit_spawn(&self.owner, spawn)? {
+                SpawnAdmission::Retry(result) => Ok(Verdict::Answer(result)),
+                SpawnAdmission::Fresh => {
+                    Ok(self.serve("spawn", InFlight::Spawn(Box::new(spawn.clone()))))
+                }
+            },
+            ServiceRequest::AgentMessage(send) => {
+                let target = table.resolve(&self.owner, &send.target)?;
+                send.target = target.agent_id.clone();
+                let agent_id = target.agent_id;
+                Ok(self.serve("message", InFlight::Message { agent_id }))
+            }
+            ServiceRequest::AgentFollowUp(send) => {
+                let target = table.resolve(&self.owner, &send.target)?;
+                table.admit_follow_up(&target.agent_id)?;
+                send.target = target.agent_id.clone();
+                let in_flight = InFlight::FollowUp {
+                    agent_id: target.agent_id,
+                    agent_path: target.agent_path,
+                };
+                Ok(self.serve("follow_up", in_flight))
+            }
+            ServiceRequest::AgentInterrupt(target_params) => {
+                let target = table.resolve(&self.owner, &target_params.target)?;
+                target_params.target = target.agent_id.clone();
+                let in_flight = InFlight::Interrupt {
+                    agent_id: target.agent_id,
+                    agent_path: target.agent_path,
+                    previous: target.status,
+                };
+                Ok(self.serve("interrupt", in_flight))
+            }
+            ServiceRequest::AgentList(_) => Ok(Verdict::Answer(table.snapshot(&self.owner))),
+            ServiceRequest::AgentWait(wait) => {
+                if table.unsettled(&self.owner) == 0 {
+                    return Ok(Verdict::Answer(waited(false, table.snapshot(&self.owner))));
+                }
+                let ms = wait
+                    .timeout_ms
+                    .map_or(AGENT_WAIT_DEFAULT.as_millis() as u64, |ms| {
+                        ms.clamp(*AGENT_WAIT_MS.start(), *AGENT_WAIT_MS.end())
+                    });
+                let key = self.key("wait");
+                self.waits
+                    .insert(key.clone(), Instant::now() + Duration::from_millis(ms));
+                Ok(Verdict::Hold(key))
+            }
+            _ => Ok(Verdict::Serve(None)),
+        }
+    }
+
+    fn check_answer(&mut self, key: &str, result: &mut Value) -> Result<(), String> {
+        let Some(in_flight) = self.in_flight.remove(key) else {
+            return Ok(());
+        };
+        let hub = self.hub.clone();
+        let mut table = hub.table();
+        match in_flight {
+            InFlight::Spawn(spawn) => {
+                let answer: AgentSpawned = match serde_json::from_value(result.clone()) {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        table.spawn_failed(&self.owner, &spawn);
+                        return Err(e.to_string());
+                    }
+                };
+                *result = table.spawned(&self.owner, *spawn, answer, now_ms())?;
+                drop(table);
+                // A new unsettled child: waits held elsewhere for this owner wait on.
+                hub.wake();
+            }
+            InFlight::Message { agent_id } => {
+                result["delivered_to"] = json!(agent_id);
+            }
+            InFlight::FollowUp {
+                agent_id,
+                agent_path,
+            } => {
+                table.followed_up(&agent_id, now_ms());
+                drop(table);
+                hub.wake();
+                result["agent_id"] = json!(agent_id);
+                result["agent_path"] = json!(agent_path);
+            }
+            InFlight::Interrupt {
+                agent_id,
+                agent_path,
+                previous,
+            } => {
+                let requested = result.get("interrupt_requested") == Some(&json!(true));
+                table.interrupted(&agent_id, requested);
+                result["agent_id"] = json!(agent_id);
+                result["agent_path"] = json!(agent_path);
+                result["previous_status"] = json!(previous);
+            }
+        }
+        Ok(())
+    }
+
+    fn ready(&mut self, now: Instant) -> Vec<(String, Value)> {
+        if self.waits.is_empty() {
+            return Vec::new();
+        }
+        let table = self.hub.table();
+        let settled = table.unsettled(&self.owner) == 0;
+        let due: Vec<String> = self
+            .waits
+            .iter()
+            .filter(|(_, deadline)| settled || **deadline <= now)
+            .map(|(key, _)| key.clone())
+            .collect();
+        let snapshot = table.snapshot(&self.owner);
+        due.into_iter()
+            .map(|key| {
+                self.waits.remove(&key);
+                (key, waited(!settled, snapshot.clone()))
+            })
+            .collect()
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        self.waits.values().min().copied()
+    }
+
+    fn settled(&mut self, key: String, result: Option<&mut Value>) {
+        self.waits.remove(&key);
+        match (self.in_flight.remove(&key), result) {
+            (Some(InFlight::Spawn(spawn)), None) => {
+                self.hub.table().spawn_failed(&self.owner, &spawn);
+            }
+            (Some(InFlight::FollowUp { agent_id, .. }), None) => {
+                self.hub.table().follow_up_failed(&agent_id);
+            }
+            _ => {}
+        }
+    }
+
+    fn initialize_settled(&mut self, _negotiated: bool) {}
+}
+
+/// The `agent/wait` result (section 2.17).
+fn waited(timed_out: bool, snapshot: Value) -> Value {
+    json!({ "timed_out": timed_out, "snapshot": snapshot })
+}

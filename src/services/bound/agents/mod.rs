@@ -1,0 +1,17 @@
+//! The `agent_sessions` kind's types (sections 2.13-2.18): the params the runtime checks
+//! before the service sees them, what the service answers, and what it reports of its
+//! children. The runtime's own state (the records, ownership, the worker bound, held
+//! waits) lives with the dispatcher (`dispatcher/agents`).
+
+mod params;
+mod report;
+mod results;
+
+pub use params::{AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool, AgentWait};
+pub use report::{
+    AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, RecentTool, ReportError,
+};
+pub use results::{
+    AgentSnapshot, AgentSpawned, FollowUpDelivered, FollowUpDelivery, InterruptRequested,
+    MessageDelivered, MessageDelivery,
+};

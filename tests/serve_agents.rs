@@ -1,0 +1,149 @@
+//! `serve` binds `agent_sessions` to its client (docs/serve-protocol.md, "Child agent
+//! sessions"): the checked spawn, message, follow-up and interrupt requests become
+//! `service_request` lines, the client reports its children with `agent_report`, and
+//! the runtime answers `agent/list` and `agent/wait` itself. Against the raw Wave-1 peer.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::serve_harness::*;
+use support::*;
+
+fn serve_with_peer() -> Serve {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = wave1_extension(root.path(), "peer", "0.2", "");
+    Serve::over(workspace, root, vec![dir])
+}
+
+/// Sends the peer's `ask` with `requests` as call `call_id`, without waiting for it.
+fn ask(serve: &Serve, call_id: &str, requests: Value) {
+    serve.send(
+        json!({"op": "call", "call_id": call_id, "extension": "peer", "tool": "ask",
+                      "arguments": {"requests": requests}}),
+    );
+}
+
+/// The answers the `ask` call `call_id` reported.
+fn answers(serve: &mut Serve, call_id: &str) -> Value {
+    let result = serve.result(json!(call_id));
+    assert_eq!(result["ok"], true, "{result}");
+    serde_json::from_str(text_of(&result)).unwrap()
+}
+
+fn spawn_params(task: &str) -> Value {
+    json!({"task_name": task, "message": "look around", "policy": {
+        "tools": ["read"], "max_depth": 1, "max_concurrent_children": 8,
+        "max_output_bytes": 512, "max_turns": null, "max_tokens": null,
+        "max_cost_microdollars": null, "timeout_ms": 60000}})
+}
+
+#[test]
+fn a_client_serves_child_sessions_and_the_runtime_answers_waits_and_lists() {
+    let mut serve = serve_with_peer();
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
+                                     "services": ["agent_sessions"]}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert!(reply["features"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("agent_sessions")));
+
+    ask(
+        &serve,
+        "c1",
+        json!([{"id": "spawn", "method": "agent/spawn", "params": spawn_params("survey")}]),
+    );
+    let request = serve.until("service_request", |l| l["type"] == "service_request");
+    assert_eq!(request["method"], "agent/spawn");
+    assert_eq!(request["params"]["task_name"], "survey");
+    assert_eq!(request["params"]["policy"]["timeout_ms"], 60000);
+    // A report before the spawn's answer is kept until the answer arrives.
+    let early = serve.request(json!({"id": 2, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "running"}, "turn_count": 1}}));
+    assert_eq!(early["ok"], true, "{early}");
+    let reply = serve.request(json!({"id": 3, "op": "service_answer",
+        "request_id": request["request_id"], "result": {"agent_id": "child-1", "session": null}}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    let spawned = answers(&mut serve, "c1");
+    let result = &spawned["spawn"]["result"];
+    assert_eq!(result["agent_id"], "child-1", "{spawned}");
+    assert_eq!(result["agent_path"], "/survey");
+    let created = result["created_at_ms"].as_u64().unwrap();
+    assert_eq!(result["deadline_at_ms"].as_u64().unwrap(), created + 60000);
+
+    // The wait is held by the runtime: no line reaches the client for it.
+    ask(
+        &serve,
+        "c2",
+        json!([{"id": "wait", "method": "agent/wait", "params": {"timeout_ms": 9000}}]),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let output = "x".repeat(600);
+    let reply = serve.request(json!({"id": 4, "op": "agent_report", "report": {
+        "agent_id": "child-1", "status": {"state": "completed", "output": output},
+        "turn_count": 1, "tool_call_count": 1,
+        "recent_tools": [{"name": "read", "args": "a\nb", "started_at_ms": created}]}}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    let waited = answers(&mut serve, "c2");
+    let snapshot = &waited["wait"]["result"]["snapshot"];
+    assert_eq!(waited["wait"]["result"]["timed_out"], false, "{waited}");
+    let record = &snapshot["agents"][0];
+    assert_eq!(record["status"]["state"], "completed");
+    assert_eq!(
+        record["status"]["output"].as_str().unwrap().len(),
+        512,
+        "the output is cut to max_output_bytes"
+    );
+    assert_eq!(record["recent_tools"][0]["args"], "a b");
+    assert_eq!(record["turn_count"], 1);
+
+    // A follow-up reaches the client with the resolved id; the runtime adds the rest.
+    ask(
+        &serve,
+        "c3",
+        json!([{"id": "more", "method": "agent/follow_up",
+                "params": {"target": "/survey", "message": "and more"}}]),
+    );
+    let request = serve.until("service_request", |l| l["type"] == "service_request");
+    assert_eq!(request["method"], "agent/follow_up");
+    assert_eq!(
+        request["params"],
+        json!({"target": "child-1", "message": "and more"})
+    );
+    serve.request(json!({"id": 5, "op": "service_answer",
+        "request_id": request["request_id"], "result": {"delivery": "new_run"}}));
+    let followed = answers(&mut serve, "c3");
+    assert_eq!(
+        followed["more"]["result"],
+        json!({"agent_id": "child-1", "agent_path": "/survey", "delivery": "new_run"})
+    );
+
+    // Reports the protocol does not allow are refused with the reason.
+    let unknown = serve.request(json!({"id": 6, "op": "agent_report",
+        "report": {"agent_id": "nobody", "status": {"state": "running"}}}));
+    assert_eq!(unknown["error"]["code"], "report_refused", "{unknown}");
+    let malformed = serve.request(json!({"id": 7, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "flying"}}}));
+    assert_eq!(malformed["error"]["code"], "invalid_value", "{malformed}");
+    let resumed = serve.request(json!({"id": 8, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "shutdown"}}}));
+    assert_eq!(resumed["ok"], true, "{resumed}");
+    let after = serve.request(json!({"id": 9, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "running"}}}));
+    assert_eq!(after["error"]["code"], "report_refused", "{after}");
+
+    // A malformed spawn answer never reaches the extension.
+    ask(
+        &serve,
+        "c4",
+        json!([{"id": "bad", "method": "agent/spawn", "params": spawn_params("bad")}]),
+    );
+    let request = serve.until("service_request", |l| l["type"] == "service_request");
+    let refused = serve.request(json!({"id": 10, "op": "service_answer",
+        "request_id": request["request_id"], "result": {"agent_id": ""}}));
+    assert_eq!(refused["error"]["code"], "invalid_result", "{refused}");
+    let bad = answers(&mut serve, "c4");
+    assert_eq!(bad["bad"]["error"]["code"], -32603, "{bad}");
+    serve.close_input().unwrap();
+}
