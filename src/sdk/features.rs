@@ -35,3 +35,7 @@ pub const FEATURE_SESSION_CONTROL: &str = "session_control_v1";
 /// The API 0.4 feature of `session/compact`; it needs [`FEATURE_SESSION_CONTROL`] too
 /// (section 2.21c).
 pub const FEATURE_SESSION_COMPACTION: &str = "session_compaction_v1";
+
+/// The conditional feature of child agent sessions (sections 2.13-2.18): offered only
+/// to the extensions the embedder lets delegate.
+pub const FEATURE_AGENT_SESSIONS: &str = "agent_sessions";

@@ -15,7 +15,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
     };
     assert!(has_line(&["Discovery"]), "{text}");
-    assert!(has_line(&["8 extensions found"]), "{text}");
+    assert!(has_line(&["9 extensions found"]), "{text}");
     assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
     assert!(has_line(&["initialize", "0.1"]), "{text}");
     assert!(has_line(&["initialize", "0.4"]), "{text}");
@@ -94,6 +94,12 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         &["← held the terminal (80x24, grant tty-1) and gave it back"],
         &["← completions: ask /help, ask /history"],
         &["← session demo-session is idle"],
+        // Child agent sessions: the delegate example against the scripted service.
+        &["Child agent sessions (delegate, API 0.2"],
+        &["features", "agent_sessions"],
+        &["the child read the README"],
+        &["children: agent-1 /read-readme (completed)"],
+        &["← the child completed; its record is listed for this extension"],
     ];
     for needles in later {
         assert!(has_line(needles), "{needles:?} missing:\n{text}");
@@ -115,6 +121,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         "showcase#1",
         "notes#1",
         "turns#1",
+        "delegate#1",
     ] {
         assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
     }
@@ -148,6 +155,8 @@ fn demo_json_is_one_document_of_steps() {
         "snapshot",
         "presentation",
         "policy",
+        "agents_start",
+        "agent_sessions",
         "api_0_3",
         "host_events",
         "shutdown",

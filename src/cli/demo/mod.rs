@@ -4,10 +4,13 @@
 //! `__extension <example>`: hello-world on API 0.1, git-status and checkpoint on API
 //! 0.4; then the test-extension fixture (crash and restart), a reload of hello-world,
 //! the showcase example (host services) on API 0.4, notes (Wave-1 services) on API
-//! 0.2, and hello-world on API 0.3. The
+//! 0.2, turns (session and frontend services) on API 0.4, delegate (child agent
+//! sessions through an example scripted service) on API 0.2, and hello-world on API
+//! 0.3. The
 //! workspace is a temporary git repository (one commit, one modified file) when `git`
 //! is available, a plain directory otherwise.
 
+mod agents;
 mod bound_services;
 mod canonical;
 mod services;
@@ -24,7 +27,8 @@ use serde_json::json;
 use super::error::CliError;
 use super::output::Report;
 use super::session::Session;
-use crate::host::{ExtensionHandle, ExtensionHost, HostEvent};
+use crate::host::{ExtensionHandle, ExtensionHost, HostEvent, ServiceBindings};
+use crate::services::scripted_agents::ScriptedAgents;
 use setup::{DemoWorld, WorkspaceKind};
 use transcript::Transcript;
 
@@ -38,7 +42,11 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         .no_global_extensions()
         .guardian(true)
         .bind_for(setup::NOTES, wave1.bindings())
-        .bind_for(setup::TURNS, frontend.bindings());
+        .bind_for(setup::TURNS, frontend.bindings())
+        .bind_for(
+            setup::DELEGATE,
+            ServiceBindings::new().agent_sessions(ScriptedAgents::new(&world.workspace)),
+        );
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }
@@ -120,6 +128,7 @@ impl Demo<'_> {
         self.host_services();
         self.wave1_services();
         self.session_services();
+        self.agent_sessions();
         self.canonical_wire();
         self.host_events();
         self.shutdown();

@@ -71,12 +71,15 @@ pub(super) const NOTES: &str = "notes";
 /// The session and frontend services example, on API 0.4.
 pub(super) const TURNS: &str = "turns";
 
+/// The child agent sessions example, on API 0.2.
+pub(super) const DELEGATE: &str = "delegate";
+
 /// hello-world's second manifest, on the API 0.3 canonical wire.
 pub(super) const CANONICAL: &str = "hello-canonical";
 
 /// The examples of the later sections, each started there: the test-extension fixture
 /// and showcase on API 0.4, and hello-world once more on API 0.3.
-pub(super) const MORE_EXAMPLES: [Example; 5] = [
+pub(super) const MORE_EXAMPLES: [Example; 6] = [
     Example {
         name: TEST_EXTENSION,
         program: "test-extension",
@@ -116,6 +119,14 @@ pub(super) const MORE_EXAMPLES: [Example; 5] = [
         description: "Model-turn hooks with a private lane, the terminal, autocomplete",
         capabilities: no_capabilities,
         contributes: turns_contributes,
+    },
+    Example {
+        name: DELEGATE,
+        program: "delegate",
+        api: "0.2",
+        description: "A tool that runs its task in a child agent session",
+        capabilities: no_capabilities,
+        contributes: delegate_contributes,
     },
 ];
 
@@ -209,6 +220,12 @@ fn turns_contributes() -> Table {
         "hooks".into(),
         strings(&["model_turn_start", "model_turn_end"]),
     );
+    t
+}
+
+fn delegate_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert("tools".into(), strings(&["delegate"]));
     t
 }
 

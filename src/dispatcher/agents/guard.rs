@@ -17,7 +17,8 @@ use crate::services::ResourceOwner;
 
 /// What a request the service is serving will need when it settles.
 enum InFlight {
-    Spawn(Box<AgentSpawn>),
+    /// A fresh spawn, and when the runtime admitted it (its `created_at_ms`).
+    Spawn(Box<AgentSpawn>, u64),
     Message {
         agent_id: String,
     },
@@ -95,7 +96,7 @@ impl KindGuard for AgentGuard {
             ServiceRequest::AgentSpawn(spawn) => match table.admit_spawn(&self.owner, spawn)? {
                 SpawnAdmission::Retry(result) => Ok(Verdict::Answer(result)),
                 SpawnAdmission::Fresh => {
-                    Ok(self.serve("spawn", InFlight::Spawn(Box::new(spawn.clone()))))
+                    Ok(self.serve("spawn", InFlight::Spawn(Box::new(spawn.clone()), now_ms())))
                 }
             },
             ServiceRequest::AgentMessage(send) => {
@@ -150,7 +151,7 @@ impl KindGuard for AgentGuard {
         let hub = self.hub.clone();
         let mut table = hub.table();
         match in_flight {
-            InFlight::Spawn(spawn) => {
+            InFlight::Spawn(spawn, created) => {
                 let answer: AgentSpawned = match serde_json::from_value(result.clone()) {
                     Ok(answer) => answer,
                     Err(e) => {
@@ -158,7 +159,7 @@ impl KindGuard for AgentGuard {
                         return Err(e.to_string());
                     }
                 };
-                *result = table.spawned(&self.owner, *spawn, answer, now_ms())?;
+                *result = table.spawned(&self.owner, *spawn, answer, created)?;
                 drop(table);
                 // A new unsettled child: waits held elsewhere for this owner wait on.
                 hub.wake();
@@ -219,7 +220,7 @@ impl KindGuard for AgentGuard {
     fn settled(&mut self, key: String, result: Option<&mut Value>) {
         self.waits.remove(&key);
         match (self.in_flight.remove(&key), result) {
-            (Some(InFlight::Spawn(spawn)), None) => {
+            (Some(InFlight::Spawn(spawn, _)), None) => {
                 self.hub.table().spawn_failed(&self.owner, &spawn);
             }
             (Some(InFlight::FollowUp { agent_id, .. }), None) => {

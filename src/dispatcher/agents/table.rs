@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::OwnerKey;
 use crate::limits::{
@@ -11,8 +11,9 @@ use crate::limits::{
     MAX_AGENT_TEXT_BYTES, MAX_AGENT_TOOL_ARGS_BYTES, MAX_AGENT_WORKERS,
 };
 use crate::services::bound::{
-    AgentPhase, AgentReport, AgentSpawn, AgentSpawned, AgentStatus, AgentUsage, RecentTool,
-    Refusal, ReportError, ServiceRefusal,
+    AgentList, AgentPhase, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentReport, AgentSpawn,
+    AgentSpawnResult, AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal, ReportError,
+    ServiceRefusal,
 };
 
 /// One child's record.
@@ -72,14 +73,16 @@ pub(crate) struct AgentTable {
     spawning: HashMap<OwnerKey, usize>,
     /// Idempotency keys of spawns in flight.
     spawning_keys: HashMap<(OwnerKey, String), usize>,
-    /// Reports that came before their child's spawn answer reached the dispatcher
-    /// (a service reports from its own thread): the latest per `agent_id`, kept while
-    /// spawns are in flight, at most [`MAX_EARLY_REPORTS`].
-    early: HashMap<String, AgentReport>,
+    /// Reports that came before the answer they follow reached the dispatcher (a
+    /// service reports from its own thread): a child's reports before its spawn
+    /// answer, or a new run before the follow-up's answer. Kept in order per
+    /// `agent_id`, at most [`MAX_EARLY_REPORTS`] in all, and applied once the answer
+    /// is; every later report of that child queues behind them.
+    early: HashMap<String, Vec<(AgentReport, u64)>>,
 }
 
-/// Reports kept for children whose spawn answer is still on its way.
-const MAX_EARLY_REPORTS: usize = 64;
+/// Reports kept for children whose answer is still on its way.
+const MAX_EARLY_REPORTS: usize = 256;
 
 impl AgentTable {
     /// Admits `spawn` for `owner`: an identical retry of a retained child is answered
@@ -133,14 +136,15 @@ impl AgentTable {
         Ok(SpawnAdmission::Fresh)
     }
 
-    /// The service answered a fresh spawn: the child's record, and the result the
-    /// extension sees. An `agent_id` the host already records is a broken answer.
+    /// The service answered a fresh spawn the runtime admitted at `created` (ms since
+    /// the epoch): the child's record, and the result the extension sees. An
+    /// `agent_id` the host already records is a broken answer.
     pub fn spawned(
         &mut self,
         owner: &OwnerKey,
         spawn: AgentSpawn,
         answer: AgentSpawned,
-        now: u64,
+        created: u64,
     ) -> Result<Value, String> {
         let early = self.early.remove(&answer.agent_id);
         self.spawn_failed(owner, &spawn);
@@ -152,7 +156,7 @@ impl AgentTable {
         }
         self.prune();
         let agent_path = self.free_path(owner, &spawn.task_name);
-        let deadline_at_ms = spawn.policy.timeout_ms.map(|ms| now.saturating_add(ms));
+        let deadline_at_ms = spawn.policy.timeout_ms.map(|ms| created.saturating_add(ms));
         if let Some(key) = &spawn.idempotency_key {
             self.idempotency
                 .insert((owner.clone(), key.clone()), answer.agent_id.clone());
@@ -165,7 +169,7 @@ impl AgentTable {
             spawned: Value::Null,
             session: answer.session,
             status: AgentStatus::Pending,
-            created_at_ms: now,
+            created_at_ms: created,
             started_at_ms: None,
             completed_at_ms: None,
             deadline_at_ms,
@@ -184,10 +188,10 @@ impl AgentTable {
         record.spawned = result.clone();
         self.order.push(answer.agent_id.clone());
         self.records.insert(answer.agent_id, record);
-        if let Some(report) = early {
-            // What the service reported before its answer arrived; a report that
-            // breaks the rules is dropped as it would have been refused.
-            let _ = self.apply(report, now);
+        // What the service reported before its answer arrived; a report that breaks
+        // the rules is dropped as it would have been refused.
+        for (report, at) in early.into_iter().flatten() {
+            let _ = self.apply(report, at);
         }
         Ok(result)
     }
@@ -202,7 +206,9 @@ impl AgentTable {
             }
         }
         if self.spawning.is_empty() {
-            self.early.clear();
+            // No spawn answer is on its way: reports for unknown children go.
+            let records = &self.records;
+            self.early.retain(|id, _| records.contains_key(id));
         }
         if let Some(key) = &spawn.idempotency_key {
             let scoped = (owner.clone(), key.clone());
@@ -285,9 +291,9 @@ impl AgentTable {
             record.follow_ups_in_flight = record.follow_ups_in_flight.saturating_sub(1);
             record.follow_ups += 1;
         }
-        if let Some(report) = self.early.remove(agent_id) {
-            // The new run the service reported before its answer arrived.
-            let _ = self.apply(report, now);
+        // The new run the service reported before its answer arrived.
+        for (report, at) in self.early.remove(agent_id).into_iter().flatten() {
+            let _ = self.apply(report, at.min(now));
         }
     }
 
@@ -309,29 +315,34 @@ impl AgentTable {
     /// The `agent/list` result for `owner` (section 2.16): only its roots and their
     /// descendants, in spawn order.
     pub fn snapshot(&self, owner: &OwnerKey) -> Value {
-        let agents: Vec<Value> = self
-            .order
-            .iter()
-            .filter_map(|id| self.records.get(id))
-            .filter(|r| &r.owner == owner)
-            .map(Record::list_record)
-            .collect();
-        json!({
-            "principal": owner.principal,
-            "resource_owner": owner.resource_owner,
-            "agents": agents,
-            "persistence_error": null,
-        })
+        let list = AgentList {
+            principal: owner.principal.clone(),
+            resource_owner: owner.resource_owner.clone(),
+            agents: self
+                .order
+                .iter()
+                .filter_map(|id| self.records.get(id))
+                .filter(|r| &r.owner == owner)
+                .map(Record::list_record)
+                .collect(),
+            persistence_error: None,
+        };
+        serde_json::to_value(list).expect("records serialize")
     }
 
     /// Applies a service's report at `now`, normalized to the protocol's bounds.
     pub fn apply(&mut self, report: AgentReport, now: u64) -> Result<(), ReportError> {
+        let room = self.early.values().map(Vec::len).sum::<usize>() < MAX_EARLY_REPORTS;
+        if let Some(queued) = self.early.get_mut(&report.agent_id) {
+            if room {
+                queued.push((report, now));
+                return Ok(());
+            }
+        }
         let Some(record) = self.records.get_mut(&report.agent_id) else {
-            let waiting = !self.spawning.is_empty()
-                && (self.early.len() < MAX_EARLY_REPORTS
-                    || self.early.contains_key(&report.agent_id));
-            if waiting {
-                self.early.insert(report.agent_id.clone(), report);
+            if room && !self.spawning.is_empty() {
+                self.early
+                    .insert(report.agent_id.clone(), vec![(report, now)]);
                 return Ok(());
             }
             return Err(ReportError::UnknownAgent(report.agent_id));
@@ -350,8 +361,12 @@ impl AgentTable {
             (false, true) if record.follow_ups == 0 && record.follow_ups_in_flight > 0 => {
                 // A new run reported before the follow-up's answer reached the
                 // dispatcher: applied once it does.
-                self.early.insert(report.agent_id.clone(), report);
-                return Ok(());
+                if room {
+                    self.early
+                        .insert(report.agent_id.clone(), vec![(report, now)]);
+                    return Ok(());
+                }
+                return Err(refused());
             }
             (false, true) if record.follow_ups == 0 => return Err(refused()),
             (false, false) if *from != *to && *to != AgentStatus::Shutdown => return Err(refused()),
@@ -456,75 +471,61 @@ impl AgentTable {
 impl Record {
     /// The `agent/spawn` result (section 2.13).
     fn spawn_result(&self) -> Value {
-        json!({
-            "agent_id": self.agent_id,
-            "agent_path": self.agent_path,
-            "task_name": self.spawn.task_name,
-            "profile": self.spawn.profile,
-            "fingerprint": self.spawn.fingerprint,
-            "idempotency_key": self.spawn.idempotency_key,
-            "status": self.status,
-            "policy": self.policy(),
-            "created_at_ms": self.created_at_ms,
-            "started_at_ms": self.started_at_ms,
-            "completed_at_ms": self.completed_at_ms,
-            "deadline_at_ms": self.deadline_at_ms,
-            "principal": self.owner.principal,
-            "resource_owner": self.owner.resource_owner,
-        })
-    }
-
-    /// The effective policy: the requested one (this host resolves no child models).
-    fn policy(&self) -> Value {
-        let policy = &self.spawn.policy;
-        json!({
-            "tools": policy.tools,
-            "max_depth": policy.max_depth,
-            "max_concurrent_children": policy.max_concurrent_children,
-            "max_turns": policy.max_turns,
-            "max_tokens": policy.max_tokens,
-            "max_cost_microdollars": policy.max_cost_microdollars,
-            "max_output_bytes": policy.max_output_bytes,
-            "timeout_ms": policy.timeout_ms,
-        })
+        let result = AgentSpawnResult {
+            agent_id: self.agent_id.clone(),
+            agent_path: self.agent_path.clone(),
+            task_name: self.spawn.task_name.clone(),
+            profile: self.spawn.profile.clone(),
+            fingerprint: self.spawn.fingerprint.clone(),
+            idempotency_key: self.spawn.idempotency_key.clone(),
+            status: self.status.clone(),
+            policy: self.spawn.policy.clone(),
+            created_at_ms: self.created_at_ms,
+            started_at_ms: self.started_at_ms,
+            completed_at_ms: self.completed_at_ms,
+            deadline_at_ms: self.deadline_at_ms,
+            principal: self.owner.principal.clone(),
+            resource_owner: self.owner.resource_owner.clone(),
+        };
+        serde_json::to_value(result).expect("records serialize")
     }
 
     /// The `agent/list` record (section 2.16).
-    fn list_record(&self) -> Value {
+    fn list_record(&self) -> AgentRecord {
         let phase = match self.phase {
-            Some(phase) => json!(phase),
-            None => json!(self.status.label()),
+            Some(phase) => AgentPhaseLabel::Phase(phase),
+            None => AgentPhaseLabel::Status(self.status.label().into()),
         };
-        json!({
-            "agent_id": self.agent_id,
-            "agent_path": self.agent_path,
-            "parent_id": null,
-            "task_name": self.spawn.task_name,
-            "profile": self.spawn.profile,
-            "idempotency_key": self.spawn.idempotency_key,
-            "fingerprint": self.spawn.fingerprint,
-            "depth": 1,
-            "session": self.session,
-            "status": self.status,
-            "resolved_model": null,
-            "policy": self.policy(),
-            "created_at_ms": self.created_at_ms,
-            "started_at_ms": self.started_at_ms,
-            "completed_at_ms": self.completed_at_ms,
-            "deadline_at_ms": self.deadline_at_ms,
-            "turn_count": self.turn_count,
-            "tool_call_count": self.tool_call_count,
-            "phase": phase,
-            "tool_name": self.tool_name,
-            "recent_tools": self.recent_tools,
-            "usage": self.usage,
-            "cost_microdollars": self.cost_microdollars,
-            "provenance": {
-                "kind": "extension_agent_session",
-                "principal": self.owner.principal,
-                "resource_owner": self.owner.resource_owner,
+        AgentRecord {
+            agent_id: self.agent_id.clone(),
+            agent_path: self.agent_path.clone(),
+            parent_id: None,
+            task_name: self.spawn.task_name.clone(),
+            profile: self.spawn.profile.clone(),
+            idempotency_key: self.spawn.idempotency_key.clone(),
+            fingerprint: self.spawn.fingerprint.clone(),
+            depth: 1,
+            session: self.session.clone(),
+            status: self.status.clone(),
+            resolved_model: None,
+            policy: self.spawn.policy.clone(),
+            created_at_ms: self.created_at_ms,
+            started_at_ms: self.started_at_ms,
+            completed_at_ms: self.completed_at_ms,
+            deadline_at_ms: self.deadline_at_ms,
+            turn_count: self.turn_count,
+            tool_call_count: self.tool_call_count,
+            phase,
+            tool_name: self.tool_name.clone(),
+            recent_tools: self.recent_tools.iter().cloned().collect(),
+            usage: self.usage,
+            cost_microdollars: self.cost_microdollars,
+            provenance: AgentProvenance {
+                kind: "extension_agent_session".into(),
+                principal: self.owner.principal.clone(),
+                resource_owner: self.owner.resource_owner.clone(),
             },
-        })
+        }
     }
 }
 
@@ -560,6 +561,7 @@ fn cut(text: &str, bytes: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn owner(name: &str) -> OwnerKey {
         OwnerKey {
@@ -609,6 +611,37 @@ mod tests {
         let done = AgentStatus::Completed { output: "x".into() };
         table.apply(AgentReport::new("c0", done), 2_000).unwrap();
         assert!(table.admit_spawn(&a, &spawn("t", None)).is_ok());
+    }
+
+    #[test]
+    fn reports_ahead_of_their_answer_are_applied_in_order_once_it_arrives() {
+        let mut table = AgentTable::default();
+        let a = owner("a");
+        let request = spawn("task", None);
+        assert!(table.admit_spawn(&a, &request).is_ok());
+        let done = AgentStatus::Completed { output: "x".into() };
+        table
+            .apply(AgentReport::new("c1", AgentStatus::Running), 1_100)
+            .unwrap();
+        table.apply(AgentReport::new("c1", done), 1_200).unwrap();
+        let answer = AgentSpawned {
+            agent_id: "c1".into(),
+            session: None,
+        };
+        table.spawned(&a, request, answer, 1_000).unwrap();
+        let record = &table.snapshot(&a)["agents"][0];
+        assert_eq!(record["status"]["state"], "completed");
+        assert!(record["started_at_ms"].is_u64() && record["completed_at_ms"].is_u64());
+        // A new run reported before its follow-up's answer, then its settlement.
+        assert!(table.admit_follow_up("c1").is_ok());
+        table
+            .apply(AgentReport::new("c1", AgentStatus::Running), 2_000)
+            .unwrap();
+        let again = AgentStatus::Completed { output: "y".into() };
+        table.apply(AgentReport::new("c1", again), 2_100).unwrap();
+        assert_eq!(table.snapshot(&a)["agents"][0]["status"]["output"], "x");
+        table.followed_up("c1", 2_200);
+        assert_eq!(table.snapshot(&a)["agents"][0]["status"]["output"], "y");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! `OCTET_EXTENSION_API_VERSION`.
 
 mod checkpoint;
+pub mod delegate;
 mod git_status;
 mod hello_world;
 pub mod notes;
@@ -15,6 +16,7 @@ mod test_extension;
 pub mod turns;
 
 pub use checkpoint::checkpoint;
+pub use delegate::delegate;
 pub use git_status::git_status;
 pub use hello_world::{hello_canonical, hello_world};
 pub use notes::notes;
@@ -25,7 +27,7 @@ pub use turns::turns;
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "hello-world",
     "hello-canonical",
     "git-status",
@@ -34,6 +36,7 @@ pub const NAMES: [&str; 8] = [
     "showcase",
     "notes",
     "turns",
+    "delegate",
 ];
 
 /// The example called `name`: one of [`NAMES`], or the same with underscores.
@@ -47,6 +50,7 @@ pub fn by_name(name: &str) -> Option<Extension> {
         "showcase" => Some(showcase()),
         "notes" => Some(notes()),
         "turns" => Some(turns()),
+        "delegate" => Some(delegate()),
         _ => None,
     }
 }
@@ -72,6 +76,7 @@ mod tests {
         assert!(names(&checkpoint()).is_empty());
         assert_eq!(names(&showcase()), ["snapshot"]);
         assert_eq!(names(&notes()), ["save_draft"]);
+        assert_eq!(names(&delegate()), ["delegate"]);
         assert_eq!(
             names(&test_extension()),
             [

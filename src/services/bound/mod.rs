@@ -36,8 +36,9 @@ mod services;
 mod session_control;
 
 pub use agents::{
-    AgentPhase, AgentPolicy, AgentReport, AgentReports, AgentSend, AgentSnapshot, AgentSpawn,
-    AgentSpawned, AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, FollowUpDelivered,
+    AgentList, AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance, AgentRecord, AgentReport,
+    AgentReports, AgentSend, AgentSnapshot, AgentSpawn, AgentSpawnResult, AgentSpawned,
+    AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited, FollowUpDelivered,
     FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery, RecentTool,
     ReportError,
 };

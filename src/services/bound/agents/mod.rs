@@ -4,10 +4,14 @@
 //! waits) lives with the dispatcher (`dispatcher/agents`).
 
 mod params;
+mod records;
 mod report;
 mod results;
 
 pub use params::{AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool, AgentWait};
+pub use records::{
+    AgentList, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawnResult, AgentWaited,
+};
 pub use report::{
     AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, RecentTool, ReportError,
 };

@@ -71,6 +71,22 @@ pub struct AgentPolicy {
 }
 
 impl AgentPolicy {
+    /// A policy granting only `read`, one child, `max_output_bytes` of output (512 to
+    /// 16,384) and every other ceiling inherited: hard read-only work.
+    pub fn read_only(max_output_bytes: u64) -> AgentPolicy {
+        AgentPolicy {
+            tools: vec![AgentTool::Read],
+            max_depth: 1,
+            max_concurrent_children: 1,
+            max_output_bytes,
+            max_turns: None,
+            max_tokens: None,
+            max_cost_microdollars: None,
+            timeout_ms: None,
+            model_selection: None,
+        }
+    }
+
     fn check(&self) -> Result<(), ServiceRefusal> {
         if self.tools.is_empty() {
             return Err(Refusal::InvalidRequest.because("policy.tools must not be empty"));

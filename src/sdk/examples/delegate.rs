@@ -1,0 +1,72 @@
+//! `delegate`: child agent sessions from an extension (sections 2.13-2.18).
+//!
+//! Its tool `delegate {"task", "script"}` spawns one read-only child with the script as
+//! its message, waits for it (at most 20 s) and answers what the child returned, with
+//! the children the host lists for this extension. The manifest needs
+//! `contributes.tools = ["delegate"]`; the host binds `agent_sessions` for it (the demo
+//! binds the example [`ScriptedAgents`](crate::services::scripted_agents::ScriptedAgents)
+//! service, which runs the script against the workspace).
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::sdk::FEATURE_AGENT_SESSIONS;
+use crate::sdk::{ChildRequestError, Context, Extension, HandlerError, ToolOutput};
+use crate::services::bound::{AgentPolicy, AgentSpawn, AgentStatus};
+
+/// The tool's arguments.
+#[derive(Deserialize)]
+struct Delegation {
+    task: String,
+    script: String,
+}
+
+/// The `delegate` example.
+pub fn delegate() -> Extension {
+    let parameters = json!({
+        "type": "object",
+        "properties": {"task": {"type": "string"}, "script": {"type": "string"}},
+        "required": ["task", "script"],
+        "additionalProperties": false
+    });
+    Extension::new().feature(FEATURE_AGENT_SESSIONS).tool(
+        "delegate",
+        "Run a task in a read-only child session and return what it found",
+        parameters,
+        |args: Delegation, cx: &Context| {
+            delegate_once(cx, args).map_err(|e| HandlerError::internal(e.to_string()))
+        },
+    )
+}
+
+fn delegate_once(cx: &Context, args: Delegation) -> Result<ToolOutput, ChildRequestError> {
+    let child = cx.spawn_agent(AgentSpawn {
+        task_name: args.task,
+        profile: None,
+        fingerprint: None,
+        message: args.script,
+        idempotency_key: None,
+        policy: AgentPolicy::read_only(4096),
+    })?;
+    let waited = cx.wait_agents(Some(20_000))?;
+    let record = waited
+        .snapshot
+        .agents
+        .iter()
+        .find(|a| a.agent_id == child.agent_id);
+    let found = match record.map(|r| &r.status) {
+        Some(AgentStatus::Completed { output }) => output.trim_end().to_string(),
+        Some(other) => format!("the child is {}", other.label()),
+        None => "the child is not listed".into(),
+    };
+    let listed: Vec<String> = cx
+        .list_agents()?
+        .agents
+        .iter()
+        .map(|a| format!("{} {} ({})", a.agent_id, a.agent_path, a.status.label()))
+        .collect();
+    Ok(ToolOutput::text(format!(
+        "{found}\nchildren: {}",
+        listed.join(", ")
+    )))
+}
