@@ -624,6 +624,48 @@ pub const MAX_AGENT_ERROR_BYTES: usize = 4 * 1024;
 /// "a full follow-up queue"; host policy).
 pub const MAX_AGENT_QUEUED_FOLLOW_UPS: usize = 8;
 
-/// Most children one host keeps records of; a spawn past it is refused (host policy:
-/// the ownership table is bounded).
+/// Most children one host keeps records of (host policy: the ownership table is
+/// bounded): the oldest settled records are pruned, with their idempotency keys; a
+/// spawn past it while none has settled is refused.
 pub const MAX_AGENT_RECORDS: usize = 4_096;
+
+/// Most `agent/events` records one child's log retains (section 2.18, API 0.4); the
+/// oldest go first, and a cursor before them has expired.
+pub const MAX_AGENT_EVENT_RECORDS: usize = 4_096;
+
+/// Most bytes of event bodies one child's log retains (section 2.18).
+pub const MAX_AGENT_EVENT_LOG_BYTES: usize = 2 * 1024 * 1024;
+
+/// Most records in one `agent/events` batch (section 2.18).
+pub const MAX_AGENT_EVENT_BATCH: usize = 256;
+
+/// Most bytes of event bodies in one `agent/events` batch (section 2.18).
+pub const MAX_AGENT_EVENT_BATCH_BYTES: usize = 512 * 1024;
+
+/// Largest event body; a larger one is recorded as an `observation_error` record
+/// instead (section 2.18).
+pub const MAX_AGENT_EVENT_BYTES: usize = 256 * 1024;
+
+/// Longest `agent/events` long poll, `timeout_ms`, in milliseconds; more is refused,
+/// not clamped (section 2.18). The default is 0: answer at once.
+pub const MAX_AGENT_EVENTS_TIMEOUT_MS: u64 = 25_000;
+
+/// Longest `agent/models` `query`, in UTF-8 bytes (section 2.13, "agent/models").
+pub const MAX_AGENT_MODELS_QUERY_BYTES: usize = 128;
+
+/// `agent/models` `limit` (section 2.13); 50 when absent or null.
+pub const AGENT_MODELS_LIMIT: std::ops::RangeInclusive<u64> = 1..=100;
+
+/// The `limit` of `agent/models` when the request names none.
+pub const AGENT_MODELS_DEFAULT_LIMIT: u64 = 50;
+
+/// Longest model or provider id in `agent/models` rows and a `model_selection`
+/// member, in UTF-8 bytes (section 2.13).
+pub const MAX_AGENT_MODEL_ID_BYTES: usize = 256;
+
+/// Longest `display_name` of an `agent/models` row, in UTF-8 bytes (section 2.13).
+pub const MAX_AGENT_MODEL_DISPLAY_BYTES: usize = 512;
+
+/// Most `reasoning` labels of an `agent/models` row (section 2.13), each at most
+/// [`MAX_AGENT_MODEL_ID_BYTES`].
+pub const MAX_AGENT_MODEL_REASONING_LABELS: usize = 32;

@@ -4,8 +4,6 @@
 
 mod support;
 
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use octet_host::host::ServiceBindings;
@@ -13,82 +11,9 @@ use octet_host::limits::{MAX_AGENT_MESSAGE_BYTES, MAX_AGENT_NAME_BYTES, MAX_AGEN
 use octet_host::services::bound::{
     AgentSessionService, AgentSpawn, AgentSpawned, Reply, ServiceCall,
 };
-use octet_host::services::scripted_agents::ScriptedAgents;
-use octet_host::{CallOptions, ExtensionHandle};
+use octet_host::CallOptions;
 use serde_json::{json, Value};
-
-/// Request ids are never reused within a generation.
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-fn id(label: &str) -> String {
-    format!("{label}-{}", NEXT_ID.fetch_add(1, Ordering::Relaxed))
-}
-
-/// Sends `requests` through the peer's `ask` tool (a live `tool/call` parent); the
-/// answers by id.
-fn ask(ext: &ExtensionHandle, requests: Value) -> Value {
-    let out = ext
-        .call_tool(
-            "ask",
-            json!({ "requests": requests }),
-            CallOptions::with_deadline(Duration::from_secs(120)),
-        )
-        .unwrap();
-    serde_json::from_str(&out.text()).unwrap()
-}
-
-/// One request through `ask`: its answer.
-fn one(ext: &ExtensionHandle, method: &str, params: Value) -> Value {
-    let id = id("r");
-    let answers = ask(
-        ext,
-        json!([{ "id": id, "method": method, "params": params }]),
-    );
-    answers[&id].clone()
-}
-
-fn policy() -> Value {
-    json!({"tools": ["read", "write", "bash"], "max_depth": 1, "max_concurrent_children": 8,
-           "max_turns": null, "max_tokens": null, "max_cost_microdollars": null,
-           "max_output_bytes": 4096, "timeout_ms": null})
-}
-
-fn spawn_params(task: &str, message: &str) -> Value {
-    json!({ "task_name": task, "message": message, "policy": policy() })
-}
-
-/// A host running one Wave-1 peer per name with `agent_sessions` bound for them.
-fn host_with(
-    dir: &Path,
-    names: &[&str],
-    bind: impl Fn() -> ServiceBindings,
-) -> (octet_host::ExtensionHost, Vec<ExtensionHandle>) {
-    let exts: Vec<_> = names
-        .iter()
-        .map(|name| support::wave1_extension(dir, name, "0.2", ""))
-        .collect();
-    let mut builder = support::host_builder(dir, &exts)
-        .tool_namespace(octet_host::host::ToolNamespace::PerExtension);
-    for name in names {
-        builder = builder.bind_for(*name, bind());
-    }
-    let host = builder.build().unwrap();
-    let handles = names.iter().map(|name| host.start(name).unwrap()).collect();
-    (host, handles)
-}
-
-fn scripted(dir: &Path, names: &[&str]) -> (octet_host::ExtensionHost, Vec<ExtensionHandle>) {
-    let workspace = dir.to_path_buf();
-    host_with(dir, names, || {
-        ServiceBindings::new().agent_sessions(ScriptedAgents::new(workspace.clone()))
-    })
-}
-
-fn code(answer: &Value) -> i64 {
-    answer["error"]["code"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("an error: {answer}"))
-}
+use support::agents::*;
 
 #[test]
 fn a_child_is_spawned_waited_on_and_listed_with_host_owned_records() {
@@ -367,6 +292,7 @@ impl AgentSessionService for Naive {
         reply.ok(AgentSpawned {
             agent_id: "the-one".into(),
             session: None,
+            resolved_model: None,
         });
     }
 }

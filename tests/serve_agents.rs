@@ -147,3 +147,65 @@ fn a_client_serves_child_sessions_and_the_runtime_answers_waits_and_lists() {
     assert_eq!(bad["bad"]["error"]["code"], -32603, "{bad}");
     serve.close_input().unwrap();
 }
+
+#[test]
+fn a_client_feeds_the_event_log_the_runtime_answers_from() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = wave1_extension(root.path(), "peer", "0.4", "");
+    let mut serve = Serve::over(workspace, root, vec![dir]);
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
+        "services": ["agent_sessions", "agent_session_events_v1"]}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    let features = reply["features"].as_array().unwrap();
+    assert!(
+        features.contains(&json!("agent_session_events_v1")),
+        "{reply}"
+    );
+    assert!(
+        !features.contains(&json!("agent_session_lifetime_v1")),
+        "{reply}"
+    );
+    ask(
+        &serve,
+        "c1",
+        json!([{"id": "spawn", "method": "agent/spawn", "params": spawn_params("watch")}]),
+    );
+    let request = serve.until("service_request", |l| l["type"] == "service_request");
+    serve.request(json!({"id": 2, "op": "service_answer",
+        "request_id": request["request_id"], "result": {"agent_id": "w-1"}}));
+    answers(&mut serve, "c1");
+    // A long poll held by the runtime, then the record that answers it.
+    ask(
+        &serve,
+        "c2",
+        json!([{"id": "poll", "method": "agent/events",
+                "params": {"target": "w-1", "after_sequence": 0, "timeout_ms": 9000}}]),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let appended = serve.request(json!({"id": 3, "op": "agent_event", "agent_id": "w-1",
+        "event": {"kind": "output_delta", "channel": "text", "text": "hello"}}));
+    assert_eq!(appended["sequence"], 1, "{appended}");
+    let polled = answers(&mut serve, "c2");
+    let batch = &polled["poll"]["result"];
+    assert_eq!(batch["events"][0]["sequence"], 1, "{polled}");
+    assert_eq!(batch["events"][0]["event"]["text"], "hello");
+    assert_eq!(batch["next_sequence"], 1);
+    let big = "x".repeat(300 * 1024);
+    let oversized = serve.request(json!({"id": 4, "op": "agent_event", "agent_id": "w-1",
+        "event": {"kind": "output_delta", "channel": "text", "text": big}}));
+    assert_eq!(oversized["sequence"], 2, "{oversized}");
+    ask(
+        &serve,
+        "c3",
+        json!([{"id": "read", "method": "agent/events",
+                "params": {"target": "/watch", "after_sequence": 1}}]),
+    );
+    let read = answers(&mut serve, "c3");
+    let event = &read["read"]["result"]["events"][0]["event"];
+    assert_eq!(event["kind"], "observation_error", "{read}");
+    let closed = serve.request(json!({"id": 5, "op": "agent_event", "agent_id": "w-1",
+        "event": {"kind": "turn_started", "extra": 1}}));
+    assert_eq!(closed["error"]["code"], "invalid_value", "{closed}");
+    serve.close_input().unwrap();
+}

@@ -238,6 +238,9 @@ impl Dispatcher {
             live_call: c.pending.is_call(&parent),
             live_tool_call: c.pending.is_tool_call(&parent),
             live_delegating: c.pending.is_delegating(&parent),
+            retained_owner: c
+                .features()
+                .contains(crate::negotiation::Feature::AgentSessionLifetimeV1),
             pending: c.pending.contains_key(&parent),
             issued: parent >= 1 && parent < c.peek_next_request_id(),
             tombstoned: c.tombstones.get(parent, Instant::now()).is_some(),
@@ -384,27 +387,39 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
+        let kind = c.guards.decided_by(kind);
         let Some(guard) = c.guards.get_mut(kind) else {
             return;
         };
         let ready = guard.ready(now);
         let deadline = guard.next_deadline();
-        for (key, result) in ready {
+        for (key, outcome) in ready {
             let Some(c) = self.conns.get_mut(&conn) else {
                 return;
             };
+            let guards = &c.guards;
             let id = c.children.iter().find_map(|(id, child)| match &child.kind {
                 ChildKind::Service {
                     method,
                     key: Some(held),
-                } if method.kind() == kind && method.is_guarded() && *held == key => {
+                } if guards.decided_by(method.kind()) == kind
+                    && method.is_guarded()
+                    && *held == key =>
+                {
                     Some(id.clone())
                 }
                 _ => None,
             });
-            if let Some(id) = id {
-                c.children.remove(&id);
-                self.answer_with(conn, &id, &result, false);
+            let Some(id) = id else {
+                continue;
+            };
+            let method = match c.children.remove(&id).map(|child| child.kind) {
+                Some(ChildKind::Service { method, .. }) => method,
+                _ => continue,
+            };
+            match outcome {
+                Ok(result) => self.answer_with(conn, &id, &result, false),
+                Err(refusal) => self.send_error(conn, &id, &method.family().respond(&refusal)),
             }
         }
         if let Some(at) = deadline {
@@ -418,10 +433,7 @@ impl Dispatcher {
     pub(super) fn initialize_settled(&mut self, conn: ConnId) {
         if let Some(c) = self.conns.get_mut(&conn) {
             let features = c.features();
-            c.guards.initialize_settled(|kind| {
-                kind.feature()
-                    .is_none_or(|feature| features.contains(feature))
-            });
+            c.guards.initialize_settled(features);
         }
     }
 }
@@ -476,6 +488,9 @@ struct KnownParent {
     /// It is a live `tool/call` or `command/execute`: a parent of child agent sessions
     /// (section 2.13).
     live_delegating: bool,
+    /// `agent_session_lifetime_v1` was negotiated: an `agent/*` request may carry the
+    /// issued owner (section 2.18).
+    retained_owner: bool,
     /// It is still pending, of whatever kind.
     pending: bool,
     /// This generation issued the id (it lies below the next request id).
@@ -507,10 +522,10 @@ fn place(
     explicit: Option<Result<ResourceOwner, OwnerError>>,
     issued: &ResourceOwner,
 ) -> Result<Placement, ServiceRefusal> {
-    if admission == Admission::LiveToolOrCommand && explicit.is_some() {
+    if admission == Admission::LiveToolOrCommand && explicit.is_some() && !known.retained_owner {
         return Err(Refusal::UnsupportedFeature.because(format!(
-            "{method} with resource_owner needs agent_session_lifetime_v1, which this host \
-             does not offer; name a live parent_request_id"
+            "{method} with resource_owner needs agent_session_lifetime_v1, which was not \
+             negotiated; name a live parent_request_id"
         )));
     }
     if known.tombstoned {
@@ -541,7 +556,21 @@ fn place(
                 "{method} is admitted only for a live tool/call; request {parent} is not one"
             )))
         }
-        Admission::LiveToolOrCommand if !live => {
+        Admission::LiveToolOrCommand if live => {
+            // With the retained-owner contract an explicit owner must match the live
+            // parent's (section 2.18).
+            return match explicit {
+                Some(Ok(owner)) if &owner != issued => Err(Refusal::NotForegroundOwner
+                    .because("resource_owner is not the owner of the live parent")),
+                Some(Err(e)) => Err(Refusal::NotForegroundOwner.because(e.to_string())),
+                _ => Ok(Placement {
+                    owner: issued.clone(),
+                    independent: false,
+                    live,
+                }),
+            };
+        }
+        Admission::LiveToolOrCommand if explicit.is_none() => {
             return Err(Refusal::NotForegroundOwner.because(format!(
                 "{method} needs a live tool/call or command/execute as its parent; request \
                  {parent} is not one"
@@ -744,6 +773,53 @@ mod tests {
         assert_eq!(
             placed(Admission::InsideInitialize, initialize, None),
             Ok(false)
+        );
+    }
+
+    #[test]
+    fn agent_requests_need_a_delegating_parent_and_the_lifetime_feature_for_an_owner() {
+        let delegating = KnownParent {
+            live_delegating: true,
+            ..live_tool_call()
+        };
+        let retained = |known: KnownParent| KnownParent {
+            retained_owner: true,
+            ..known
+        };
+        let placed = |known, explicit| {
+            place_as(Admission::LiveToolOrCommand, 2, known, explicit, &issued())
+                .map(|p| p.independent)
+        };
+        assert_eq!(placed(delegating, None), Ok(false));
+        // A live call that is not a tool call or command (a prompt handler) is no parent.
+        let prompt = KnownParent {
+            live_delegating: false,
+            ..live_tool_call()
+        };
+        assert_eq!(
+            refusal_of(placed(prompt, None)),
+            Refusal::NotForegroundOwner
+        );
+        // An explicit owner without agent_session_lifetime_v1 is unsupported.
+        assert_eq!(
+            refusal_of(placed(delegating, Some(Ok(issued())))),
+            Refusal::UnsupportedFeature
+        );
+        // With it: a live parent's owner must match; a settled parent's issued owner is
+        // admitted independently; a cancelled parent is refused.
+        assert_eq!(placed(retained(delegating), Some(Ok(issued()))), Ok(false));
+        assert_eq!(
+            refusal_of(placed(retained(delegating), Some(Ok(foreign())))),
+            Refusal::NotForegroundOwner
+        );
+        assert_eq!(placed(retained(settled()), Some(Ok(issued()))), Ok(true));
+        let tombstoned = KnownParent {
+            tombstoned: true,
+            ..retained(settled())
+        };
+        assert_eq!(
+            refusal_of(placed(tombstoned, Some(Ok(issued())))),
+            Refusal::NotForegroundOwner
         );
     }
 

@@ -83,9 +83,9 @@ pub(crate) trait KindGuard: Send + AsAny {
     }
 
     /// The held requests the runtime can answer now (or whose deadline passed at
-    /// `now`): their keys and results. Asked after the kind's state changed and when
+    /// `now`): their keys and results, or the refusal that ends them. Asked after the kind's state changed and when
     /// [`KindGuard::next_deadline`] comes.
-    fn ready(&mut self, _now: Instant) -> Vec<(String, Value)> {
+    fn ready(&mut self, _now: Instant) -> Vec<(String, Result<Value, ServiceRefusal>)> {
         Vec::new()
     }
 
@@ -104,4 +104,8 @@ pub(crate) trait KindGuard: Send + AsAny {
 
     /// `initialize` settled; `negotiated` when the kind's feature was negotiated.
     fn initialize_settled(&mut self, negotiated: bool);
+
+    /// `initialize` settled with `features`: for a guard whose rules depend on other
+    /// features than its kind's (`agent/spawn`'s `model_selection`).
+    fn features_negotiated(&mut self, _features: crate::negotiation::FeatureSet) {}
 }

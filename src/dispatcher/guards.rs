@@ -22,14 +22,20 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::limits::MAX_SHORTCUTS;
+use crate::negotiation::FeatureSet;
 use crate::services::bound::{Refusal, ServiceKind, ServiceRefusal, ServiceRequest};
 use crate::transport::ConnId;
 
 pub(crate) use super::guard::{KindGuard, Placed, Verdict};
 
-/// Every guard of one connection, by kind.
+/// Every guard of one connection, by kind. A kind may share the guard of another (the
+/// `agent_sessions` features share its one record of the connection's children).
 #[derive(Default)]
-pub(crate) struct KindGuards(HashMap<ServiceKind, Box<dyn KindGuard>>);
+pub(crate) struct KindGuards(HashMap<ServiceKind, Box<dyn KindGuard>>, Aliases);
+
+/// Kinds whose requests the guard of another kind decides.
+#[derive(Default)]
+pub(crate) struct Aliases(HashMap<ServiceKind, ServiceKind>);
 
 /// The guards of a new connection on `conn`: the one place a kind's host state is
 /// registered. `terminal` is the host-wide terminal lease; `agents` this connection's
@@ -58,12 +64,27 @@ pub(crate) fn guards_for(
     guards
         .0
         .insert(ServiceKind::AgentSessions, Box::new(agents));
+    for kind in [
+        ServiceKind::AgentModelSelection,
+        ServiceKind::AgentSessionEvents,
+        ServiceKind::AgentSessionLifetime,
+    ] {
+        guards.1 .0.insert(kind, ServiceKind::AgentSessions);
+    }
     guards
 }
 
 impl KindGuards {
-    /// The guard of `kind`, if it keeps host state.
+    /// The kind whose guard decides `kind`'s requests: `kind` itself unless it shares
+    /// another's.
+    pub fn decided_by(&self, kind: ServiceKind) -> ServiceKind {
+        self.1 .0.get(&kind).copied().unwrap_or(kind)
+    }
+
+    /// The guard of `kind` (or of the kind it shares a guard with), if it keeps host
+    /// state.
     pub fn get_mut(&mut self, kind: ServiceKind) -> Option<&mut (dyn KindGuard + 'static)> {
+        let kind = self.decided_by(kind);
         self.0.get_mut(&kind).map(|guard| guard.as_mut())
     }
 
@@ -84,10 +105,13 @@ impl KindGuards {
         }
     }
 
-    /// `initialize` settled: each guard learns whether its kind was negotiated.
-    pub fn initialize_settled(&mut self, negotiated: impl Fn(ServiceKind) -> bool) {
+    /// `initialize` settled with `features` negotiated: each guard learns whether its
+    /// kind was, and the whole set.
+    pub fn initialize_settled(&mut self, features: FeatureSet) {
         for (kind, guard) in &mut self.0 {
-            guard.initialize_settled(negotiated(*kind));
+            let negotiated = kind.feature().is_none_or(|f| features.contains(f));
+            guard.initialize_settled(negotiated);
+            guard.features_negotiated(features);
         }
     }
 }

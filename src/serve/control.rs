@@ -116,6 +116,11 @@ pub(crate) enum Op {
     },
     /// Record a change of a child agent session the client's `agent_sessions` serves.
     AgentReport(Box<crate::services::bound::AgentReport>),
+    /// Append an observation to a child's `agent/events` log.
+    AgentEvent {
+        agent_id: String,
+        event: Box<crate::services::bound::AgentEvent>,
+    },
     /// Answer a pending `service_request`.
     ServiceAnswer {
         request_id: u64,
@@ -241,6 +246,7 @@ const OPS: &[&str] = &[
     "autocomplete",
     "terminal_revoke",
     "agent_report",
+    "agent_event",
     "status",
     "lifecycle",
     "shutdown",
@@ -434,6 +440,19 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
                 .map_err(|e| {
                     ServeError::new(ErrorCode::InvalidValue, format!("`report`: {e}"))
                         .with("field", "report")
+                })
+        }
+        "agent_event" => {
+            let agent_id = f.string("agent_id")?;
+            let event = f.required("event")?;
+            serde_json::from_value(event.clone())
+                .map(|event| Op::AgentEvent {
+                    agent_id,
+                    event: Box::new(event),
+                })
+                .map_err(|e| {
+                    ServeError::new(ErrorCode::InvalidValue, format!("`event`: {e}"))
+                        .with("field", "event")
                 })
         }
         "status" => Ok(Op::Status),

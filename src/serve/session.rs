@@ -190,6 +190,13 @@ impl Session {
                     self.reply_error(id, ServeError::new(ErrorCode::ReportRefused, e.to_string()))
                 }
             },
+            Op::AgentEvent { agent_id, event } => {
+                match self.host.agent_reports().event(&agent_id, *event) {
+                    Ok(sequence) => self.reply_ok(id, json!({ "sequence": sequence })),
+                    Err(e) => self
+                        .reply_error(id, ServeError::new(ErrorCode::ReportRefused, e.to_string())),
+                }
+            }
             Op::Status => {
                 let extensions: Vec<Value> =
                     self.host.status().iter().map(encode::status).collect();

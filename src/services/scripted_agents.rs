@@ -20,7 +20,9 @@
 //! Paths are relative to the workspace and may not leave it. A tool the child was not
 //! granted fails that call (the run goes on). `agent/message` adds its lines to the
 //! running script; `agent/follow_up` queues a script after the current run, or starts
-//! a new run of a settled child.
+//! a new run of a settled child. It also serves `agent/stop`, reports `agent/events`
+//! observations, and lists the one child model it has (the inherited one); bind it
+//! with [`ScriptedAgents::bindings`].
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Component, Path, PathBuf};
@@ -29,9 +31,11 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::services::bound::{
-    AgentPhase, AgentReport, AgentReports, AgentSend, AgentSessionService, AgentSpawn,
-    AgentSpawned, AgentStatus, AgentTarget, AgentTool, FollowUpDelivered, FollowUpDelivery,
-    InterruptRequested, MessageDelivered, MessageDelivery, RecentTool, Refusal, Reply, ServiceCall,
+    AgentEvent, AgentEventService, AgentLifetimeService, AgentModelRow, AgentModelService,
+    AgentModels, AgentModelsQuery, AgentPhase, AgentReport, AgentReports, AgentSend,
+    AgentSessionService, AgentSpawn, AgentSpawned, AgentStatus, AgentTarget, AgentTool, EventText,
+    FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery,
+    OutputChannel, RecentTool, Refusal, Reply, RunFinish, ServiceCall,
 };
 
 /// The example service: every child a thread running its script.
@@ -79,6 +83,16 @@ impl ScriptedAgents {
                 children: Mutex::new(HashMap::new()),
             }),
         }
+    }
+
+    /// The bindings of every `agent_sessions` kind this service serves: the sessions,
+    /// their events, their lifetime and the (inherited-only) model list.
+    pub fn bindings(&self) -> crate::services::bound::ServiceBindings {
+        crate::services::bound::ServiceBindings::new()
+            .agent_sessions(self.clone())
+            .agent_session_events(self.clone())
+            .agent_session_lifetime(self.clone())
+            .agent_model_selection(self.clone())
     }
 
     /// Asks every child to shut down (an embedder does this when the host closes).
@@ -143,6 +157,7 @@ impl AgentSessionService for ScriptedAgents {
         match started {
             Ok(_) => reply.ok(AgentSpawned {
                 session: Some(format!("agent-session:{id}")),
+                resolved_model: None,
                 agent_id: id,
             }),
             Err(e) => {
@@ -229,6 +244,54 @@ impl AgentSessionService for ScriptedAgents {
     }
 }
 
+/// Without a model resolver the only child model is the inherited one (section 2.13):
+/// this example answers that one row.
+impl AgentModelService for ScriptedAgents {
+    fn models(&self, _call: ServiceCall, params: AgentModelsQuery, reply: Reply<AgentModels>) {
+        let row = AgentModelRow {
+            model: "inherit".into(),
+            provider: "inherit".into(),
+            display_name: Some("The parent session's model (scripted example)".into()),
+            reasoning: Vec::new(),
+            context_window: 0,
+            max_output_tokens: 0,
+        };
+        let wanted = params.query.as_deref().unwrap_or("").to_lowercase();
+        let matches = [
+            &row.model,
+            &row.provider,
+            row.display_name.as_ref().unwrap(),
+        ]
+        .iter()
+        .any(|text| text.to_lowercase().contains(&wanted));
+        reply.ok(AgentModels {
+            models: matches.then_some(row).into_iter().collect(),
+            truncated: false,
+        });
+    }
+}
+
+/// Its children report `agent/events` observations: turn starts, output, tool calls
+/// and run ends.
+impl AgentEventService for ScriptedAgents {}
+
+impl AgentLifetimeService for ScriptedAgents {
+    fn stop(&self, _call: ServiceCall, params: AgentTarget, reply: Reply<()>) {
+        let Some(child) = self.child(&params.target) else {
+            return reply.refuse(Refusal::NotForegroundOwner.because("no such child"));
+        };
+        let mut state = child.state.lock().unwrap();
+        state.shutdown = true;
+        if !state.running && state.report.status != AgentStatus::Shutdown {
+            state.report.status = AgentStatus::Shutdown;
+            let _ = child.reports.report(state.report.clone());
+        }
+        drop(state);
+        child.wake.notify_all();
+        reply.ok(());
+    }
+}
+
 /// How one run ended.
 enum RunEnd {
     Completed,
@@ -245,6 +308,15 @@ impl Child {
         loop {
             let end = self.one_run(workspace);
             let completed = matches!(end, RunEnd::Completed);
+            let reason = match end {
+                RunEnd::Completed => RunFinish::Completed,
+                RunEnd::Failed(_) => RunFinish::Failed,
+                RunEnd::TimedOut => RunFinish::LimitReached,
+                RunEnd::Interrupted | RunEnd::Shutdown => RunFinish::Interrupted,
+            };
+            let _ = self
+                .reports
+                .event(&self.id, AgentEvent::RunFinished { reason });
             let mut state = self.state.lock().unwrap();
             state.report.phase = None;
             state.report.tool_name = None;
@@ -292,6 +364,7 @@ impl Child {
             state.report.turn_count += 1;
             state.output.clear();
             let _ = self.reports.report(state.report.clone());
+            let _ = self.reports.event(&self.id, AgentEvent::TurnStarted {});
         }
         loop {
             let mut state = self.state.lock().unwrap();
@@ -329,7 +402,16 @@ impl Child {
                     state.report.phase = Some(AgentPhase::UsingTool);
                     state.report.tool_name = Some(word.to_string());
                     state.report.tool_call_count += 1;
+                    let call_id = format!("tool-{}", state.report.tool_call_count);
                     let _ = self.reports.report(state.report.clone());
+                    let _ = self.reports.event(
+                        &self.id,
+                        AgentEvent::ToolStarted {
+                            id: call_id.clone(),
+                            name: word.to_string(),
+                            arguments: serde_json::json!({ "args": rest }),
+                        },
+                    );
                     drop(state);
                     let outcome = match self.tools.contains(&tool) {
                         true => run_tool(tool, &rest, workspace),
@@ -337,6 +419,26 @@ impl Child {
                     };
                     let mut state = self.state.lock().unwrap();
                     let error = outcome.is_err();
+                    let finished = match &outcome {
+                        Ok(text) => AgentEvent::ToolFinished {
+                            id: call_id,
+                            content: Some(vec![EventText {
+                                kind: "text".into(),
+                                text: text.clone(),
+                            }]),
+                            metadata: None,
+                            error: None,
+                            is_error: false,
+                        },
+                        Err(why) => AgentEvent::ToolFinished {
+                            id: call_id,
+                            content: None,
+                            metadata: None,
+                            error: Some(why.clone()),
+                            is_error: true,
+                        },
+                    };
+                    let _ = self.reports.event(&self.id, finished);
                     match outcome {
                         Ok(text) => state.output.push_str(&text),
                         Err(why) => state.output.push_str(&format!("[{word} failed: {why}]\n")),
@@ -357,6 +459,11 @@ impl Child {
                 _ => {
                     state.output.push_str(&line);
                     state.output.push('\n');
+                    let delta = AgentEvent::OutputDelta {
+                        channel: OutputChannel::Text,
+                        text: format!("{line}\n"),
+                    };
+                    let _ = self.reports.event(&self.id, delta);
                 }
             }
         }

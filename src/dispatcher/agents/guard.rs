@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 use super::table::SpawnAdmission;
 use super::{now_ms, AgentHub, OwnerKey};
 use crate::dispatcher::guard::{KindGuard, Placed, Verdict};
-use crate::limits::{AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
-use crate::services::bound::{AgentSpawn, AgentSpawned, ServiceRefusal, ServiceRequest};
+use crate::limits::{AGENT_MODELS_DEFAULT_LIMIT, AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
+use crate::negotiation::{Feature, FeatureSet};
+use crate::services::bound::{AgentSpawn, AgentSpawned, Refusal, ServiceRefusal, ServiceRequest};
 use crate::services::ResourceOwner;
 
 /// What a request the service is serving will need when it settles.
@@ -31,6 +32,19 @@ enum InFlight {
         agent_path: String,
         previous: &'static str,
     },
+    Stop {
+        agent_id: String,
+    },
+    Models {
+        limit: usize,
+    },
+}
+
+/// A held `agent/events` long poll.
+struct Poll {
+    agent_id: String,
+    after: u64,
+    deadline: Instant,
 }
 
 /// One connection's view of the host's child sessions.
@@ -41,6 +55,10 @@ pub(crate) struct AgentGuard {
     in_flight: HashMap<String, InFlight>,
     /// Held `agent/wait` requests: their deadlines, by key.
     waits: HashMap<String, Instant>,
+    /// Held `agent/events` long polls, by key.
+    polls: HashMap<String, Poll>,
+    /// What `initialize` negotiated.
+    features: FeatureSet,
     next_key: u64,
 }
 
@@ -57,6 +75,8 @@ impl AgentGuard {
             owner: OwnerKey::new(name, manifest_path, owner),
             in_flight: HashMap::new(),
             waits: HashMap::new(),
+            polls: HashMap::new(),
+            features: FeatureSet::default(),
             next_key: 0,
         }
     }
@@ -93,6 +113,14 @@ impl KindGuard for AgentGuard {
         let hub = self.hub.clone();
         let mut table = hub.table();
         match request {
+            ServiceRequest::AgentSpawn(spawn)
+                if spawn.policy.model_selection.is_some()
+                    && !self.features.contains(Feature::AgentModelSelectionV1) =>
+            {
+                Err(Refusal::InvalidRequest.because(
+                    "policy.model_selection needs agent_model_selection_v1, which was not negotiated",
+                ))
+            }
             ServiceRequest::AgentSpawn(spawn) => match table.admit_spawn(&self.owner, spawn)? {
                 SpawnAdmission::Retry(result) => Ok(Verdict::Answer(result)),
                 SpawnAdmission::Fresh => {
@@ -124,6 +152,32 @@ impl KindGuard for AgentGuard {
                     previous: target.status,
                 };
                 Ok(self.serve("interrupt", in_flight))
+            }
+            ServiceRequest::AgentStop(target_params) => {
+                let target = table.resolve(&self.owner, &target_params.target)?;
+                target_params.target = target.agent_id.clone();
+                let agent_id = target.agent_id;
+                Ok(self.serve("stop", InFlight::Stop { agent_id }))
+            }
+            ServiceRequest::AgentModels(query) => {
+                let limit = query.limit.unwrap_or(AGENT_MODELS_DEFAULT_LIMIT) as usize;
+                Ok(self.serve("models", InFlight::Models { limit }))
+            }
+            ServiceRequest::AgentEvents(query) => {
+                let target = table.resolve(&self.owner, &query.target)?;
+                let (batch, empty) = table.events_after(&target.agent_id, query.after_sequence)?;
+                let timeout = query.timeout_ms.unwrap_or(0);
+                if !empty || timeout == 0 || table.is_settled(&target.agent_id) {
+                    return Ok(Verdict::Answer(batch));
+                }
+                let key = self.key("events");
+                let poll = Poll {
+                    agent_id: target.agent_id,
+                    after: query.after_sequence,
+                    deadline: Instant::now() + Duration::from_millis(timeout),
+                };
+                self.polls.insert(key.clone(), poll);
+                Ok(Verdict::Hold(key))
             }
             ServiceRequest::AgentList(_) => Ok(Verdict::Answer(table.snapshot(&self.owner))),
             ServiceRequest::AgentWait(wait) => {
@@ -188,15 +242,45 @@ impl KindGuard for AgentGuard {
                 result["agent_path"] = json!(agent_path);
                 result["previous_status"] = json!(previous);
             }
+            InFlight::Stop { agent_id } => {
+                result["agent_id"] = json!(agent_id);
+                result["shutdown_requested"] = json!(true);
+            }
+            InFlight::Models { limit } => {
+                if let Some(Value::Array(rows)) = result.get_mut("models") {
+                    if rows.len() > limit {
+                        rows.truncate(limit);
+                        result["truncated"] = json!(true);
+                    }
+                }
+            }
         }
         Ok(())
     }
 
-    fn ready(&mut self, now: Instant) -> Vec<(String, Value)> {
-        if self.waits.is_empty() {
+    fn ready(&mut self, now: Instant) -> Vec<(String, Result<Value, ServiceRefusal>)> {
+        if self.waits.is_empty() && self.polls.is_empty() {
             return Vec::new();
         }
         let table = self.hub.table();
+        let mut answers = Vec::new();
+        let polled: Vec<String> = self.polls.keys().cloned().collect();
+        for key in polled {
+            let poll = &self.polls[&key];
+            let answer = match table.events_after(&poll.agent_id, poll.after) {
+                Ok((batch, empty)) => {
+                    let due = !empty || poll.deadline <= now || table.is_settled(&poll.agent_id);
+                    due.then_some(Ok(batch))
+                }
+                // The log moved past the cursor while it waited: the records it would
+                // have got are gone, which is said rather than skipped.
+                Err(refusal) => Some(Err(refusal)),
+            };
+            if let Some(answer) = answer {
+                self.polls.remove(&key);
+                answers.push((key, answer));
+            }
+        }
         let settled = table.unsettled(&self.owner) == 0;
         let due: Vec<String> = self
             .waits
@@ -204,21 +288,24 @@ impl KindGuard for AgentGuard {
             .filter(|(_, deadline)| settled || **deadline <= now)
             .map(|(key, _)| key.clone())
             .collect();
-        let snapshot = table.snapshot(&self.owner);
-        due.into_iter()
-            .map(|key| {
+        if !due.is_empty() {
+            let snapshot = table.snapshot(&self.owner);
+            for key in due {
                 self.waits.remove(&key);
-                (key, waited(!settled, snapshot.clone()))
-            })
-            .collect()
+                answers.push((key, Ok(waited(!settled, snapshot.clone()))));
+            }
+        }
+        answers
     }
 
     fn next_deadline(&self) -> Option<Instant> {
-        self.waits.values().min().copied()
+        let polls = self.polls.values().map(|p| p.deadline);
+        self.waits.values().copied().chain(polls).min()
     }
 
     fn settled(&mut self, key: String, result: Option<&mut Value>) {
         self.waits.remove(&key);
+        self.polls.remove(&key);
         match (self.in_flight.remove(&key), result) {
             (Some(InFlight::Spawn(spawn, _)), None) => {
                 self.hub.table().spawn_failed(&self.owner, &spawn);
@@ -231,6 +318,10 @@ impl KindGuard for AgentGuard {
     }
 
     fn initialize_settled(&mut self, _negotiated: bool) {}
+
+    fn features_negotiated(&mut self, features: FeatureSet) {
+        self.features = features;
+    }
 }
 
 /// The `agent/wait` result (section 2.17).

@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 pub(crate) use guard::AgentGuard;
 pub(crate) use table::AgentTable;
 
-use crate::services::bound::{AgentReport, ReportError};
+use crate::services::bound::{AgentEvent, AgentReport, ReportError};
 use crate::services::ResourceOwner;
 
 /// Who owns a child tree: the extension principal and the durable session owner.
@@ -77,6 +77,13 @@ impl AgentHub {
         self.table.lock().apply(report, now_ms())?;
         self.wake();
         Ok(())
+    }
+
+    /// Appends a service's event to its child's log and wakes the dispatcher.
+    pub fn event(&self, agent_id: &str, event: AgentEvent) -> Result<u64, ReportError> {
+        let sequence = self.table.lock().event(agent_id, event, now_ms())?;
+        self.wake();
+        Ok(sequence)
     }
 
     /// Wakes the dispatcher (coalesced: one pending wake-up is enough).

@@ -7,13 +7,15 @@ use serde_json::Value;
 
 use super::OwnerKey;
 use crate::limits::{
-    MAX_AGENT_ERROR_BYTES, MAX_AGENT_QUEUED_FOLLOW_UPS, MAX_AGENT_RECENT_TOOLS, MAX_AGENT_RECORDS,
-    MAX_AGENT_TEXT_BYTES, MAX_AGENT_TOOL_ARGS_BYTES, MAX_AGENT_WORKERS,
+    MAX_AGENT_ERROR_BYTES, MAX_AGENT_EVENT_BATCH, MAX_AGENT_EVENT_BATCH_BYTES,
+    MAX_AGENT_EVENT_BYTES, MAX_AGENT_EVENT_LOG_BYTES, MAX_AGENT_EVENT_RECORDS,
+    MAX_AGENT_QUEUED_FOLLOW_UPS, MAX_AGENT_RECENT_TOOLS, MAX_AGENT_RECORDS, MAX_AGENT_TEXT_BYTES,
+    MAX_AGENT_TOOL_ARGS_BYTES, MAX_AGENT_WORKERS,
 };
 use crate::services::bound::{
-    AgentList, AgentPhase, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentReport, AgentSpawn,
-    AgentSpawnResult, AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal, ReportError,
-    ServiceRefusal,
+    AgentEvent, AgentList, AgentPhase, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentReport,
+    AgentSpawn, AgentSpawnResult, AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal,
+    ReportError, ResolvedModel, ServiceRefusal,
 };
 
 /// One child's record.
@@ -44,6 +46,57 @@ struct Record {
     follow_ups_in_flight: u32,
     /// An accepted `agent/interrupt` whose child has not settled yet.
     interrupting: bool,
+    /// The model the service confirmed, if any.
+    resolved_model: Option<ResolvedModel>,
+    /// Its observations (`agent/events`).
+    events: EventLog,
+}
+
+/// One child's observation log (section 2.18): sequence numbers from 1, bounded to
+/// [`MAX_AGENT_EVENT_RECORDS`] records and [`MAX_AGENT_EVENT_LOG_BYTES`] of bodies, the
+/// oldest dropped first.
+#[derive(Default)]
+struct EventLog {
+    /// `(sequence, event with its timestamp, body bytes)`.
+    records: VecDeque<(u64, Value, usize)>,
+    bytes: usize,
+    /// The last sequence assigned; 0 before the first.
+    last: u64,
+}
+
+impl EventLog {
+    fn push(&mut self, mut body: Value, now: u64) -> u64 {
+        body["timestamp"] = Value::from(now);
+        let mut size = serde_json::to_vec(&body).map_or(usize::MAX, |b| b.len());
+        if size > MAX_AGENT_EVENT_BYTES {
+            body = serde_json::json!({
+                "kind": "observation_error",
+                "error": format!(
+                    "an event body of {size} bytes exceeds {MAX_AGENT_EVENT_BYTES}; it was not kept"
+                ),
+                "timestamp": now,
+            });
+            size = serde_json::to_vec(&body).map_or(0, |b| b.len());
+        }
+        self.last += 1;
+        self.records.push_back((self.last, body, size));
+        self.bytes += size;
+        while self.records.len() > MAX_AGENT_EVENT_RECORDS || self.bytes > MAX_AGENT_EVENT_LOG_BYTES
+        {
+            let Some((_, _, dropped)) = self.records.pop_front() else {
+                break;
+            };
+            self.bytes -= dropped;
+        }
+        self.last
+    }
+
+    /// The first sequence still retained.
+    fn first(&self) -> u64 {
+        self.records
+            .front()
+            .map_or(self.last + 1, |(seq, _, _)| *seq)
+    }
 }
 
 /// What an owner's `agent/spawn` may do.
@@ -79,6 +132,8 @@ pub(crate) struct AgentTable {
     /// `agent_id`, at most [`MAX_EARLY_REPORTS`] in all, and applied once the answer
     /// is; every later report of that child queues behind them.
     early: HashMap<String, Vec<(AgentReport, u64)>>,
+    /// Events that came before their child's spawn answer, kept the same way.
+    early_events: HashMap<String, Vec<(AgentEvent, u64)>>,
 }
 
 /// Reports kept for children whose answer is still on its way.
@@ -119,6 +174,13 @@ impl AgentTable {
                 )));
             }
         }
+        self.prune();
+        let in_flight: usize = self.spawning.values().sum();
+        if self.records.len() + in_flight >= MAX_AGENT_RECORDS {
+            return Err(Refusal::ResourceExhausted.because(format!(
+                "the host keeps at most {MAX_AGENT_RECORDS} child records and none has settled"
+            )));
+        }
         let live = self.unsettled(owner) + self.spawning.get(owner).copied().unwrap_or(0);
         if live >= MAX_AGENT_WORKERS as usize {
             return Err(Refusal::ResourceExhausted.because(format!(
@@ -147,6 +209,8 @@ impl AgentTable {
         created: u64,
     ) -> Result<Value, String> {
         let early = self.early.remove(&answer.agent_id);
+        let early_events = self.early_events.remove(&answer.agent_id);
+        let answer_id = answer.agent_id.clone();
         self.spawn_failed(owner, &spawn);
         if self.records.contains_key(&answer.agent_id) {
             return Err(format!(
@@ -183,6 +247,8 @@ impl AgentTable {
             follow_ups: 0,
             follow_ups_in_flight: 0,
             interrupting: false,
+            resolved_model: answer.resolved_model,
+            events: EventLog::default(),
         };
         let result = record.spawn_result();
         record.spawned = result.clone();
@@ -192,6 +258,9 @@ impl AgentTable {
         // the rules is dropped as it would have been refused.
         for (report, at) in early.into_iter().flatten() {
             let _ = self.apply(report, at);
+        }
+        for (event, at) in early_events.into_iter().flatten() {
+            let _ = self.event(&answer_id, event, at);
         }
         Ok(result)
     }
@@ -209,6 +278,7 @@ impl AgentTable {
             // No spawn answer is on its way: reports for unknown children go.
             let records = &self.records;
             self.early.retain(|id, _| records.contains_key(id));
+            self.early_events.clear();
         }
         if let Some(key) = &spawn.idempotency_key {
             let scoped = (owner.clone(), key.clone());
@@ -302,6 +372,82 @@ impl AgentTable {
         if let Some(record) = self.records.get_mut(agent_id) {
             record.interrupting |= requested && record.status.is_unsettled();
         }
+    }
+
+    /// Appends `event` to the log of child `agent_id` at `now`: its sequence (0 while
+    /// it waits for the child's spawn answer).
+    pub fn event(
+        &mut self,
+        agent_id: &str,
+        event: AgentEvent,
+        now: u64,
+    ) -> Result<u64, ReportError> {
+        let Some(record) = self.records.get_mut(agent_id) else {
+            let queued: usize = self.early_events.values().map(Vec::len).sum();
+            if !self.spawning.is_empty() && queued < MAX_EARLY_REPORTS {
+                let queue = self.early_events.entry(agent_id.to_string()).or_default();
+                queue.push((event, now));
+                return Ok(0);
+            }
+            return Err(ReportError::UnknownAgent(agent_id.to_string()));
+        };
+        let body = serde_json::to_value(&event).expect("events serialize");
+        Ok(record.events.push(body, now))
+    }
+
+    /// The `agent/events` result for child `agent_id` after cursor `after` (section
+    /// 2.18): at most [`MAX_AGENT_EVENT_BATCH`] records and
+    /// [`MAX_AGENT_EVENT_BATCH_BYTES`] of bodies, and whether it holds none. A cursor
+    /// ahead of the log, or before what it still retains, is refused.
+    pub fn events_after(
+        &self,
+        agent_id: &str,
+        after: u64,
+    ) -> Result<(Value, bool), ServiceRefusal> {
+        let Some(record) = self.records.get(agent_id) else {
+            return Err(Refusal::NotForegroundOwner.because("the child's record is gone"));
+        };
+        let log = &record.events;
+        if after > log.last {
+            return Err(Refusal::Unavailable.because(format!(
+                "after_sequence {after} is ahead of the log, whose last record is {}",
+                log.last
+            )));
+        }
+        if after + 1 < log.first() {
+            return Err(Refusal::Unavailable.because(format!(
+                "after_sequence {after} has expired: the log keeps records from {} on",
+                log.first()
+            )));
+        }
+        let mut events = Vec::new();
+        let mut bytes = 0;
+        let mut next = after;
+        for (seq, body, size) in log.records.iter().filter(|(seq, _, _)| *seq > after) {
+            if events.len() == MAX_AGENT_EVENT_BATCH || bytes + size > MAX_AGENT_EVENT_BATCH_BYTES {
+                break;
+            }
+            bytes += size;
+            next = *seq;
+            events.push(serde_json::json!({"sequence": seq, "event": body}));
+        }
+        let empty = events.is_empty();
+        let result = serde_json::json!({
+            "agent_id": record.agent_id,
+            "session_id": record.session,
+            "events": events,
+            "next_sequence": next,
+            "has_more": next < log.last,
+            "status": record.status,
+        });
+        Ok((result, empty))
+    }
+
+    /// True when child `agent_id` is settled (or gone): no run will add to its log.
+    pub fn is_settled(&self, agent_id: &str) -> bool {
+        self.records
+            .get(agent_id)
+            .is_none_or(|r| !r.status.is_unsettled())
     }
 
     /// How many of `owner`'s children are pending or running.
@@ -507,7 +653,7 @@ impl Record {
             depth: 1,
             session: self.session.clone(),
             status: self.status.clone(),
-            resolved_model: None,
+            resolved_model: self.resolved_model.clone(),
             policy: self.spawn.policy.clone(),
             created_at_ms: self.created_at_ms,
             started_at_ms: self.started_at_ms,
@@ -588,6 +734,7 @@ mod tests {
         let answer = AgentSpawned {
             agent_id: id.into(),
             session: None,
+            resolved_model: None,
         };
         table.spawned(owner, request, answer, 1_000).unwrap()
     }
@@ -627,6 +774,7 @@ mod tests {
         let answer = AgentSpawned {
             agent_id: "c1".into(),
             session: None,
+            resolved_model: None,
         };
         table.spawned(&a, request, answer, 1_000).unwrap();
         let record = &table.snapshot(&a)["agents"][0];

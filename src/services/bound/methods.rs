@@ -9,8 +9,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::agents::{
-    AgentSend, AgentSnapshot, AgentSpawn, AgentSpawned, AgentTarget, AgentWait, FollowUpDelivered,
-    InterruptRequested, MessageDelivered,
+    AgentEventsQuery, AgentModels, AgentModelsQuery, AgentSend, AgentSnapshot, AgentSpawn,
+    AgentSpawned, AgentTarget, AgentWait, FollowUpDelivered, InterruptRequested, MessageDelivered,
 };
 use super::family::ErrorFamily;
 use super::frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};

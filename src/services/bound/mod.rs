@@ -36,11 +36,12 @@ mod services;
 mod session_control;
 
 pub use agents::{
-    AgentList, AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance, AgentRecord, AgentReport,
+    AgentEvent, AgentEventsQuery, AgentList, AgentModelRow, AgentModels, AgentModelsQuery,
+    AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance, AgentRecord, AgentReport,
     AgentReports, AgentSend, AgentSnapshot, AgentSpawn, AgentSpawnResult, AgentSpawned,
-    AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited, FollowUpDelivered,
-    FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery, RecentTool,
-    ReportError,
+    AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited, EventText,
+    FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery,
+    ModelSelection, OutputChannel, RecentTool, ReportError, ResolvedModel, RunFinish,
 };
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};
@@ -64,9 +65,9 @@ pub use results::{ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
 pub use row::{Admission, Lane, Offer, Shape};
 pub use services::{
-    ActiveToolsService, AgentSessionService, AutocompleteService, ComposerService,
-    MessageInjectionService, ProviderAuthService, ProviderCatalogService, SessionCompactionService,
-    SessionControlService, SessionEntryService, SessionLifecycleService, ShortcutService,
-    TerminalService,
+    ActiveToolsService, AgentEventService, AgentLifetimeService, AgentModelService,
+    AgentSessionService, AutocompleteService, ComposerService, MessageInjectionService,
+    ProviderAuthService, ProviderCatalogService, SessionCompactionService, SessionControlService,
+    SessionEntryService, SessionLifecycleService, ShortcutService, TerminalService,
 };
 pub use session_control::{CompactRequest, Compaction, SessionTarget};

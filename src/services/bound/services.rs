@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::agents::{
-    AgentSend, AgentSpawn, AgentSpawned, AgentTarget, FollowUpDelivered, InterruptRequested,
-    MessageDelivered,
+    AgentModels, AgentModelsQuery, AgentSend, AgentSpawn, AgentSpawned, AgentTarget,
+    FollowUpDelivered, InterruptRequested, MessageDelivered,
 };
 use super::bindings::ServiceBindings;
 use super::call::{RawReply, Reply, ServiceCall};

@@ -249,6 +249,46 @@ macro_rules! service_table {
                     sensitive false;
             }
 
+            /// Child model selection (section 2.13, feature `agent_model_selection_v1`,
+            /// offered only with `agent_sessions`): the host's configured child models. Once
+            /// negotiated, `agent/spawn` accepts `policy.model_selection`; answer the spawn with
+            /// the `resolved_model` you confirmed.
+            kind AgentModelSelection = "agent_model_selection_v1",
+                offered by Offer::Feature(Feature::AgentModelSelectionV1),
+                served by AgentModelService, bound with agent_model_selection {
+                /// `agent/models`: the rows matching `query`; the runtime cuts them to `limit`.
+                request AgentModels = "agent/models", fn models(AgentModelsQuery) -> AgentModels,
+                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+            }
+
+            /// Child observations (section 2.18, feature `agent_session_events_v1`, API 0.4,
+            /// offered only with `agent_sessions`): the runtime answers `agent/events` from the
+            /// log the service feeds with [`AgentReports::event`](super::AgentReports::event).
+            /// Binding it promises those events; the trait has no methods.
+            kind AgentSessionEvents = "agent_session_events_v1",
+                offered by Offer::Feature(Feature::AgentSessionEventsV1),
+                served by AgentEventService, bound with agent_session_events {
+                /// `agent/events`: a batch after the cursor, long-polled by the runtime.
+                guarded AgentEvents = "agent/events", fn events(AgentEventsQuery) -> AgentSnapshot,
+                    apis V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+            }
+
+            /// Retained child lifetime (section 2.18, feature `agent_session_lifetime_v1`, API
+            /// 0.4, offered only with `agent_sessions`): `agent/*` requests may carry the issued
+            /// `resource_owner` (with a live parent it must match; without one, the still-issued
+            /// owner is admitted; a cancelled parent is refused), and `agent/stop`.
+            kind AgentSessionLifetime = "agent_session_lifetime_v1",
+                offered by Offer::Feature(Feature::AgentSessionLifetimeV1),
+                served by AgentLifetimeService, bound with agent_session_lifetime {
+                /// `agent/stop`: request shutdown of the child's tree (answer once it was
+                /// requested, not once it settled; report it `shutdown` when it is).
+                request AgentStop = "agent/stop", fn stop(AgentTarget) -> (),
+                    apis V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    sensitive false;
+            }
+
             /// `provider_auth` (API 0.3 capability): the host's authentication for an
             /// extension's providers. Refusals use API 0.3's fixed error table.
             kind ProviderAuth = "provider_auth",

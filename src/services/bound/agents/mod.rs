@@ -8,14 +8,18 @@ mod records;
 mod report;
 mod results;
 
-pub use params::{AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool, AgentWait};
+pub use params::{
+    AgentEventsQuery, AgentModelsQuery, AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool,
+    AgentWait, ModelSelection,
+};
 pub use records::{
     AgentList, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawnResult, AgentWaited,
 };
 pub use report::{
-    AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, RecentTool, ReportError,
+    AgentEvent, AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, EventText,
+    OutputChannel, RecentTool, ReportError, RunFinish,
 };
 pub use results::{
-    AgentSnapshot, AgentSpawned, FollowUpDelivered, FollowUpDelivery, InterruptRequested,
-    MessageDelivered, MessageDelivery,
+    AgentModelRow, AgentModels, AgentSnapshot, AgentSpawned, FollowUpDelivered, FollowUpDelivery,
+    InterruptRequested, MessageDelivered, MessageDelivery, ResolvedModel,
 };

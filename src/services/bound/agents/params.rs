@@ -3,14 +3,14 @@
 //! service see them.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::super::params::ServiceParams;
 use super::super::refusal::{Refusal, ServiceRefusal};
 use crate::limits::{
-    AGENT_COST_MICRODOLLARS, AGENT_MAX_TOKENS, AGENT_OUTPUT_BYTES, AGENT_TIMEOUT_MS, AGENT_TURNS,
-    MAX_AGENT_IDEMPOTENCY_KEY_BYTES, MAX_AGENT_MESSAGE_BYTES, MAX_AGENT_NAME_BYTES,
-    MAX_AGENT_TEXT_BYTES, MAX_AGENT_WORKERS,
+    AGENT_COST_MICRODOLLARS, AGENT_MAX_TOKENS, AGENT_MODELS_LIMIT, AGENT_OUTPUT_BYTES,
+    AGENT_TIMEOUT_MS, AGENT_TURNS, MAX_AGENT_EVENTS_TIMEOUT_MS, MAX_AGENT_IDEMPOTENCY_KEY_BYTES,
+    MAX_AGENT_MESSAGE_BYTES, MAX_AGENT_MODELS_QUERY_BYTES, MAX_AGENT_MODEL_ID_BYTES,
+    MAX_AGENT_NAME_BYTES, MAX_AGENT_TEXT_BYTES, MAX_AGENT_WORKERS,
 };
 
 /// A tool a child may be granted (section 2.13).
@@ -64,10 +64,50 @@ pub struct AgentPolicy {
     /// `null` or [`AGENT_TIMEOUT_MS`].
     #[serde(default)]
     pub timeout_ms: Option<u64>,
-    /// Child model selection: only `null` (or absent) unless `agent_model_selection_v1`
-    /// was negotiated, which this host does not offer.
+    /// Child model selection (`agent_model_selection_v1`): absent or `null` inherits
+    /// everything; refused unless the feature was negotiated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_selection: Option<Value>,
+    pub model_selection: Option<ModelSelection>,
+}
+
+/// `policy.model_selection` (section 2.13, `agent_model_selection_v1`): each member
+/// `inherit` (the default) or an explicit identifier the host's inventory resolves.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSelection {
+    /// `inherit` or a provider id; an explicit provider needs an explicit model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// `inherit` or a model id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `inherit` or a reasoning label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+}
+
+impl ModelSelection {
+    /// True when `member` is absent or `inherit`.
+    fn inherits(member: &Option<String>) -> bool {
+        member.as_deref().is_none_or(|m| m == "inherit")
+    }
+
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        for (name, member) in [
+            ("provider", &self.provider),
+            ("model", &self.model),
+            ("reasoning", &self.reasoning),
+        ] {
+            if let Some(value) = member {
+                check_label(&format!("policy.model_selection.{name}"), value)?;
+            }
+        }
+        if !Self::inherits(&self.provider) && Self::inherits(&self.model) {
+            return Err(Refusal::InvalidRequest
+                .because("policy.model_selection: an explicit provider needs an explicit model"));
+        }
+        Ok(())
+    }
 }
 
 impl AgentPolicy {
@@ -119,10 +159,8 @@ impl AgentPolicy {
         )?;
         within("policy.timeout_ms", self.timeout_ms, &AGENT_TIMEOUT_MS)?;
         match &self.model_selection {
-            None | Some(Value::Null) => Ok(()),
-            Some(_) => Err(Refusal::InvalidRequest.because(
-                "policy.model_selection needs agent_model_selection_v1, which was not negotiated",
-            )),
+            Some(selection) => selection.check(),
+            None => Ok(()),
         }
     }
 }
@@ -221,6 +259,78 @@ pub struct AgentWait {
 
 impl ServiceParams for AgentWait {}
 
+/// `agent/events` (section 2.18, `agent_session_events_v1`): the child's observations
+/// after a cursor, long-polled for at most `timeout_ms`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentEventsQuery {
+    /// The child's `agent_id` or `agent_path`.
+    pub target: String,
+    /// The last sequence already seen; 0 for the start of the log.
+    pub after_sequence: u64,
+    /// How long to wait for a new record, 0 (the default) to
+    /// [`MAX_AGENT_EVENTS_TIMEOUT_MS`]; more is refused, not clamped.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+impl ServiceParams for AgentEventsQuery {
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        check_target(&self.target)?;
+        match self.timeout_ms {
+            Some(ms) if ms > MAX_AGENT_EVENTS_TIMEOUT_MS => Err(Refusal::InvalidRequest.because(
+                format!("timeout_ms is {ms}; at most {MAX_AGENT_EVENTS_TIMEOUT_MS}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `agent/models` (section 2.13, `agent_model_selection_v1`): the host's configured
+/// child models.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentModelsQuery {
+    /// A case-insensitive model, provider or display-name search, at most
+    /// [`MAX_AGENT_MODELS_QUERY_BYTES`] without control characters.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// [`AGENT_MODELS_LIMIT`]; the default is 50.
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+impl ServiceParams for AgentModelsQuery {
+    fn check(&self) -> Result<(), ServiceRefusal> {
+        if let Some(query) = &self.query {
+            if query.len() > MAX_AGENT_MODELS_QUERY_BYTES || query.chars().any(char::is_control) {
+                return Err(Refusal::InvalidRequest.because(format!(
+                    "query must be at most {MAX_AGENT_MODELS_QUERY_BYTES} bytes without control characters"
+                )));
+            }
+        }
+        match self.limit {
+            Some(limit) if !AGENT_MODELS_LIMIT.contains(&limit) => Err(Refusal::InvalidRequest
+                .because(format!("limit is {limit}; it must be null or 1..=100"))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A model-selection member: non-empty, at most [`MAX_AGENT_MODEL_ID_BYTES`], no
+/// control characters.
+fn check_label(what: &str, value: &str) -> Result<(), ServiceRefusal> {
+    let valid = !value.is_empty()
+        && value.len() <= MAX_AGENT_MODEL_ID_BYTES
+        && !value.chars().any(char::is_control);
+    match valid {
+        true => Ok(()),
+        false => Err(Refusal::InvalidRequest.because(format!(
+            "{what} must be 1 to {MAX_AGENT_MODEL_ID_BYTES} bytes without control characters"
+        ))),
+    }
+}
+
 /// A `task_name` or `profile`: 1 to [`MAX_AGENT_NAME_BYTES`] of `[a-z0-9_-]`.
 fn check_name(what: &str, name: &str) -> Result<(), ServiceRefusal> {
     let valid = !name.is_empty()
@@ -274,7 +384,7 @@ fn within(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn spawn(patch: Value) -> Result<AgentSpawn, String> {
         let mut value = json!({
@@ -338,7 +448,15 @@ mod tests {
         assert!(spawn(json!({"policy": {"tools": ["read", "read"]}})).is_err());
         assert!(spawn(json!({"policy": {"tools": ["read", "fly"]}})).is_err());
         assert!(spawn(json!({"policy": {"model_selection": null}})).is_ok());
-        assert!(spawn(json!({"policy": {"model_selection": {"model": "x"}}})).is_err());
+        // The shape; whether the feature was negotiated is the runtime's to check.
+        assert!(spawn(json!({"policy": {"model_selection": {"model": "x"}}})).is_ok());
+        let explicit_provider = json!({"policy": {"model_selection": {"provider": "p"}}});
+        assert!(spawn(explicit_provider).is_err());
+        let both = json!({"policy": {"model_selection": {"provider": "p", "model": "m"}}});
+        assert!(spawn(both).is_ok());
+        assert!(spawn(json!({"policy": {"model_selection": {"model": ""}}})).is_err());
+        assert!(spawn(json!({"policy": {"model_selection": {"model": "a\u{7}"}}})).is_err());
+        assert!(spawn(json!({"policy": {"model_selection": {"speed": "x"}}})).is_err());
         assert!(spawn(json!({"policy": {"surprise": 1}})).is_err());
     }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::AgentPolicy;
 use super::report::{AgentPhase, AgentStatus, AgentUsage, RecentTool};
+use super::results::ResolvedModel;
 
 /// The `agent/spawn` result (section 2.13).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -74,7 +75,7 @@ pub struct AgentRecord {
     /// Its status.
     pub status: AgentStatus,
     /// The host-confirmed model, when model selection resolved one.
-    pub resolved_model: Option<serde_json::Value>,
+    pub resolved_model: Option<ResolvedModel>,
     /// The effective policy.
     pub policy: AgentPolicy,
     /// When the host recorded it.

@@ -167,6 +167,108 @@ impl AgentReport {
     }
 }
 
+/// The channel of an `output_delta` event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputChannel {
+    /// Visible text.
+    Text,
+    /// Reasoning.
+    Reasoning,
+}
+
+/// Why a run finished (`run_finished`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunFinish {
+    /// It completed.
+    Completed,
+    /// It was interrupted.
+    Interrupted,
+    /// A ceiling was reached.
+    LimitReached,
+    /// It failed.
+    Failed,
+}
+
+/// One text part of a finished tool call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventText {
+    /// Always `text`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The text.
+    pub text: String,
+}
+
+/// One native observation of a child (section 2.18, `agent_session_events_v1`; SUPPLEMENT
+/// "2.13-2.18 agent records"), as its service reports it. The runtime stamps it with
+/// the host's `timestamp` and its `sequence`, and records a body over
+/// [`crate::limits::MAX_AGENT_EVENT_BYTES`] as an `observation_error` instead.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AgentEvent {
+    /// A model turn started.
+    TurnStarted {},
+    /// Output arrived.
+    OutputDelta {
+        /// Text or reasoning.
+        channel: OutputChannel,
+        /// The delta.
+        text: String,
+    },
+    /// Output so far was discarded.
+    OutputDiscarded {},
+    /// A tool call started.
+    ToolStarted {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// Its arguments.
+        arguments: serde_json::Value,
+    },
+    /// A tool call finished.
+    ToolFinished {
+        /// The call's id.
+        id: String,
+        /// Its text content, when it succeeded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<Vec<EventText>>,
+        /// Its metadata, when it succeeded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metadata: Option<serde_json::Value>,
+        /// Why it failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// True when it failed.
+        is_error: bool,
+    },
+    /// A model turn finished.
+    TurnFinished {
+        /// The turn's message.
+        message: serde_json::Value,
+        /// Why it stopped.
+        stop_reason: String,
+        /// Its usage.
+        usage: serde_json::Value,
+        /// Its cost.
+        cost: serde_json::Value,
+    },
+    /// The run finished.
+    RunFinished {
+        /// Why.
+        reason: RunFinish,
+    },
+    /// Something the service could not observe faithfully (unsupported media, an
+    /// uncertain usage, a compaction-mirror replacement).
+    ObservationError {
+        /// What, in words.
+        error: String,
+    },
+}
+
 /// Why the runtime refused a report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -215,6 +317,12 @@ impl AgentReports {
     /// Records `report` and wakes the waits it concerns.
     pub fn report(&self, report: AgentReport) -> Result<(), ReportError> {
         self.0.report(report)
+    }
+
+    /// Appends `event` to the child's observation log (`agent/events`, API 0.4) and
+    /// wakes the long polls it concerns: its sequence number.
+    pub fn event(&self, agent_id: &str, event: AgentEvent) -> Result<u64, ReportError> {
+        self.0.event(agent_id, event)
     }
 }
 

@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::super::results::ServiceResult;
-use crate::limits::MAX_AGENT_TEXT_BYTES;
+use crate::limits::{
+    MAX_AGENT_MODEL_DISPLAY_BYTES, MAX_AGENT_MODEL_ID_BYTES, MAX_AGENT_MODEL_REASONING_LABELS,
+    MAX_AGENT_TEXT_BYTES,
+};
 
 /// The service's answer to `agent/spawn`: the new child's id and its opaque session
 /// reference. The id must be new to the host: an id the runtime already records is
@@ -21,11 +24,15 @@ pub struct AgentSpawned {
     /// An opaque `agent-session:*` reference to the child's transcript, when it has one.
     #[serde(default)]
     pub session: Option<String>,
+    /// The model the host confirmed for the child, when it resolved one
+    /// (`agent_model_selection_v1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_model: Option<ResolvedModel>,
 }
 
 impl ServiceResult for AgentSpawned {
     fn into_result(self) -> Value {
-        json!({ "agent_id": self.agent_id, "session": self.session })
+        serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
         let spawned: AgentSpawned =
@@ -121,8 +128,93 @@ impl ServiceResult for InterruptRequested {
     }
 }
 
-/// The result of `agent/list` and `agent/wait`, which the runtime answers from its own
-/// records (their rows are `guarded`): no service answers it, so a service answer for
+/// One configured child model (`agent/models`, section 2.13): secret-free route
+/// metadata.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentModelRow {
+    /// The model id, 1 to [`MAX_AGENT_MODEL_ID_BYTES`] bytes.
+    pub model: String,
+    /// The provider id, 1 to [`MAX_AGENT_MODEL_ID_BYTES`] bytes.
+    pub provider: String,
+    /// A display name, at most [`MAX_AGENT_MODEL_DISPLAY_BYTES`] bytes.
+    pub display_name: Option<String>,
+    /// Supported reasoning labels: at most [`MAX_AGENT_MODEL_REASONING_LABELS`], each 1
+    /// to [`MAX_AGENT_MODEL_ID_BYTES`] bytes.
+    pub reasoning: Vec<String>,
+    /// The context window, in tokens.
+    pub context_window: u64,
+    /// The largest output, in tokens.
+    pub max_output_tokens: u64,
+}
+
+/// The service's answer to `agent/models`: the matching rows (the runtime cuts them to
+/// the request's `limit` and then sets `truncated`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentModels {
+    /// The matching models.
+    pub models: Vec<AgentModelRow>,
+    /// True when more matched than are listed.
+    pub truncated: bool,
+}
+
+impl ServiceResult for AgentModels {
+    fn into_result(self) -> Value {
+        serde_json::to_value(self).expect("rows serialize")
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let models: AgentModels =
+            serde_json::from_value(result.clone()).map_err(|e| e.to_string())?;
+        for row in &models.models {
+            check_id("model", &row.model)?;
+            check_id("provider", &row.provider)?;
+            if let Some(name) = &row.display_name {
+                if name.len() > MAX_AGENT_MODEL_DISPLAY_BYTES || name.chars().any(char::is_control)
+                {
+                    return Err(format!(
+                        "`display_name` must be at most {MAX_AGENT_MODEL_DISPLAY_BYTES} bytes without controls"
+                    ));
+                }
+            }
+            if row.reasoning.len() > MAX_AGENT_MODEL_REASONING_LABELS {
+                return Err(format!(
+                    "`reasoning` has {} labels; at most {MAX_AGENT_MODEL_REASONING_LABELS}",
+                    row.reasoning.len()
+                ));
+            }
+            for label in &row.reasoning {
+                check_id("reasoning", label)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The model a service confirms for a child (section 2.13): secret-free identity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolvedModel {
+    /// The provider id.
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+    /// The resolved reasoning configuration (for example `{"type":"off"}`).
+    pub reasoning: Value,
+}
+
+/// A model-inventory identifier: 1 to [`MAX_AGENT_MODEL_ID_BYTES`] bytes, no controls.
+fn check_id(what: &str, id: &str) -> Result<(), String> {
+    match id.is_empty() || id.len() > MAX_AGENT_MODEL_ID_BYTES || id.chars().any(char::is_control) {
+        true => Err(format!(
+            "`{what}` must be 1 to {MAX_AGENT_MODEL_ID_BYTES} bytes without controls"
+        )),
+        false => Ok(()),
+    }
+}
+
+/// The result of `agent/list`, `agent/wait` and `agent/events`, which the runtime
+/// answers from its own records (their rows are `guarded`): no service answers it, so a service answer for
 /// it is always broken.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentSnapshot(pub Value);
