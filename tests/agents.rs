@@ -326,3 +326,34 @@ fn a_naive_service_still_gives_the_reference_behaviour() {
     );
     assert_eq!(code(&message), -32601, "{message}");
 }
+
+#[test]
+fn a_host_wide_binding_is_offered_only_to_the_allowed_extensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let exts: Vec<_> = ["first-party", "third-party"]
+        .iter()
+        .map(|name| support::wave1_extension(dir.path(), name, "0.2", ""))
+        .collect();
+    let host = support::host_builder(dir.path(), &exts)
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .bind(ServiceBindings::new().agent_sessions(
+            octet_host::services::scripted_agents::ScriptedAgents::new(dir.path()),
+        ))
+        .allow_agent_sessions("first-party")
+        .build()
+        .unwrap();
+    let allowed = host.start("first-party").unwrap();
+    let other = host.start("third-party").unwrap();
+    let negotiated = |ext: &octet_host::ExtensionHandle| {
+        ext.info()
+            .negotiated
+            .features
+            .contains(octet_host::negotiation::Feature::AgentSessions)
+    };
+    assert!(negotiated(&allowed));
+    assert!(!negotiated(&other));
+    let spawned = one(&allowed, "agent/spawn", spawn_params("t", "done"));
+    assert!(spawned["result"].is_object(), "{spawned}");
+    let refused = one(&other, "agent/spawn", spawn_params("t", "done"));
+    assert_eq!(code(&refused), -32601, "{refused}");
+}

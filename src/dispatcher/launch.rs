@@ -10,7 +10,7 @@ use crate::manifest::{self, LocatedManifest};
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::start::StartError;
 use crate::negotiation::{ContractMethod, Feature, InitializeOffer};
-use crate::services::bound::ServiceBindings;
+use crate::services::bound::{ServiceBindings, ServiceKind};
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };
@@ -37,10 +37,17 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
     let workspace = shared.workspace.clone();
     let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
-    let services = match shared.extension_services.lock().get(&manifest.name) {
-        Some(own) => own.over(&shared.services),
-        None => shared.services.clone(),
+    let (services, delegates) = match shared.extension_services.lock().get(&manifest.name) {
+        Some(own) => (
+            own.over(&shared.services),
+            own.is_bound(ServiceKind::AgentSessions),
+        ),
+        None => (shared.services.clone(), false),
     };
+    // `agent_sessions` is conditional (section 2.13): offered to an extension it was
+    // bound for, or that the embedder allowed to use the host-wide binding; the
+    // features that require it go with it.
+    let delegates = delegates || shared.agent_delegates.contains(&manifest.name);
     // Conditional services are offered only when bound (section 1.1).
     if manifest.api_version.is_feature_negotiated() {
         if services.approver_service().is_some() {
@@ -58,6 +65,7 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     let bound: Vec<Feature> = services
         .features()
         .filter(|feature| feature.available_on(manifest.api_version))
+        .filter(|feature| delegates || *feature != Feature::AgentSessions)
         .collect();
     for &feature in &bound {
         if feature.requires().iter().all(|r| bound.contains(r)) {

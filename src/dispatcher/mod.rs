@@ -23,6 +23,7 @@ mod launcher;
 mod lifecycle;
 mod messages;
 mod pending;
+mod placement;
 mod private_lane;
 mod request_params;
 mod requests;
@@ -115,6 +116,9 @@ pub(crate) struct Shared {
     /// The records of every child agent session spawned through the host (sections
     /// 2.13-2.18).
     pub agents: Arc<agents::AgentHub>,
+    /// The extensions a host-wide `agent_sessions` binding is offered to (the builder's
+    /// `allow_agent_sessions`).
+    pub agent_delegates: std::collections::HashSet<String>,
     /// Call and shutdown deadlines.
     pub timeouts: crate::model::settings::Timeouts,
     /// Environment, wrapper and stderr sink for launching children.

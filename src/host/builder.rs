@@ -32,6 +32,8 @@ pub struct ExtensionHostBuilder {
     tool_namespace: ToolNamespace,
     bound: crate::services::bound::ServiceBindings,
     bound_per_extension: std::collections::HashMap<String, crate::services::bound::ServiceBindings>,
+    /// The extensions a host-wide `agent_sessions` binding is offered to.
+    agent_delegates: std::collections::HashSet<String>,
     supervisor: SupervisorPolicy,
     frontend: Arc<dyn Frontend>,
     workspace: PathBuf,
@@ -58,6 +60,7 @@ impl ExtensionHostBuilder {
             tool_namespace: ToolNamespace::Host,
             bound: Default::default(),
             bound_per_extension: Default::default(),
+            agent_delegates: Default::default(),
             supervisor: SupervisorPolicy::default(),
             frontend: Arc::new(HeadlessFrontend),
             workspace: workspace.to_path_buf(),
@@ -263,6 +266,17 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// Lets `extension` delegate to child agent sessions (sections 2.13-2.18) through an
+    /// `agent_sessions` service bound for every extension with
+    /// [`ExtensionHostBuilder::bind`]. `agent_sessions` is conditional: a host-wide
+    /// binding is offered only to the extensions allowed here, while a binding for one
+    /// extension ([`ExtensionHostBuilder::bind_for`], a start's services) allows that
+    /// extension by itself. The features that require it go with it.
+    pub fn allow_agent_sessions(mut self, extension: impl Into<String>) -> Self {
+        self.agent_delegates.insert(extension.into());
+        self
+    }
+
     /// Whose tool names must be unique (default [`ToolNamespace::Host`], as the
     /// reference says): see [`ToolNamespace`].
     pub fn tool_namespace(mut self, namespace: ToolNamespace) -> Self {
@@ -360,6 +374,7 @@ impl ExtensionHostBuilder {
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
             agents: Arc::new(crate::dispatcher::agents::AgentHub::new()),
+            agent_delegates: self.agent_delegates,
             timeouts: self.timeouts,
             wire_trace: self.wire_trace,
             launch: self.launch,

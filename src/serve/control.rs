@@ -114,13 +114,8 @@ pub(crate) enum Op {
         request_id: u64,
         value: Option<Secret>,
     },
-    /// Record a change of a child agent session the client's `agent_sessions` serves.
-    AgentReport(Box<crate::services::bound::AgentReport>),
-    /// Append an observation to a child's `agent/events` log.
-    AgentEvent {
-        agent_id: String,
-        event: Box<crate::services::bound::AgentEvent>,
-    },
+    /// Tell the host of a child the client's `agent_sessions` serves.
+    Agent(super::agents::AgentOp),
     /// Answer a pending `service_request`.
     ServiceAnswer {
         request_id: u64,
@@ -433,28 +428,8 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
                 reason: f.string("reason")?,
             },
         }),
-        "agent_report" => {
-            let report = f.required("report")?;
-            serde_json::from_value(report.clone())
-                .map(|report| Op::AgentReport(Box::new(report)))
-                .map_err(|e| {
-                    ServeError::new(ErrorCode::InvalidValue, format!("`report`: {e}"))
-                        .with("field", "report")
-                })
-        }
-        "agent_event" => {
-            let agent_id = f.string("agent_id")?;
-            let event = f.required("event")?;
-            serde_json::from_value(event.clone())
-                .map(|event| Op::AgentEvent {
-                    agent_id,
-                    event: Box::new(event),
-                })
-                .map_err(|e| {
-                    ServeError::new(ErrorCode::InvalidValue, format!("`event`: {e}"))
-                        .with("field", "event")
-                })
-        }
+        "agent_report" => super::agents::report(f).map(Op::Agent),
+        "agent_event" => super::agents::event(f).map(Op::Agent),
         "status" => Ok(Op::Status),
         "lifecycle" => Ok(Op::Lifecycle(lifecycle(f)?)),
         "shutdown" => Ok(Op::Shutdown),

@@ -30,6 +30,7 @@
 //! line, and the last line is `{"type":"shutdown","reason":"signal",...}`. A second
 //! signal kills every process group at once.
 
+mod agents;
 mod bindings;
 mod brokers;
 mod calls;

@@ -184,19 +184,10 @@ impl Session {
                 notification,
             } => self.notify(id, &extension, generation, notification),
             Op::Autocomplete { extension, query } => self.autocomplete(id, extension, query),
-            Op::AgentReport(report) => match self.host.agent_reports().report(*report) {
-                Ok(()) => self.reply_ok(id, json!({})),
-                Err(e) => {
-                    self.reply_error(id, ServeError::new(ErrorCode::ReportRefused, e.to_string()))
-                }
+            Op::Agent(op) => match super::agents::run(&self.host, op) {
+                Ok(reply) => self.reply_ok(id, reply),
+                Err(error) => self.reply_error(id, error),
             },
-            Op::AgentEvent { agent_id, event } => {
-                match self.host.agent_reports().event(&agent_id, *event) {
-                    Ok(sequence) => self.reply_ok(id, json!({ "sequence": sequence })),
-                    Err(e) => self
-                        .reply_error(id, ServeError::new(ErrorCode::ReportRefused, e.to_string())),
-                }
-            }
             Op::Status => {
                 let extensions: Vec<Value> =
                     self.host.status().iter().map(encode::status).collect();

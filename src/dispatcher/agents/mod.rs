@@ -15,6 +15,7 @@
 //! [`AgentReports`](crate::services::bound::AgentReports), which wakes the dispatcher.
 
 mod guard;
+mod record;
 mod table;
 
 use std::path::Path;

@@ -5,99 +5,17 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
+use super::record::{cut, flatten, same_input, EventLog, Record};
 use super::OwnerKey;
 use crate::limits::{
     MAX_AGENT_ERROR_BYTES, MAX_AGENT_EVENT_BATCH, MAX_AGENT_EVENT_BATCH_BYTES,
-    MAX_AGENT_EVENT_BYTES, MAX_AGENT_EVENT_LOG_BYTES, MAX_AGENT_EVENT_RECORDS,
     MAX_AGENT_QUEUED_FOLLOW_UPS, MAX_AGENT_RECENT_TOOLS, MAX_AGENT_RECORDS, MAX_AGENT_TEXT_BYTES,
     MAX_AGENT_TOOL_ARGS_BYTES, MAX_AGENT_WORKERS,
 };
 use crate::services::bound::{
-    AgentEvent, AgentList, AgentPhase, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentReport,
-    AgentSpawn, AgentSpawnResult, AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal,
-    ReportError, ResolvedModel, ServiceRefusal,
+    AgentEvent, AgentList, AgentPhase, AgentReport, AgentSpawn, AgentSpawned, AgentStatus,
+    AgentUsage, RecentTool, Refusal, ReportError, ServiceRefusal,
 };
-
-/// One child's record.
-struct Record {
-    owner: OwnerKey,
-    agent_id: String,
-    agent_path: String,
-    spawn: AgentSpawn,
-    /// The `agent/spawn` result the extension got: an identical retry gets it again.
-    spawned: Value,
-    session: Option<String>,
-    status: AgentStatus,
-    created_at_ms: u64,
-    started_at_ms: Option<u64>,
-    completed_at_ms: Option<u64>,
-    deadline_at_ms: Option<u64>,
-    turn_count: u64,
-    tool_call_count: u64,
-    phase: Option<AgentPhase>,
-    tool_name: Option<String>,
-    recent_tools: VecDeque<RecentTool>,
-    usage: AgentUsage,
-    cost_microdollars: Option<u64>,
-    /// Follow-ups the service accepted that have not started a run yet: the queue
-    /// [`MAX_AGENT_QUEUED_FOLLOW_UPS`] bounds, and what lets a settled child run again.
-    follow_ups: u32,
-    /// Follow-ups admitted that the service has not answered yet.
-    follow_ups_in_flight: u32,
-    /// An accepted `agent/interrupt` whose child has not settled yet.
-    interrupting: bool,
-    /// The model the service confirmed, if any.
-    resolved_model: Option<ResolvedModel>,
-    /// Its observations (`agent/events`).
-    events: EventLog,
-}
-
-/// One child's observation log (section 2.18): sequence numbers from 1, bounded to
-/// [`MAX_AGENT_EVENT_RECORDS`] records and [`MAX_AGENT_EVENT_LOG_BYTES`] of bodies, the
-/// oldest dropped first.
-#[derive(Default)]
-struct EventLog {
-    /// `(sequence, event with its timestamp, body bytes)`.
-    records: VecDeque<(u64, Value, usize)>,
-    bytes: usize,
-    /// The last sequence assigned; 0 before the first.
-    last: u64,
-}
-
-impl EventLog {
-    fn push(&mut self, mut body: Value, now: u64) -> u64 {
-        body["timestamp"] = Value::from(now);
-        let mut size = serde_json::to_vec(&body).map_or(usize::MAX, |b| b.len());
-        if size > MAX_AGENT_EVENT_BYTES {
-            body = serde_json::json!({
-                "kind": "observation_error",
-                "error": format!(
-                    "an event body of {size} bytes exceeds {MAX_AGENT_EVENT_BYTES}; it was not kept"
-                ),
-                "timestamp": now,
-            });
-            size = serde_json::to_vec(&body).map_or(0, |b| b.len());
-        }
-        self.last += 1;
-        self.records.push_back((self.last, body, size));
-        self.bytes += size;
-        while self.records.len() > MAX_AGENT_EVENT_RECORDS || self.bytes > MAX_AGENT_EVENT_LOG_BYTES
-        {
-            let Some((_, _, dropped)) = self.records.pop_front() else {
-                break;
-            };
-            self.bytes -= dropped;
-        }
-        self.last
-    }
-
-    /// The first sequence still retained.
-    fn first(&self) -> u64 {
-        self.records
-            .front()
-            .map_or(self.last + 1, |(seq, _, _)| *seq)
-    }
-}
 
 /// What an owner's `agent/spawn` may do.
 pub(crate) enum SpawnAdmission {
@@ -612,96 +530,6 @@ impl AgentTable {
             self.idempotency.retain(|_, agent_id| *agent_id != id);
         }
     }
-}
-
-impl Record {
-    /// The `agent/spawn` result (section 2.13).
-    fn spawn_result(&self) -> Value {
-        let result = AgentSpawnResult {
-            agent_id: self.agent_id.clone(),
-            agent_path: self.agent_path.clone(),
-            task_name: self.spawn.task_name.clone(),
-            profile: self.spawn.profile.clone(),
-            fingerprint: self.spawn.fingerprint.clone(),
-            idempotency_key: self.spawn.idempotency_key.clone(),
-            status: self.status.clone(),
-            policy: self.spawn.policy.clone(),
-            created_at_ms: self.created_at_ms,
-            started_at_ms: self.started_at_ms,
-            completed_at_ms: self.completed_at_ms,
-            deadline_at_ms: self.deadline_at_ms,
-            principal: self.owner.principal.clone(),
-            resource_owner: self.owner.resource_owner.clone(),
-        };
-        serde_json::to_value(result).expect("records serialize")
-    }
-
-    /// The `agent/list` record (section 2.16).
-    fn list_record(&self) -> AgentRecord {
-        let phase = match self.phase {
-            Some(phase) => AgentPhaseLabel::Phase(phase),
-            None => AgentPhaseLabel::Status(self.status.label().into()),
-        };
-        AgentRecord {
-            agent_id: self.agent_id.clone(),
-            agent_path: self.agent_path.clone(),
-            parent_id: None,
-            task_name: self.spawn.task_name.clone(),
-            profile: self.spawn.profile.clone(),
-            idempotency_key: self.spawn.idempotency_key.clone(),
-            fingerprint: self.spawn.fingerprint.clone(),
-            depth: 1,
-            session: self.session.clone(),
-            status: self.status.clone(),
-            resolved_model: self.resolved_model.clone(),
-            policy: self.spawn.policy.clone(),
-            created_at_ms: self.created_at_ms,
-            started_at_ms: self.started_at_ms,
-            completed_at_ms: self.completed_at_ms,
-            deadline_at_ms: self.deadline_at_ms,
-            turn_count: self.turn_count,
-            tool_call_count: self.tool_call_count,
-            phase,
-            tool_name: self.tool_name.clone(),
-            recent_tools: self.recent_tools.iter().cloned().collect(),
-            usage: self.usage,
-            cost_microdollars: self.cost_microdollars,
-            provenance: AgentProvenance {
-                kind: "extension_agent_session".into(),
-                principal: self.owner.principal.clone(),
-                resource_owner: self.owner.resource_owner.clone(),
-            },
-        }
-    }
-}
-
-/// True when a retry asks for exactly what the retained spawn did.
-fn same_input(kept: &AgentSpawn, retry: &AgentSpawn) -> bool {
-    kept.task_name == retry.task_name
-        && kept.profile == retry.profile
-        && kept.fingerprint == retry.fingerprint
-        && kept.message == retry.message
-        && kept.policy == retry.policy
-}
-
-/// `text` on one line: every control character becomes a space.
-fn flatten(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
-/// The longest prefix of `text` of at most `bytes` bytes that ends on a character
-/// boundary.
-fn cut(text: &str, bytes: usize) -> &str {
-    if text.len() <= bytes {
-        return text;
-    }
-    let mut end = bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]
