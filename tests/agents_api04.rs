@@ -245,3 +245,34 @@ fn without_the_features_the_api_0_4_methods_are_unsupported() {
     let answer = explicit.as_object().unwrap().values().next().unwrap();
     assert_eq!(code(answer), -32601, "{answer}");
 }
+
+#[test]
+fn the_sdk_follows_a_childs_events_and_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "n\n").unwrap();
+    let ext = support::sdk_extension(
+        dir.path(),
+        "delegate",
+        "0.4",
+        "delegate",
+        "tools = [\"delegate\", \"observe\"]",
+    );
+    let workspace = dir.path().to_path_buf();
+    let host = support::host_builder(dir.path(), &[ext])
+        .bind_for("delegate", ScriptedAgents::new(workspace).bindings())
+        .build()
+        .unwrap();
+    let delegate = host.start("delegate").unwrap();
+    let out = delegate
+        .call_tool(
+            "observe",
+            json!({"task": "observed", "script": "read notes.txt\nseen"}),
+            octet_host::CallOptions::with_deadline(std::time::Duration::from_secs(60)),
+        )
+        .unwrap();
+    assert!(!out.is_error, "{}", out.text());
+    assert_eq!(
+        out.text(),
+        "models: 1\nevents: turn_started, tool_started, tool_finished, output_delta, run_finished\nstop requested: true"
+    );
+}

@@ -30,8 +30,9 @@ use serde_json::Value;
 use super::context::Context;
 use super::error::ChildRequestError;
 use crate::services::bound::{
-    AgentList, AgentSend, AgentSpawn, AgentSpawnResult, AgentTarget, AgentWait, AgentWaited,
-    FollowUpDelivery, MessageDelivery, NoParams, ServiceRequest,
+    AgentEventBatch, AgentEventsQuery, AgentList, AgentModels, AgentModelsQuery, AgentSend,
+    AgentSpawn, AgentSpawnResult, AgentTarget, AgentWait, AgentWaited, FollowUpDelivery,
+    MessageDelivery, NoParams, ServiceRequest,
 };
 
 impl Context {
@@ -75,6 +76,51 @@ impl Context {
     pub fn list_agents(&self) -> Result<AgentList, ChildRequestError> {
         let answer = self.service(ServiceRequest::AgentList(NoParams {}))?;
         typed(answer, "agent/list")
+    }
+
+    /// `agent/stop` (section 2.18, API 0.4, `agent_session_lifetime_v1`): requests
+    /// shutdown of the owned child's tree; true once it was requested (observe the
+    /// settlement with [`Context::list_agents`]).
+    pub fn stop_agent(&self, target: &str) -> Result<bool, ChildRequestError> {
+        let params = AgentTarget {
+            target: target.into(),
+        };
+        let answer = self.service(ServiceRequest::AgentStop(params))?;
+        typed(member(answer, "shutdown_requested"), "agent/stop")
+    }
+
+    /// `agent/events` (section 2.18, API 0.4, `agent_session_events_v1`): the child's
+    /// observations after `after_sequence`, waiting up to `timeout_ms` (at most
+    /// 25,000) for the next one. Cursors are not consumed: read again from any
+    /// retained sequence.
+    pub fn agent_events(
+        &self,
+        target: &str,
+        after_sequence: u64,
+        timeout_ms: Option<u64>,
+    ) -> Result<AgentEventBatch, ChildRequestError> {
+        let query = AgentEventsQuery {
+            target: target.into(),
+            after_sequence,
+            timeout_ms,
+        };
+        let answer = self.service(ServiceRequest::AgentEvents(query))?;
+        typed(answer, "agent/events")
+    }
+
+    /// `agent/models` (section 2.13, `agent_model_selection_v1`): the host's child
+    /// models matching `query`, at most `limit` (default 50).
+    pub fn agent_models(
+        &self,
+        query: Option<&str>,
+        limit: Option<u64>,
+    ) -> Result<AgentModels, ChildRequestError> {
+        let query = AgentModelsQuery {
+            query: query.map(str::to_string),
+            limit,
+        };
+        let answer = self.service(ServiceRequest::AgentModels(query))?;
+        typed(answer, "agent/models")
     }
 
     /// `agent/wait` (section 2.17): until every owned child settled, or `timeout_ms`

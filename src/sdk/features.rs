@@ -39,3 +39,15 @@ pub const FEATURE_SESSION_COMPACTION: &str = "session_compaction_v1";
 /// The conditional feature of child agent sessions (sections 2.13-2.18): offered only
 /// to the extensions the embedder lets delegate.
 pub const FEATURE_AGENT_SESSIONS: &str = "agent_sessions";
+
+/// Child model selection and `agent/models` (section 2.13); needs
+/// [`FEATURE_AGENT_SESSIONS`].
+pub const FEATURE_AGENT_MODEL_SELECTION: &str = "agent_model_selection_v1";
+
+/// The API 0.4 feature of `agent/events` (section 2.18); needs
+/// [`FEATURE_AGENT_SESSIONS`].
+pub const FEATURE_AGENT_SESSION_EVENTS: &str = "agent_session_events_v1";
+
+/// The API 0.4 feature of `agent/stop` and the retained owner (section 2.18); needs
+/// [`FEATURE_AGENT_SESSIONS`].
+pub const FEATURE_AGENT_SESSION_LIFETIME: &str = "agent_session_lifetime_v1";

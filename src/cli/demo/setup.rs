@@ -225,7 +225,7 @@ fn turns_contributes() -> Table {
 
 fn delegate_contributes() -> Table {
     let mut t = Table::new();
-    t.insert("tools".into(), strings(&["delegate"]));
+    t.insert("tools".into(), strings(&["delegate", "observe"]));
     t
 }
 

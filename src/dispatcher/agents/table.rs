@@ -621,6 +621,41 @@ mod tests {
     }
 
     #[test]
+    fn the_event_log_is_bounded_and_an_expired_cursor_fails() {
+        let mut table = AgentTable::default();
+        let a = owner("a");
+        spawned(&mut table, &a, "c1", None);
+        let delta = |text: &str| AgentEvent::OutputDelta {
+            channel: crate::services::bound::OutputChannel::Text,
+            text: text.into(),
+        };
+        for _ in 0..crate::limits::MAX_AGENT_EVENT_RECORDS + 1 {
+            table.event("c1", delta("x"), 1).unwrap();
+        }
+        assert!(
+            table.events_after("c1", 0).is_err(),
+            "the first record was dropped"
+        );
+        let (batch, empty) = table.events_after("c1", 1).unwrap();
+        assert!(!empty);
+        assert_eq!(batch["events"][0]["sequence"], 2);
+        assert_eq!(
+            batch["events"].as_array().unwrap().len(),
+            crate::limits::MAX_AGENT_EVENT_BATCH
+        );
+        assert_eq!(batch["has_more"], true);
+        let big = "y".repeat(crate::limits::MAX_AGENT_EVENT_BYTES);
+        let sequence = table.event("c1", delta(&big), 2).unwrap();
+        let (batch, _) = table.events_after("c1", sequence - 1).unwrap();
+        assert_eq!(batch["events"][0]["event"]["kind"], "observation_error");
+        assert!(
+            table.events_after("c1", sequence + 1).is_err(),
+            "a future cursor"
+        );
+        assert!(table.event("zz", delta("x"), 3).is_err());
+    }
+
+    #[test]
     fn an_identical_retry_returns_the_same_child_and_other_input_is_refused() {
         let mut table = AgentTable::default();
         let a = owner("a");

@@ -76,7 +76,7 @@ mod tests {
         assert!(names(&checkpoint()).is_empty());
         assert_eq!(names(&showcase()), ["snapshot"]);
         assert_eq!(names(&notes()), ["save_draft"]);
-        assert_eq!(names(&delegate()), ["delegate"]);
+        assert_eq!(names(&delegate()), ["delegate", "observe"]);
         assert_eq!(
             names(&test_extension()),
             [

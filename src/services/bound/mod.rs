@@ -36,12 +36,13 @@ mod services;
 mod session_control;
 
 pub use agents::{
-    AgentEvent, AgentEventsQuery, AgentList, AgentModelRow, AgentModels, AgentModelsQuery,
-    AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance, AgentRecord, AgentReport,
-    AgentReports, AgentSend, AgentSnapshot, AgentSpawn, AgentSpawnResult, AgentSpawned,
-    AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited, EventText,
-    FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery,
-    ModelSelection, OutputChannel, RecentTool, ReportError, ResolvedModel, RunFinish,
+    AgentEvent, AgentEventBatch, AgentEventRecord, AgentEventsQuery, AgentList, AgentModelRow,
+    AgentModels, AgentModelsQuery, AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance,
+    AgentRecord, AgentReport, AgentReports, AgentSend, AgentSnapshot, AgentSpawn, AgentSpawnResult,
+    AgentSpawned, AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited,
+    EventText, FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered,
+    MessageDelivery, ModelSelection, OutputChannel, RecentTool, ReportError, ResolvedModel,
+    RunFinish,
 };
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};

@@ -13,7 +13,8 @@ pub use params::{
     AgentWait, ModelSelection,
 };
 pub use records::{
-    AgentList, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawnResult, AgentWaited,
+    AgentEventBatch, AgentEventRecord, AgentList, AgentPhaseLabel, AgentProvenance, AgentRecord,
+    AgentSpawnResult, AgentWaited,
 };
 pub use report::{
     AgentEvent, AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, EventText,

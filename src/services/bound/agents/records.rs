@@ -137,3 +137,30 @@ pub struct AgentWaited {
     /// The owner's children when the wait ended.
     pub snapshot: AgentList,
 }
+
+/// One record of an `agent/events` batch (section 2.18).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentEventRecord {
+    /// Its place in the child's log, from 1.
+    pub sequence: u64,
+    /// The observation, with the host's `timestamp` beside its `kind`.
+    pub event: serde_json::Value,
+}
+
+/// The `agent/events` result (section 2.18).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentEventBatch {
+    /// The child.
+    pub agent_id: String,
+    /// Its native session, when it has one.
+    pub session_id: Option<String>,
+    /// The records after the cursor, in order.
+    pub events: Vec<AgentEventRecord>,
+    /// The cursor for the next request: the last sequence returned (or the one asked
+    /// for, when none was).
+    pub next_sequence: u64,
+    /// True when more records follow in the log.
+    pub has_more: bool,
+    /// The child's status now.
+    pub status: AgentStatus,
+}
