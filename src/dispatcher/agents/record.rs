@@ -94,6 +94,12 @@ impl EventLog {
 }
 
 impl Record {
+    /// Pending or running, or settled with an accepted follow-up whose run has not
+    /// started yet.
+    pub(super) fn is_active(&self) -> bool {
+        self.status.is_unsettled() || self.follow_ups > 0
+    }
+
     /// The `agent/spawn` result (section 2.13).
     pub(super) fn spawn_result(&self) -> Value {
         let result = AgentSpawnResult {

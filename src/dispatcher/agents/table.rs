@@ -363,16 +363,16 @@ impl AgentTable {
 
     /// True when child `agent_id` is settled (or gone): no run will add to its log.
     pub fn is_settled(&self, agent_id: &str) -> bool {
-        self.records
-            .get(agent_id)
-            .is_none_or(|r| !r.status.is_unsettled())
+        self.records.get(agent_id).is_none_or(|r| !r.is_active())
     }
 
-    /// How many of `owner`'s children are pending or running.
+    /// How many of `owner`'s children are pending or running, a settled child whose
+    /// accepted follow-up has not started its run yet included (`agent/wait` waits for
+    /// that run).
     pub fn unsettled(&self, owner: &OwnerKey) -> usize {
         self.records
             .values()
-            .filter(|r| &r.owner == owner && r.status.is_unsettled())
+            .filter(|r| &r.owner == owner && r.is_active())
             .count()
     }
 
@@ -493,6 +493,10 @@ impl AgentTable {
         record.cost_microdollars = report.cost_microdollars.or(record.cost_microdollars);
         if let Some(queued) = report.queued_follow_ups {
             record.follow_ups = queued;
+        }
+        if record.status == AgentStatus::Shutdown {
+            // A shut-down child never runs again: nothing stays queued on it.
+            record.follow_ups = 0;
         }
         Ok(())
     }
