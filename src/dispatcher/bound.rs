@@ -48,7 +48,7 @@ impl Admitted {
         source: GenerationRef,
         method: ServiceMethod,
         cancelled: CancelFlag,
-        agents: &Arc<super::agents::AgentHub>,
+        agents: &Arc<crate::services::bound::agents::hub::AgentHub>,
     ) -> ServiceCall {
         let agents = (method.kind() == ServiceKind::AgentSessions)
             .then(|| crate::services::bound::AgentReports(agents.clone()));
@@ -379,6 +379,15 @@ impl Dispatcher {
             id,
             &ResponseError::new(codes::INTERNAL_ERROR, message),
         );
+    }
+
+    /// Records changed: every connection's held `agent/wait` requests that can be
+    /// answered now are.
+    pub(super) fn on_agents_changed(&mut self) {
+        let conns: Vec<_> = self.conns.keys().copied().collect();
+        for conn in conns {
+            self.answer_held(conn, ServiceKind::AgentSessions);
+        }
     }
 
     /// Answers the held requests of `kind` on `conn` that its guard can answer now,

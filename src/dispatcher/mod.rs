@@ -7,7 +7,7 @@
 //! answer, frames go to writers whose queues it keeps within bounds itself, and events
 //! are dropped and counted when the embedder does not keep up.
 
-pub(crate) mod agents;
+mod agents;
 mod bound;
 mod brokered;
 mod children;
@@ -115,7 +115,7 @@ pub(crate) struct Shared {
     pub wire_trace: bool,
     /// The records of every child agent session spawned through the host (sections
     /// 2.13-2.18).
-    pub agents: Arc<agents::AgentHub>,
+    pub agents: Arc<crate::services::bound::agents::hub::AgentHub>,
     /// The extensions a host-wide `agent_sessions` binding is offered to (the builder's
     /// `allow_agent_sessions`).
     pub agent_delegates: std::collections::HashSet<String>,

@@ -373,7 +373,7 @@ impl ExtensionHostBuilder {
             tool_namespace: self.tool_namespace,
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
-            agents: Arc::new(crate::dispatcher::agents::AgentHub::new()),
+            agents: Arc::new(crate::services::bound::agents::hub::AgentHub::new()),
             agent_delegates: self.agent_delegates,
             timeouts: self.timeouts,
             wire_trace: self.wire_trace,

@@ -18,7 +18,7 @@ use crate::sdk::{
     FEATURE_AGENT_MODEL_SELECTION, FEATURE_AGENT_SESSIONS, FEATURE_AGENT_SESSION_EVENTS,
     FEATURE_AGENT_SESSION_LIFETIME,
 };
-use crate::services::bound::{AgentPolicy, AgentSpawn, AgentStatus};
+use crate::services::bound::{AgentPolicy, AgentSpawn, AgentSpawnResult, AgentStatus};
 
 /// The tool's arguments.
 #[derive(Deserialize)]
@@ -61,14 +61,7 @@ pub fn delegate() -> Extension {
 /// Lists the models, spawns, follows the child's events to the end of its run, stops it.
 fn observe(cx: &Context, args: Delegation) -> Result<ToolOutput, ChildRequestError> {
     let models = cx.agent_models(None, None)?;
-    let child = cx.spawn_agent(AgentSpawn {
-        task_name: args.task,
-        profile: None,
-        fingerprint: None,
-        message: args.script,
-        idempotency_key: None,
-        policy: AgentPolicy::read_only(4096),
-    })?;
+    let child = spawn(cx, args)?;
     let mut kinds = Vec::new();
     let mut cursor = 0;
     while !kinds.iter().any(|k| k == "run_finished") {
@@ -90,15 +83,20 @@ fn observe(cx: &Context, args: Delegation) -> Result<ToolOutput, ChildRequestErr
     )))
 }
 
-fn delegate_once(cx: &Context, args: Delegation) -> Result<ToolOutput, ChildRequestError> {
-    let child = cx.spawn_agent(AgentSpawn {
+/// One read-only child running the delegation's script.
+fn spawn(cx: &Context, args: Delegation) -> Result<AgentSpawnResult, ChildRequestError> {
+    cx.spawn_agent(AgentSpawn {
         task_name: args.task,
         profile: None,
         fingerprint: None,
         message: args.script,
         idempotency_key: None,
         policy: AgentPolicy::read_only(4096),
-    })?;
+    })
+}
+
+fn delegate_once(cx: &Context, args: Delegation) -> Result<ToolOutput, ChildRequestError> {
+    let child = spawn(cx, args)?;
     let waited = cx.wait_agents(Some(20_000))?;
     let record = waited
         .snapshot

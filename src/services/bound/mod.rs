@@ -18,7 +18,7 @@
 mod declare;
 #[macro_use]
 mod table;
-mod agents;
+pub(crate) mod agents;
 mod bindings;
 mod call;
 mod family;

@@ -1,12 +1,16 @@
 //! The `agent_sessions` kind's types (sections 2.13-2.18): the params the runtime checks
 //! before the service sees them, what the service answers, and what it reports of its
-//! children. The runtime's own state (the records, ownership, the worker bound, held
-//! waits) lives with the dispatcher (`dispatcher/agents`).
+//! children, and the runtime's records of them ([`hub`]: ownership, the worker bound,
+//! idempotency, the event logs), which each connection's guard in the dispatcher
+//! (`dispatcher/agents.rs`) admits requests against and answers waits from.
 
+pub(crate) mod hub;
 mod params;
+mod record;
 mod records;
 mod report;
 mod results;
+pub(crate) mod table;
 
 pub use params::{
     AgentEventsQuery, AgentModelsQuery, AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dispatcher::agents::AgentHub;
+use super::hub::AgentHub;
 
 /// A child's status (SUPPLEMENT "2.13-2.18 agent records"), internally tagged by
 /// `state`.

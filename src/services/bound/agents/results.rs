@@ -5,7 +5,7 @@
 //! the extension sees it, so a service cannot answer a malformed one.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::super::results::ServiceResult;
 use crate::limits::{
@@ -68,12 +68,10 @@ pub struct MessageDelivered {
 
 impl ServiceResult for MessageDelivered {
     fn into_result(self) -> Value {
-        json!({ "delivery": self.delivery })
+        serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        serde_json::from_value::<MessageDelivered>(result.clone())
-            .map(drop)
-            .map_err(|e| e.to_string())
+        parses::<MessageDelivered>(result)
     }
 }
 
@@ -98,12 +96,10 @@ pub struct FollowUpDelivered {
 
 impl ServiceResult for FollowUpDelivered {
     fn into_result(self) -> Value {
-        json!({ "delivery": self.delivery })
+        serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        serde_json::from_value::<FollowUpDelivered>(result.clone())
-            .map(drop)
-            .map_err(|e| e.to_string())
+        parses::<FollowUpDelivered>(result)
     }
 }
 
@@ -119,12 +115,10 @@ pub struct InterruptRequested {
 
 impl ServiceResult for InterruptRequested {
     fn into_result(self) -> Value {
-        json!({ "interrupt_requested": self.interrupt_requested })
+        serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        serde_json::from_value::<InterruptRequested>(result.clone())
-            .map(drop)
-            .map_err(|e| e.to_string())
+        parses::<InterruptRequested>(result)
     }
 }
 
@@ -228,6 +222,13 @@ impl ServiceResult for AgentSnapshot {
     }
 }
 
+/// `result` has the closed shape of `T`.
+fn parses<T: serde::de::DeserializeOwned>(result: &Value) -> Result<(), String> {
+    serde_json::from_value::<T>(result.clone())
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 /// A host-visible identifier: 1 to [`MAX_AGENT_TEXT_BYTES`] bytes without controls.
 fn check_text(what: &str, text: &str) -> Result<(), String> {
     if text.is_empty() || text.len() > MAX_AGENT_TEXT_BYTES {
@@ -244,6 +245,7 @@ fn check_text(what: &str, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn service_answers_are_closed_and_bounded() {

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::table::SpawnAdmission;
-use super::{now_ms, AgentHub, OwnerKey};
 use crate::dispatcher::guard::{KindGuard, Placed, Verdict};
 use crate::limits::{AGENT_MODELS_DEFAULT_LIMIT, AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
 use crate::negotiation::{Feature, FeatureSet};
+use crate::services::bound::agents::hub::{now_ms, AgentHub, OwnerKey};
+use crate::services::bound::agents::table::SpawnAdmission;
 use crate::services::bound::{AgentSpawn, AgentSpawned, Refusal, ServiceRefusal, ServiceRequest};
 use crate::services::ResourceOwner;
 
@@ -128,15 +128,12 @@ impl KindGuard for AgentGuard {
                 }
             },
             ServiceRequest::AgentMessage(send) => {
-                let target = table.resolve(&self.owner, &send.target)?;
-                send.target = target.agent_id.clone();
-                let agent_id = target.agent_id;
+                let agent_id = table.resolve_into(&self.owner, &mut send.target)?.agent_id;
                 Ok(self.serve("message", InFlight::Message { agent_id }))
             }
             ServiceRequest::AgentFollowUp(send) => {
-                let target = table.resolve(&self.owner, &send.target)?;
+                let target = table.resolve_into(&self.owner, &mut send.target)?;
                 table.admit_follow_up(&target.agent_id)?;
-                send.target = target.agent_id.clone();
                 let in_flight = InFlight::FollowUp {
                     agent_id: target.agent_id,
                     agent_path: target.agent_path,
@@ -144,8 +141,7 @@ impl KindGuard for AgentGuard {
                 Ok(self.serve("follow_up", in_flight))
             }
             ServiceRequest::AgentInterrupt(target_params) => {
-                let target = table.resolve(&self.owner, &target_params.target)?;
-                target_params.target = target.agent_id.clone();
+                let target = table.resolve_into(&self.owner, &mut target_params.target)?;
                 let in_flight = InFlight::Interrupt {
                     agent_id: target.agent_id,
                     agent_path: target.agent_path,
@@ -154,9 +150,9 @@ impl KindGuard for AgentGuard {
                 Ok(self.serve("interrupt", in_flight))
             }
             ServiceRequest::AgentStop(target_params) => {
-                let target = table.resolve(&self.owner, &target_params.target)?;
-                target_params.target = target.agent_id.clone();
-                let agent_id = target.agent_id;
+                let agent_id = table
+                    .resolve_into(&self.owner, &mut target_params.target)?
+                    .agent_id;
                 Ok(self.serve("stop", InFlight::Stop { agent_id }))
             }
             ServiceRequest::AgentModels(query) => {

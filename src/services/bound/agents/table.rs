@@ -5,8 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::record::{cut, flatten, same_input, EventLog, Record};
-use super::OwnerKey;
+use super::record::{cut, flatten, same_input, EventLog, OwnerKey, Record};
 use crate::limits::{
     MAX_AGENT_ERROR_BYTES, MAX_AGENT_EVENT_BATCH, MAX_AGENT_EVENT_BATCH_BYTES,
     MAX_AGENT_QUEUED_FOLLOW_UPS, MAX_AGENT_RECENT_TOOLS, MAX_AGENT_RECORDS, MAX_AGENT_TEXT_BYTES,
@@ -231,6 +230,18 @@ impl AgentTable {
             agent_path: record.agent_path.clone(),
             status: record.status.label(),
         })
+    }
+
+    /// Resolves `target` like [`AgentTable::resolve`] and rewrites it to the child's
+    /// `agent_id`, which is what the service is handed.
+    pub fn resolve_into(
+        &self,
+        owner: &OwnerKey,
+        target: &mut String,
+    ) -> Result<Resolved, ServiceRefusal> {
+        let resolved = self.resolve(owner, target)?;
+        target.clone_from(&resolved.agent_id);
+        Ok(resolved)
     }
 
     /// Admits a follow-up for the resolved `agent_id`: not to a shut-down child, not

@@ -2,15 +2,51 @@
 //! observation log, and the records it answers with.
 
 use std::collections::VecDeque;
+use std::path::Path;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
-use super::OwnerKey;
 use crate::limits::{MAX_AGENT_EVENT_BYTES, MAX_AGENT_EVENT_LOG_BYTES, MAX_AGENT_EVENT_RECORDS};
 use crate::services::bound::{
     AgentPhase, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawn, AgentSpawnResult,
     AgentStatus, AgentUsage, RecentTool, ResolvedModel,
 };
+use crate::services::ResourceOwner;
+
+/// Who owns a child tree: the extension principal and the durable session owner.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct OwnerKey {
+    /// `<manifest name>:sha256:<digest of the manifest's path>`: stable across
+    /// restarts and reloads, and path-free (section 2.18).
+    pub principal: String,
+    /// The session and host build the owner was issued in, without the process
+    /// generation.
+    pub resource_owner: String,
+}
+
+impl OwnerKey {
+    /// The owner of the requests of a generation of the manifest at `manifest_path`
+    /// named `name`, issued `owner`.
+    pub fn new(name: &str, manifest_path: &Path, owner: &ResourceOwner) -> OwnerKey {
+        let digest = Sha256::digest(manifest_path.as_os_str().as_encoded_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        OwnerKey {
+            principal: format!("{name}:sha256:{hex}"),
+            resource_owner: format!(
+                "agent-owner:{}/{}",
+                owner.session_id, owner.extension_instance_id
+            ),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch: the host-owned timestamps of the records.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
 
 /// One child's record.
 pub(super) struct Record {
