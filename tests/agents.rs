@@ -357,3 +357,24 @@ fn a_host_wide_binding_is_offered_only_to_the_allowed_extensions() {
     let refused = one(&other, "agent/spawn", spawn_params("t", "done"));
     assert_eq!(code(&refused), -32601, "{refused}");
 }
+
+#[test]
+fn an_explicit_stop_asks_the_service_to_end_the_owners_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let (host, exts) = scripted(dir.path(), &["peer"]);
+    let spawned = one(&exts[0], "agent/spawn", spawn_params("long", "sleep 60000"));
+    let agent_id = spawned["result"]["agent_id"].clone();
+    // A reload resumes the tree: the child keeps running.
+    exts[0].reload().unwrap();
+    let listed = one(&exts[0], "agent/list", json!({}));
+    assert_eq!(listed["result"]["agents"][0]["status"]["state"], "running");
+    // An explicit stop does not: without agent_session_lifetime_v1 bound, each active
+    // child is interrupted.
+    exts[0].shutdown();
+    let again = host.start("peer").unwrap();
+    support::eventually("the stopped extension's child is interrupted", || {
+        let listed = one(&again, "agent/list", json!({}));
+        let record = &listed["result"]["agents"][0];
+        record["agent_id"] == agent_id && record["status"]["state"] == "interrupted"
+    });
+}

@@ -276,3 +276,18 @@ fn the_sdk_follows_a_childs_events_and_stops_it() {
         "models: 1\nevents: turn_started, tool_started, tool_finished, output_delta, run_finished\nstop requested: true"
     );
 }
+
+#[test]
+fn an_explicit_stop_shuts_the_owners_children_down_with_the_lifetime_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let (host, exts) = host(dir.path());
+    let spawned = one(&exts[0], "agent/spawn", spawn_params("long", "sleep 60000"));
+    let agent_id = spawned["result"]["agent_id"].clone();
+    exts[0].shutdown();
+    let again = host.start("peer").unwrap();
+    support::eventually("the stopped extension's child is shut down", || {
+        let listed = one(&again, "agent/list", json!({}));
+        let record = &listed["result"]["agents"][0];
+        record["agent_id"] == agent_id && record["status"]["state"] == "shutdown"
+    });
+}

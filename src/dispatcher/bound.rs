@@ -22,9 +22,10 @@ use super::Dispatcher;
 use crate::manifest::ApiVersion;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
+use crate::services::bound::agents::hub::OwnerKey;
 use crate::services::bound::{
-    Admission, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall,
-    ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
+    Admission, AgentReports, AgentTarget, ErrorFamily, Outcome, RawReply, RawService, Refusal,
+    ServiceAnswer, ServiceCall, ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
 };
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
@@ -379,6 +380,45 @@ impl Dispatcher {
             id,
             &ResponseError::new(codes::INTERNAL_ERROR, message),
         );
+    }
+
+    /// The extension on `conn` is going away for good (an explicit stop, the host's
+    /// shutdown; never a restart or reload, which resume the tree): its service is asked
+    /// to shut down each of the owner's children still active (section 2.18: "process
+    /// shutdown requests shutdown of the service's owned trees"), with `agent/stop` when
+    /// `agent_session_lifetime_v1` is bound and `agent/interrupt` otherwise. The asks
+    /// are detached: nobody waits for their answers.
+    pub(super) fn stop_owned_trees(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let owner = OwnerKey::new(&c.source.extension, &c.located.manifest_path, &c.owner);
+        let active = self.shared.agents.table().active_of(&owner);
+        let stop = c.services.get(ServiceKind::AgentSessionLifetime).cloned();
+        let (method, service) = match (stop, c.services.get(ServiceKind::AgentSessions)) {
+            (Some(service), _) => (ServiceMethod::AgentStop, service),
+            (None, Some(service)) => (ServiceMethod::AgentInterrupt, service.clone()),
+            (None, None) => return,
+        };
+        for target in active {
+            let target = AgentTarget { target };
+            let request = match method {
+                ServiceMethod::AgentStop => ServiceRequest::AgentStop(target),
+                _ => ServiceRequest::AgentInterrupt(target),
+            };
+            let cancelled = CancelFlag::default();
+            let call = ServiceCall {
+                source: c.source.clone(),
+                method,
+                parent_request_id: None,
+                owner: c.owner.clone(),
+                independent: true,
+                cancelled: cancelled.clone(),
+                agents: Some(AgentReports(self.shared.agents.clone())),
+            };
+            let reply = RawReply::detached(method, cancelled);
+            let _ = run_service(service.clone(), call, request, reply);
+        }
     }
 
     /// Records changed: every connection's held `agent/wait` requests that can be

@@ -49,6 +49,7 @@ impl Dispatcher {
             return;
         };
         self.stop_waiters.entry(last).or_default().push(reply);
+        self.stop_owned_trees(last);
         for conn in conns {
             self.begin_shutdown(conn);
         }
@@ -70,6 +71,7 @@ impl Dispatcher {
         });
         let conns: Vec<ConnId> = self.conns.keys().copied().collect();
         for conn in conns {
+            self.stop_owned_trees(conn);
             self.begin_shutdown(conn);
         }
         self.timers

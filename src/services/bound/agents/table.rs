@@ -387,6 +387,16 @@ impl AgentTable {
             .count()
     }
 
+    /// The ids of `owner`'s children still active, in spawn order.
+    pub fn active_of(&self, owner: &OwnerKey) -> Vec<String> {
+        self.order
+            .iter()
+            .filter_map(|id| self.records.get(id))
+            .filter(|r| &r.owner == owner && r.is_active())
+            .map(|r| r.agent_id.clone())
+            .collect()
+    }
+
     /// The `agent/list` result for `owner` (section 2.16): only its roots and their
     /// descendants, in spawn order.
     pub fn snapshot(&self, owner: &OwnerKey) -> Value {
