@@ -81,6 +81,11 @@ impl AgentGuard {
         }
     }
 
+    /// The owner of this connection's children.
+    pub fn owner(&self) -> &OwnerKey {
+        &self.owner
+    }
+
     fn key(&mut self, what: &str) -> String {
         self.next_key += 1;
         format!("{what}:{}", self.next_key)
@@ -205,14 +210,13 @@ impl KindGuard for AgentGuard {
                 let answer: AgentSpawned = match serde_json::from_value(result.clone()) {
                     Ok(answer) => answer,
                     Err(e) => {
-                        table.spawn_failed(&self.owner, &spawn);
+                        table.end_spawn(&self.owner, &spawn);
                         return Err(e.to_string());
                     }
                 };
+                // A new child only adds to what the owner's waits wait for: no held
+                // request becomes answerable, so nothing is woken.
                 *result = table.spawned(&self.owner, *spawn, answer, created)?;
-                drop(table);
-                // A new unsettled child: waits held elsewhere for this owner wait on.
-                hub.wake();
             }
             InFlight::Message { agent_id } => {
                 result["delivered_to"] = json!(agent_id);
@@ -304,7 +308,7 @@ impl KindGuard for AgentGuard {
         self.polls.remove(&key);
         match (self.in_flight.remove(&key), result) {
             (Some(InFlight::Spawn(spawn, _)), None) => {
-                self.hub.table().spawn_failed(&self.owner, &spawn);
+                self.hub.table().end_spawn(&self.owner, &spawn);
             }
             (Some(InFlight::FollowUp { agent_id, .. }), None) => {
                 self.hub.table().follow_up_failed(&agent_id);

@@ -14,15 +14,16 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+use super::agents::AgentGuard;
 use super::connection::{ChildKind, ChildRequest, Connection};
-use super::guards::{Placed, Verdict};
+use super::guards::{KindGuards, Placed, Verdict};
 use super::placement::{place, KnownParent};
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::manifest::ApiVersion;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
-use crate::services::bound::agents::hub::OwnerKey;
+use crate::services::bound::agents::hub::AgentHub;
 use crate::services::bound::{
     Admission, AgentReports, AgentTarget, ErrorFamily, Outcome, RawReply, RawService, Refusal,
     ServiceAnswer, ServiceCall, ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
@@ -49,10 +50,8 @@ impl Admitted {
         source: GenerationRef,
         method: ServiceMethod,
         cancelled: CancelFlag,
-        agents: &Arc<crate::services::bound::agents::hub::AgentHub>,
+        agents: Option<AgentReports>,
     ) -> ServiceCall {
-        let agents = (method.kind() == ServiceKind::AgentSessions)
-            .then(|| crate::services::bound::AgentReports(agents.clone()));
         ServiceCall {
             source,
             method,
@@ -63,6 +62,17 @@ impl Admitted {
             agents,
         }
     }
+}
+
+/// The report handle a call of `method` carries: for every kind the `agent_sessions`
+/// guard decides (the sessions and their features), none for the others.
+fn agent_reports_for(
+    hub: &Arc<AgentHub>,
+    guards: &KindGuards,
+    method: ServiceMethod,
+) -> Option<AgentReports> {
+    (guards.decided_by(method.kind()) == ServiceKind::AgentSessions)
+        .then(|| AgentReports(hub.clone()))
 }
 
 /// Runs a service on a thread of its own: it may block, and the dispatcher never waits
@@ -100,7 +110,7 @@ impl Dispatcher {
             ApiVersion::V0_3 => ErrorFamily::V0_3Table,
             _ => ErrorFamily::Wave1Tokens,
         };
-        let (request, admitted) = self
+        let (request, mut admitted) = self
             .admit_bound(conn, method, params, true)
             .map_err(|refusal| family.respond(&refusal))?;
         let c = self.conns.get_mut(&conn).expect("connection is live");
@@ -110,16 +120,14 @@ impl Dispatcher {
             return Err(family.respond(&refusal));
         };
         let cancelled = CancelFlag::default();
-        let key = match &admitted.verdict {
+        let (key, held) = match std::mem::replace(&mut admitted.verdict, Verdict::Serve(None)) {
             Verdict::Answer(result) => {
-                let result = result.clone();
                 self.answer_with(conn, id, &result, false);
                 return Ok(());
             }
-            Verdict::Serve(key) => key.clone(),
-            Verdict::Hold(key) => Some(key.clone()),
+            Verdict::Serve(key) => (key, false),
+            Verdict::Hold(key) => (Some(key), true),
         };
-        let held = matches!(admitted.verdict, Verdict::Hold(_));
         c.children.insert(
             id.clone(),
             ChildRequest {
@@ -136,12 +144,8 @@ impl Dispatcher {
             self.answer_held(conn, method.kind());
             return Ok(());
         }
-        let call = admitted.into_call(
-            c.source.clone(),
-            method,
-            cancelled.clone(),
-            &self.shared.agents,
-        );
+        let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
+        let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::new(
             conn,
             id.clone(),
@@ -289,12 +293,8 @@ impl Dispatcher {
             return Err(format!("no {} service is bound", method.kind()));
         };
         let cancelled = CancelFlag::default();
-        let call = admitted.into_call(
-            c.source.clone(),
-            method,
-            cancelled.clone(),
-            &self.shared.agents,
-        );
+        let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
+        let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::detached(method, cancelled);
         run_service(service, call, request, reply)
             .map_err(|e| format!("no thread for the service: {e}"))
@@ -392,8 +392,10 @@ impl Dispatcher {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        let owner = OwnerKey::new(&c.source.extension, &c.located.manifest_path, &c.owner);
-        let active = self.shared.agents.table().active_of(&owner);
+        let Some(guard) = c.guards.get::<AgentGuard>(ServiceKind::AgentSessions) else {
+            return;
+        };
+        let active = self.shared.agents.table().active_of(guard.owner());
         let stop = c.services.get(ServiceKind::AgentSessionLifetime).cloned();
         let (method, service) = match (stop, c.services.get(ServiceKind::AgentSessions)) {
             (Some(service), _) => (ServiceMethod::AgentStop, service),
@@ -407,15 +409,14 @@ impl Dispatcher {
                 _ => ServiceRequest::AgentInterrupt(target),
             };
             let cancelled = CancelFlag::default();
-            let call = ServiceCall {
-                source: c.source.clone(),
-                method,
-                parent_request_id: None,
+            let admitted = Admitted {
+                parent: None,
                 owner: c.owner.clone(),
                 independent: true,
-                cancelled: cancelled.clone(),
-                agents: Some(AgentReports(self.shared.agents.clone())),
+                verdict: Verdict::Serve(None),
             };
+            let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
+            let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
             let reply = RawReply::detached(method, cancelled);
             let _ = run_service(service.clone(), call, request, reply);
         }
@@ -472,7 +473,10 @@ impl Dispatcher {
                 Err(refusal) => self.send_error(conn, &id, &method.family().respond(&refusal)),
             }
         }
-        if let Some(at) = deadline {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if let Some(at) = deadline.filter(|&at| c.guards.wants_held_timer(kind, at, now)) {
             self.timers.schedule(at, Timer::HeldDeadline { conn, kind });
         }
     }

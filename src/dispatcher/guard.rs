@@ -83,8 +83,8 @@ pub(crate) trait KindGuard: Send + AsAny {
     }
 
     /// The held requests the runtime can answer now (or whose deadline passed at
-    /// `now`): their keys and results, or the refusal that ends them. Asked after the kind's state changed and when
-    /// [`KindGuard::next_deadline`] comes.
+    /// `now`): their keys and results, or the refusal that ends them. Asked after the
+    /// kind's state changed and when [`KindGuard::next_deadline`] comes.
     fn ready(&mut self, _now: Instant) -> Vec<(String, Result<Value, ServiceRefusal>)> {
         Vec::new()
     }

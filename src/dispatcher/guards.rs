@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -31,11 +32,14 @@ pub(crate) use super::guard::{KindGuard, Placed, Verdict};
 /// Every guard of one connection, by kind. A kind may share the guard of another (the
 /// `agent_sessions` features share its one record of the connection's children).
 #[derive(Default)]
-pub(crate) struct KindGuards(HashMap<ServiceKind, Box<dyn KindGuard>>, Aliases);
-
-/// Kinds whose requests the guard of another kind decides.
-#[derive(Default)]
-pub(crate) struct Aliases(HashMap<ServiceKind, ServiceKind>);
+pub(crate) struct KindGuards {
+    guards: HashMap<ServiceKind, Box<dyn KindGuard>>,
+    /// Kinds whose requests the guard of another kind decides.
+    aliases: HashMap<ServiceKind, ServiceKind>,
+    /// When the `HeldDeadline` timer of each kind that holds requests is due, so that
+    /// one timer per deadline is scheduled however often the kind's state changes.
+    held_timers: HashMap<ServiceKind, Instant>,
+}
 
 /// The guards of a new connection on `conn`: the one place a kind's host state is
 /// registered. `terminal` is the host-wide terminal lease; `agents` this connection's
@@ -47,29 +51,29 @@ pub(crate) fn guards_for(
 ) -> KindGuards {
     let mut guards = KindGuards::default();
     guards
-        .0
+        .guards
         .insert(ServiceKind::Shortcuts, Box::new(ShortcutBook::default()));
-    guards.0.insert(
+    guards.guards.insert(
         ServiceKind::Autocomplete,
         Box::new(AutocompleteChain::default()),
     );
-    guards.0.insert(
+    guards.guards.insert(
         ServiceKind::SessionEntries,
         Box::new(super::private_lane::PrivateLane::default()),
     );
-    guards.0.insert(
+    guards.guards.insert(
         ServiceKind::TerminalHandoff,
         Box::new(super::terminal::TerminalGuard::new(conn, terminal.clone())),
     );
     guards
-        .0
+        .guards
         .insert(ServiceKind::AgentSessions, Box::new(agents));
     for kind in [
         ServiceKind::AgentModelSelection,
         ServiceKind::AgentSessionEvents,
         ServiceKind::AgentSessionLifetime,
     ] {
-        guards.1 .0.insert(kind, ServiceKind::AgentSessions);
+        guards.aliases.insert(kind, ServiceKind::AgentSessions);
     }
     guards
 }
@@ -78,29 +82,48 @@ impl KindGuards {
     /// The kind whose guard decides `kind`'s requests: `kind` itself unless it shares
     /// another's.
     pub fn decided_by(&self, kind: ServiceKind) -> ServiceKind {
-        self.1 .0.get(&kind).copied().unwrap_or(kind)
+        self.aliases.get(&kind).copied().unwrap_or(kind)
     }
 
     /// The guard of `kind` (or of the kind it shares a guard with), if it keeps host
     /// state.
     pub fn get_mut(&mut self, kind: ServiceKind) -> Option<&mut (dyn KindGuard + 'static)> {
         let kind = self.decided_by(kind);
-        self.0.get_mut(&kind).map(|guard| guard.as_mut())
+        self.guards.get_mut(&kind).map(|guard| guard.as_mut())
+    }
+
+    /// True when a `HeldDeadline` timer of `kind` is to be scheduled for `at`: none is
+    /// due later than `now` and no earlier than `at` (one that already fired, or an
+    /// earlier deadline, needs its own). Records `at` when it is.
+    pub fn wants_held_timer(&mut self, kind: ServiceKind, at: Instant, now: Instant) -> bool {
+        let kind = self.decided_by(kind);
+        let wanted = self
+            .held_timers
+            .get(&kind)
+            .is_none_or(|&scheduled| scheduled > at || scheduled <= now);
+        if wanted {
+            self.held_timers.insert(kind, at);
+        }
+        wanted
     }
 
     /// The guard of `kind` as its own type.
     pub fn get<G: KindGuard>(&self, kind: ServiceKind) -> Option<&G> {
-        self.0.get(&kind)?.as_ref().as_any().downcast_ref()
+        self.guards.get(&kind)?.as_ref().as_any().downcast_ref()
     }
 
     /// The guard of `kind` as its own type, to change it.
     pub fn get_typed_mut<G: KindGuard>(&mut self, kind: ServiceKind) -> Option<&mut G> {
-        self.0.get_mut(&kind)?.as_mut().as_any_mut().downcast_mut()
+        self.guards
+            .get_mut(&kind)?
+            .as_mut()
+            .as_any_mut()
+            .downcast_mut()
     }
 
     /// The host request `parent` settled: every guard hears it.
     pub fn parent_settled(&mut self, parent: u64) {
-        for guard in self.0.values_mut() {
+        for guard in self.guards.values_mut() {
             guard.parent_settled(parent);
         }
     }
@@ -108,7 +131,7 @@ impl KindGuards {
     /// `initialize` settled with `features` negotiated: each guard learns whether its
     /// kind was, and the whole set.
     pub fn initialize_settled(&mut self, features: FeatureSet) {
-        for (kind, guard) in &mut self.0 {
+        for (kind, guard) in &mut self.guards {
             let negotiated = kind.feature().is_none_or(|f| features.contains(f));
             guard.initialize_settled(negotiated);
             guard.features_negotiated(features);
@@ -233,5 +256,29 @@ impl KindGuard for AutocompleteChain {
         if !negotiated {
             *self = AutocompleteChain::default();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn one_held_timer_per_deadline_however_often_the_state_changes() {
+        let mut guards = KindGuards::default();
+        let kind = ServiceKind::AgentSessions;
+        let now = Instant::now();
+        let at = now + Duration::from_secs(30);
+        assert!(guards.wants_held_timer(kind, at, now));
+        // The same deadline, or a later one, is covered by the timer already due.
+        assert!(!guards.wants_held_timer(kind, at, now));
+        assert!(!guards.wants_held_timer(kind, at + Duration::from_secs(1), now));
+        // An earlier deadline needs its own.
+        let sooner = now + Duration::from_secs(1);
+        assert!(guards.wants_held_timer(kind, sooner, now));
+        // Once the timer fired, the next deadline gets one.
+        let later = sooner + Duration::from_millis(1);
+        assert!(guards.wants_held_timer(kind, at, later));
     }
 }

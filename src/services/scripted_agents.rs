@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::services::bound::agents::hub::now_ms;
 use crate::services::bound::{
     AgentEvent, AgentEventService, AgentLifetimeService, AgentModelRow, AgentModelService,
     AgentModels, AgentModelsQuery, AgentPhase, AgentReport, AgentReports, AgentSend,
@@ -543,10 +544,4 @@ fn inside(workspace: &Path, path: &str) -> Result<PathBuf, String> {
         true => Err(format!("{path:?} is not a path inside the workspace")),
         false => Ok(workspace.join(relative)),
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -43,8 +43,8 @@ pub struct ServiceCall {
 }
 
 impl ServiceCall {
-    /// The host's handle for reporting children's changes: for a request of the
-    /// `agent_sessions` kind (`None` for every other kind). Report every change of a
+    /// The host's handle for reporting children's changes: for a request of
+    /// `agent_sessions` or of one of its features (`None` for every other kind). Report every change of a
     /// child it spawns (running, each turn and tool call, its settlement): the runtime
     /// answers `agent/list` and `agent/wait` from what it was told.
     pub fn agent_reports(&self) -> Option<&super::AgentReports> {

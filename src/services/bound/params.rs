@@ -215,7 +215,7 @@ impl ServiceParams for ActiveToolSet {
 
 /// Checks a string member: `min` to `max` bytes (empty is `invalid_request`, long is
 /// `bounds_exceeded`).
-fn text(what: &str, value: &str, min: usize, max: usize) -> Result<(), ServiceRefusal> {
+pub(super) fn text(what: &str, value: &str, min: usize, max: usize) -> Result<(), ServiceRefusal> {
     if value.len() < min {
         return Err(Refusal::InvalidRequest.because(format!("`{what}` must not be empty")));
     }

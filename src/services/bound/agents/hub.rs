@@ -2,11 +2,12 @@
 //! the bound service owns the model.
 //!
 //! One [`AgentHub`] per host keeps the records of every child spawned through it
-//! ([`AgentTable`](super::table::AgentTable)): who owns it (the extension principal plus the durable session
-//! owner, so a restarted or reloaded generation resumes its tree), its path, policy,
-//! status and counters with host-owned timestamps, and the idempotency keys. Each
-//! connection's `AgentGuard` (`dispatcher/agents.rs`) admits its requests against the hub: a target is
-//! resolved within the owner's trees (and handed to the service as its `agent_id`),
+//! ([`AgentTable`](super::table::AgentTable)): who owns it (the extension principal
+//! plus the durable session owner, so a restarted or reloaded generation resumes its
+//! tree), its path, policy, status and counters with host-owned timestamps, and the
+//! idempotency keys. Each connection's `AgentGuard` (`dispatcher/agents.rs`) admits
+//! its requests against the hub: a target is resolved within the owner's trees (and
+//! handed to the service as its `agent_id`),
 //! the eight-worker bound counts spawns still in flight, an identical retry is answered
 //! from the record, and follow-ups respect shut-down targets, interrupts in flight and
 //! a full queue. `agent/list` and `agent/wait` never reach the service: the guard

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::params::ServiceParams;
+use super::super::params::{text, ServiceParams};
 use super::super::refusal::{Refusal, ServiceRefusal};
 use crate::limits::{
     AGENT_COST_MICRODOLLARS, AGENT_MAX_TOKENS, AGENT_MODELS_LIMIT, AGENT_OUTPUT_BYTES,
@@ -347,13 +347,7 @@ fn check_name(what: &str, name: &str) -> Result<(), ServiceRefusal> {
 }
 
 fn check_message(message: &str) -> Result<(), ServiceRefusal> {
-    match message.len() > MAX_AGENT_MESSAGE_BYTES {
-        true => Err(Refusal::BoundsExceeded.because(format!(
-            "message is {} bytes; at most {MAX_AGENT_MESSAGE_BYTES}",
-            message.len()
-        ))),
-        false => Ok(()),
-    }
+    text("message", message, 0, MAX_AGENT_MESSAGE_BYTES)
 }
 
 fn check_target(target: &str) -> Result<(), ServiceRefusal> {

@@ -30,7 +30,7 @@ impl OwnerKey {
     /// named `name`, issued `owner`.
     pub fn new(name: &str, manifest_path: &Path, owner: &ResourceOwner) -> OwnerKey {
         let digest = Sha256::digest(manifest_path.as_os_str().as_encoded_bytes());
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = crate::services::artifacts::hex(&digest);
         OwnerKey {
             principal: format!("{name}:sha256:{hex}"),
             resource_owner: format!(

@@ -208,8 +208,8 @@ fn check_id(what: &str, id: &str) -> Result<(), String> {
 }
 
 /// The result of `agent/list`, `agent/wait` and `agent/events`, which the runtime
-/// answers from its own records (their rows are `guarded`): no service answers it, so a service answer for
-/// it is always broken.
+/// answers from its own records (their rows are `guarded`): no service answers it, so
+/// a service answer for it is always broken.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentSnapshot(pub Value);
 

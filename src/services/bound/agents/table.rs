@@ -1,7 +1,7 @@
 //! The records of every child spawned through the host (sections 2.13-2.18), keyed by
 //! `agent_id`, and the idempotency keys of each owner.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
@@ -12,8 +12,8 @@ use crate::limits::{
     MAX_AGENT_TOOL_ARGS_BYTES, MAX_AGENT_WORKERS,
 };
 use crate::services::bound::{
-    AgentEvent, AgentList, AgentPhase, AgentReport, AgentSpawn, AgentSpawned, AgentStatus,
-    AgentUsage, RecentTool, Refusal, ReportError, ServiceRefusal,
+    AgentEvent, AgentEventBatch, AgentEventRecord, AgentList, AgentPhase, AgentReport, AgentSpawn,
+    AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal, ReportError, ServiceRefusal,
 };
 
 /// What an owner's `agent/spawn` may do.
@@ -41,8 +41,8 @@ pub(crate) struct AgentTable {
     idempotency: HashMap<(OwnerKey, String), String>,
     /// Spawns the service has not answered yet, per owner.
     spawning: HashMap<OwnerKey, usize>,
-    /// Idempotency keys of spawns in flight.
-    spawning_keys: HashMap<(OwnerKey, String), usize>,
+    /// Idempotency keys of spawns in flight (a second spawn with one is refused).
+    spawning_keys: HashSet<(OwnerKey, String)>,
     /// Reports that came before the answer they follow reached the dispatcher (a
     /// service reports from its own thread): a child's reports before its spawn
     /// answer, or a new run before the follow-up's answer. Kept in order per
@@ -60,7 +60,7 @@ impl AgentTable {
     /// Admits `spawn` for `owner`: an identical retry of a retained child is answered
     /// from its record; the same key with other input, a retry still in flight and a
     /// ninth unsettled child are refused. A fresh spawn counts against the eight-worker
-    /// bound until [`AgentTable::spawned`] or [`AgentTable::spawn_failed`].
+    /// bound until [`AgentTable::spawned`] or [`AgentTable::end_spawn`].
     pub fn admit_spawn(
         &mut self,
         owner: &OwnerKey,
@@ -85,7 +85,7 @@ impl AgentTable {
                     }
                 }
             }
-            if self.spawning_keys.contains_key(&scoped) {
+            if self.spawning_keys.contains(&scoped) {
                 return Err(Refusal::NotForegroundOwner.because(format!(
                     "a spawn with idempotency_key `{key}` is still in flight; retry once it settled"
                 )));
@@ -107,10 +107,7 @@ impl AgentTable {
         }
         *self.spawning.entry(owner.clone()).or_default() += 1;
         if let Some(key) = &spawn.idempotency_key {
-            *self
-                .spawning_keys
-                .entry((owner.clone(), key.clone()))
-                .or_default() += 1;
+            self.spawning_keys.insert((owner.clone(), key.clone()));
         }
         Ok(SpawnAdmission::Fresh)
     }
@@ -128,7 +125,7 @@ impl AgentTable {
         let early = self.early.remove(&answer.agent_id);
         let early_events = self.early_events.remove(&answer.agent_id);
         let answer_id = answer.agent_id.clone();
-        self.spawn_failed(owner, &spawn);
+        self.end_spawn(owner, &spawn);
         if self.records.contains_key(&answer.agent_id) {
             return Err(format!(
                 "agent_id `{}` is already a child of this host; every spawn needs a new id",
@@ -182,9 +179,9 @@ impl AgentTable {
         Ok(result)
     }
 
-    /// A fresh spawn ended without a child (refused, failed, dropped): it no longer
-    /// counts against the bound.
-    pub fn spawn_failed(&mut self, owner: &OwnerKey, spawn: &AgentSpawn) {
+    /// A fresh spawn is no longer in flight (answered, refused, failed, dropped): it no
+    /// longer counts against the bound, and its idempotency key is free again.
+    pub fn end_spawn(&mut self, owner: &OwnerKey, spawn: &AgentSpawn) {
         if let Some(n) = self.spawning.get_mut(owner) {
             *n = n.saturating_sub(1);
             if *n == 0 {
@@ -198,13 +195,7 @@ impl AgentTable {
             self.early_events.clear();
         }
         if let Some(key) = &spawn.idempotency_key {
-            let scoped = (owner.clone(), key.clone());
-            if let Some(n) = self.spawning_keys.get_mut(&scoped) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    self.spawning_keys.remove(&scoped);
-                }
-            }
+            self.spawning_keys.remove(&(owner.clone(), key.clone()));
         }
     }
 
@@ -358,17 +349,21 @@ impl AgentTable {
             }
             bytes += size;
             next = *seq;
-            events.push(serde_json::json!({"sequence": seq, "event": body}));
+            events.push(AgentEventRecord {
+                sequence: *seq,
+                event: body.clone(),
+            });
         }
         let empty = events.is_empty();
-        let result = serde_json::json!({
-            "agent_id": record.agent_id,
-            "session_id": record.session,
-            "events": events,
-            "next_sequence": next,
-            "has_more": next < log.last,
-            "status": record.status,
-        });
+        let batch = AgentEventBatch {
+            agent_id: record.agent_id.clone(),
+            session_id: record.session.clone(),
+            events,
+            next_sequence: next,
+            has_more: next < log.last,
+            status: record.status.clone(),
+        };
+        let result = serde_json::to_value(batch).expect("records serialize");
         Ok((result, empty))
     }
 
@@ -455,7 +450,6 @@ impl AgentTable {
             }
             (false, true) if record.follow_ups == 0 => return Err(refused()),
             (false, false) if *from != *to && *to != AgentStatus::Shutdown => return Err(refused()),
-            (true, false) if *to == AgentStatus::Pending => return Err(refused()),
             _ => {}
         }
         if !from.is_unsettled() && to.is_unsettled() {
@@ -606,7 +600,7 @@ mod tests {
         assert_eq!(ninth.refusal, Refusal::ResourceExhausted);
         // Another owner has a bound of its own.
         assert!(table.admit_spawn(&owner("b"), &spawn("t", None)).is_ok());
-        table.spawn_failed(&a, &spawn("t", None));
+        table.end_spawn(&a, &spawn("t", None));
         assert!(table.admit_spawn(&a, &spawn("t", None)).is_ok());
         let done = AgentStatus::Completed { output: "x".into() };
         table.apply(AgentReport::new("c0", done), 2_000).unwrap();
