@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use octet_host::host::ServiceBindings;
 use octet_host::limits::{MAX_AGENT_MESSAGE_BYTES, MAX_AGENT_NAME_BYTES, MAX_AGENT_WORKERS};
+use octet_host::model::lifecycle::{LifecycleNotification, Outcome, Settlement};
 use octet_host::services::bound::{
     AgentSessionService, AgentSpawn, AgentSpawned, Reply, ServiceCall,
 };
@@ -377,4 +378,95 @@ fn an_explicit_stop_asks_the_service_to_end_the_owners_children() {
         let record = &listed["result"]["agents"][0];
         record["agent_id"] == agent_id && record["status"]["state"] == "interrupted"
     });
+}
+
+fn settle_session(host: &octet_host::ExtensionHost) {
+    host.lifecycle(LifecycleNotification::SessionSettled {
+        session_id: host.session_id().into(),
+        settlement: Settlement {
+            outcome: Outcome::Completed,
+            duration_ms: 1,
+            reason: None,
+        },
+    });
+}
+
+#[test]
+fn a_settled_session_wakes_the_waits_its_owner_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    // The naive service never reports: only the owner's retirement (or the deadline,
+    // after the peer gave up at 10 s) can answer the wait.
+    let (host, exts) = host_with(dir.path(), &["peer"], || {
+        ServiceBindings::new().agent_sessions(Naive)
+    });
+    let ext = exts[0].clone();
+    one(&ext, "agent/spawn", spawn_params("a", "x"));
+    let wait = id("wait");
+    let requests = json!([
+        {"id": wait, "method": "agent/wait", "params": {"timeout_ms": 60000}, "wait": false},
+        // Answered after the wait reached the host, which holds it: then the peer says so.
+        {"id": id("list"), "method": "agent/list", "params": {}, "announce": "wait-held"},
+        {"await": wait, "timeout": 30.0},
+    ]);
+    let waiter = std::thread::spawn(move || ask(&ext, requests));
+    support::eventually("the wait is held", || {
+        host.status()
+            .iter()
+            .any(|s| s.stderr_tail.iter().any(|line| line == "wait-held"))
+    });
+    settle_session(&host);
+    let answers = waiter.join().unwrap();
+    let woken = &answers[&wait]["result"];
+    assert_eq!(woken["timed_out"], true, "{answers}");
+    assert_eq!(woken["snapshot"]["agents"][0]["agent_id"], "the-one");
+}
+
+#[test]
+fn a_settled_session_stops_its_trees_and_refuses_changes_until_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (host, exts) = scripted(dir.path(), &["peer"]);
+    let ext = &exts[0];
+    let mut params = spawn_params("long", "sleep 60000");
+    params["idempotency_key"] = json!("k-1");
+    let first = one(ext, "agent/spawn", params.clone());
+    let agent_id = first["result"]["agent_id"].clone();
+    settle_session(&host);
+    // Its children are asked to stop (interrupted: the lifetime feature is not bound).
+    support::eventually("the retired owner's child is interrupted", || {
+        let listed = one(ext, "agent/list", json!({}));
+        listed["result"]["agents"][0]["status"]["state"] == "interrupted"
+    });
+    // Observation stays; a wait with nothing running answers at once.
+    let waited = one(ext, "agent/wait", json!({"timeout_ms": 60000}));
+    assert_eq!(waited["result"]["timed_out"], false, "{waited}");
+    // Every change is refused, an identical retry too.
+    for (method, params) in [
+        ("agent/spawn", spawn_params("again", "done")),
+        ("agent/spawn", params.clone()),
+        (
+            "agent/follow_up",
+            json!({"target": agent_id, "message": "done"}),
+        ),
+        ("agent/message", json!({"target": agent_id, "message": "x"})),
+        ("agent/interrupt", json!({"target": agent_id})),
+    ] {
+        let refused = one(ext, method, params);
+        assert_eq!(code(&refused), -32002, "{method}: {refused}");
+        let reason = refused["error"]["message"].as_str().unwrap_or("");
+        assert!(reason.contains("retired"), "{method}: {refused}");
+    }
+    // The next owning run starts afresh: the old child and its key are gone.
+    host.lifecycle(LifecycleNotification::SessionStarted {
+        session_id: host.session_id().into(),
+    });
+    support::eventually("the next run admits spawns", || {
+        let again = one(ext, "agent/spawn", params.clone());
+        again["result"].is_object()
+            && again["result"]["agent_id"] != agent_id
+            && again["result"]["idempotency_key"] == "k-1"
+    });
+    let listed = one(ext, "agent/list", json!({}));
+    let agents = listed["result"]["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{listed}");
+    assert_ne!(agents[0]["agent_id"], agent_id);
 }

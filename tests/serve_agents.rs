@@ -209,3 +209,57 @@ fn a_client_feeds_the_event_log_the_runtime_answers_from() {
     assert_eq!(closed["error"]["code"], "invalid_value", "{closed}");
     serve.close_input().unwrap();
 }
+
+#[test]
+fn a_settled_session_retires_the_owner_and_stops_its_children_through_the_client() {
+    let mut serve = serve_with_peer();
+    let session_id = serve.seen[0]["session_id"].clone();
+    assert!(session_id.is_string(), "{}", serve.seen[0]);
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
+                                     "services": ["agent_sessions"]}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    ask(
+        &serve,
+        "c1",
+        json!([{"id": "spawn", "method": "agent/spawn", "params": spawn_params("survey")}]),
+    );
+    let request = serve.until("service_request", |l| l["type"] == "service_request");
+    serve.request(json!({"id": 2, "op": "service_answer",
+        "request_id": request["request_id"], "result": {"agent_id": "child-1"}}));
+    answers(&mut serve, "c1");
+    serve.request(json!({"id": 3, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "running"}}}));
+
+    let reply = serve.request(
+        json!({"id": 4, "op": "lifecycle", "event": "session/settled",
+        "session_id": session_id, "outcome": "completed", "duration_ms": 5}),
+    );
+    assert_eq!(reply["ok"], true, "{reply}");
+    // The client is asked to end the running child, detached from any parent.
+    let stop = serve.until("the retirement's interrupt", |l| {
+        l["type"] == "service_request" && l["method"] == "agent/interrupt"
+    });
+    assert_eq!(stop["params"]["target"], "child-1", "{stop}");
+    assert_eq!(stop["independent"], true, "{stop}");
+    // Changes are refused by the runtime without a line; listing still works.
+    ask(
+        &serve,
+        "c2",
+        json!([{"id": "again", "method": "agent/spawn", "params": spawn_params("again")},
+               {"id": "list", "method": "agent/list", "params": {}}]),
+    );
+    let refused = answers(&mut serve, "c2");
+    assert_eq!(refused["again"]["error"]["code"], -32002, "{refused}");
+    assert_eq!(
+        refused["list"]["result"]["agents"][0]["agent_id"], "child-1",
+        "{refused}"
+    );
+    let spawns = serve
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "service_request" && l["method"] == "agent/spawn")
+        .count();
+    assert_eq!(spawns, 1, "the refused spawn never reached the client");
+    assert_lines_follow_the_schema(&serve.seen);
+    serve.close_input().unwrap();
+}

@@ -86,6 +86,14 @@ impl AgentGuard {
         &self.owner
     }
 
+    /// The owner was retired: every `agent/wait` and `agent/events` held now is due,
+    /// answered with what there is, as at its deadline. Requests that come later are
+    /// held as usual (observation outlives the owner's run).
+    pub fn wake_held(&mut self, now: Instant) {
+        self.waits.values_mut().for_each(|deadline| *deadline = now);
+        self.polls.values_mut().for_each(|poll| poll.deadline = now);
+    }
+
     fn key(&mut self, what: &str) -> String {
         self.next_key += 1;
         format!("{what}:{}", self.next_key)
@@ -117,6 +125,21 @@ impl KindGuard for AgentGuard {
     ) -> Result<Verdict, ServiceRefusal> {
         let hub = self.hub.clone();
         let mut table = hub.table();
+        let mutation = matches!(
+            request,
+            ServiceRequest::AgentSpawn(_)
+                | ServiceRequest::AgentMessage(_)
+                | ServiceRequest::AgentFollowUp(_)
+                | ServiceRequest::AgentInterrupt(_)
+                | ServiceRequest::AgentStop(_)
+        );
+        if mutation && table.is_retired(&self.owner) {
+            return Err(Refusal::NotForegroundOwner.because(
+                "the session owner was retired (its session settled): its children may be \
+                 listed and waited on, but not spawned, messaged, followed up, interrupted \
+                 or stopped",
+            ));
+        }
         match request {
             ServiceRequest::AgentSpawn(spawn)
                 if spawn.policy.model_selection.is_some()

@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::agents::AgentGuard;
 use super::connection::{ChildKind, ChildRequest, Connection};
 use super::guards::{KindGuards, Placed, Verdict};
 use super::placement::{place, KnownParent};
@@ -25,27 +24,27 @@ use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::agents::hub::AgentHub;
 use crate::services::bound::{
-    Admission, AgentReports, AgentTarget, ErrorFamily, Outcome, RawReply, RawService, Refusal,
-    ServiceAnswer, ServiceCall, ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
+    Admission, AgentReports, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer,
+    ServiceCall, ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
 };
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
 
 /// Where a request's owner came from.
-struct Admitted {
-    parent: Option<u64>,
-    owner: ResourceOwner,
+pub(super) struct Admitted {
+    pub(super) parent: Option<u64>,
+    pub(super) owner: ResourceOwner,
     /// The parent had settled; the explicit owner was admitted.
-    independent: bool,
+    pub(super) independent: bool,
     /// What the kind's guard decided: the service serves it (with the key it holds
     /// while it waits), or the runtime answers it now or later.
-    verdict: Verdict,
+    pub(super) verdict: Verdict,
 }
 
 impl Admitted {
     /// What the service is told about the request.
-    fn into_call(
+    pub(super) fn into_call(
         self,
         source: GenerationRef,
         method: ServiceMethod,
@@ -66,7 +65,7 @@ impl Admitted {
 
 /// The report handle a call of `method` carries: for every kind the `agent_sessions`
 /// guard decides (the sessions and their features), none for the others.
-fn agent_reports_for(
+pub(super) fn agent_reports_for(
     hub: &Arc<AgentHub>,
     guards: &KindGuards,
     method: ServiceMethod,
@@ -78,7 +77,7 @@ fn agent_reports_for(
 /// Runs a service on a thread of its own: it may block, and the dispatcher never waits
 /// for an embedder. A serial kind's lane only enqueues, here, so that its order is the
 /// admission order.
-fn run_service(
+pub(super) fn run_service(
     service: Arc<dyn RawService>,
     call: ServiceCall,
     request: ServiceRequest,
@@ -380,55 +379,6 @@ impl Dispatcher {
             id,
             &ResponseError::new(codes::INTERNAL_ERROR, message),
         );
-    }
-
-    /// The extension on `conn` is going away for good (an explicit stop, the host's
-    /// shutdown; never a restart or reload, which resume the tree): its service is asked
-    /// to shut down each of the owner's children still active (section 2.18: "process
-    /// shutdown requests shutdown of the service's owned trees"), with `agent/stop` when
-    /// `agent_session_lifetime_v1` is bound and `agent/interrupt` otherwise. The asks
-    /// are detached: nobody waits for their answers.
-    pub(super) fn stop_owned_trees(&mut self, conn: ConnId) {
-        let Some(c) = self.conns.get(&conn) else {
-            return;
-        };
-        let Some(guard) = c.guards.get::<AgentGuard>(ServiceKind::AgentSessions) else {
-            return;
-        };
-        let active = self.shared.agents.table().active_of(guard.owner());
-        let stop = c.services.get(ServiceKind::AgentSessionLifetime).cloned();
-        let (method, service) = match (stop, c.services.get(ServiceKind::AgentSessions)) {
-            (Some(service), _) => (ServiceMethod::AgentStop, service),
-            (None, Some(service)) => (ServiceMethod::AgentInterrupt, service.clone()),
-            (None, None) => return,
-        };
-        for target in active {
-            let target = AgentTarget { target };
-            let request = match method {
-                ServiceMethod::AgentStop => ServiceRequest::AgentStop(target),
-                _ => ServiceRequest::AgentInterrupt(target),
-            };
-            let cancelled = CancelFlag::default();
-            let admitted = Admitted {
-                parent: None,
-                owner: c.owner.clone(),
-                independent: true,
-                verdict: Verdict::Serve(None),
-            };
-            let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
-            let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
-            let reply = RawReply::detached(method, cancelled);
-            let _ = run_service(service.clone(), call, request, reply);
-        }
-    }
-
-    /// Records changed: every connection's held `agent/wait` requests that can be
-    /// answered now are.
-    pub(super) fn on_agents_changed(&mut self) {
-        let conns: Vec<_> = self.conns.keys().copied().collect();
-        for conn in conns {
-            self.answer_held(conn, ServiceKind::AgentSessions);
-        }
     }
 
     /// Answers the held requests of `kind` on `conn` that its guard can answer now,

@@ -24,7 +24,19 @@ impl Dispatcher {
     /// Sends `notification` to every ready generation subscribed to it. A notification
     /// that finds the writer queue full is dropped with a diagnostic; a session or turn
     /// notification the writer has not started within 250 ms is skipped the same way.
+    ///
+    /// A session's start and settlement also begin and end its owner's run of child
+    /// trees (`super::agent_trees`).
     pub(super) fn on_lifecycle(&mut self, notification: LifecycleNotification) {
+        match &notification {
+            LifecycleNotification::SessionStarted { session_id } => {
+                self.begin_owning_run(session_id)
+            }
+            LifecycleNotification::SessionSettled { session_id, .. } => {
+                self.retire_session_owner(session_id)
+            }
+            _ => {}
+        }
         let probe = Settlement {
             outcome: Outcome::Completed,
             duration_ms: 0,

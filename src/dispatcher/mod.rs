@@ -7,6 +7,7 @@
 //! answer, frames go to writers whose queues it keeps within bounds itself, and events
 //! are dropped and counted when the embedder does not keep up.
 
+mod agent_trees;
 mod agents;
 mod bound;
 mod brokered;

@@ -117,6 +117,15 @@ impl ExtensionHost {
         &self.inner.shared.workspace
     }
 
+    /// The durable session id of every `resource_owner` this host issues (the
+    /// builder's [`session_id`](ExtensionHostBuilder::session_id), or one made up for
+    /// this host). A [`lifecycle`](Self::lifecycle) `session/settled` for it retires
+    /// the session owner of child agent sessions; a `session/started` for it begins its
+    /// next owning run.
+    pub fn session_id(&self) -> &str {
+        &self.inner.shared.session_id
+    }
+
     /// Scans the project, global and explicit directories again. Executes nothing; a
     /// bad manifest is a diagnostic in the catalog, never an error.
     pub fn discover(&self) -> Catalog {
@@ -151,6 +160,15 @@ impl ExtensionHost {
     /// negotiated `lifecycle_events` and subscribed to it. Delivery is best-effort and
     /// never blocks: session and turn events that cannot be written within 250 ms, and
     /// tool events that find the writer queue full, are dropped with a diagnostic.
+    ///
+    /// A `session/settled` also retires that session's owner of child agent sessions
+    /// (section 2.18): its extensions may still list, wait on and observe their
+    /// children but not spawn, message, follow up, interrupt or stop them, every
+    /// `agent/wait` and `agent/events` they hold is answered at once, and their active
+    /// children are asked to stop (`agent/stop`, or `agent/interrupt` without
+    /// `agent_session_lifetime_v1`). A later `session/started` for the same session
+    /// begins its next owning run: it may change its trees again, and the settled
+    /// children of its last run are dropped with their idempotency keys.
     pub fn lifecycle(&self, notification: LifecycleNotification) {
         let _ = self.inner.commands.send(Command::Lifecycle(notification));
     }

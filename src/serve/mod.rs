@@ -254,6 +254,7 @@ pub fn run(
         "version": env!("CARGO_PKG_VERSION"),
         "octet_version": OCTET_VERSION,
         "workspace": host.workspace().display().to_string(),
+        "session_id": host.session_id(),
     }));
     let mut session = Session::new(host, out.clone(), frontend, wakeups)?;
     // The input is read on a thread of its own, so a signal is seen at once even while

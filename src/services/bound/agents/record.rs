@@ -33,11 +33,18 @@ impl OwnerKey {
         let hex = crate::services::artifacts::hex(&digest);
         OwnerKey {
             principal: format!("{name}:sha256:{hex}"),
-            resource_owner: format!(
-                "agent-owner:{}/{}",
-                owner.session_id, owner.extension_instance_id
+            resource_owner: OwnerKey::resource_owner_of(
+                &owner.session_id,
+                &owner.extension_instance_id,
             ),
         }
+    }
+
+    /// The durable `resource_owner` string of session `session_id` in host build
+    /// `extension_instance_id`: what every principal's owner in that session shares,
+    /// and what the embedder retires.
+    pub fn resource_owner_of(session_id: &str, extension_instance_id: &str) -> String {
+        format!("agent-owner:{session_id}/{extension_instance_id}")
     }
 }
 
