@@ -669,3 +669,52 @@ pub const MAX_AGENT_MODEL_DISPLAY_BYTES: usize = 512;
 /// Most `reasoning` labels of an `agent/models` row (section 2.13), each at most
 /// [`MAX_AGENT_MODEL_ID_BYTES`].
 pub const MAX_AGENT_MODEL_REASONING_LABELS: usize = 32;
+
+// ---------------------------------------------------------------------------
+// Typed diagnostics in tool results ("Typed diagnostics in tool results",
+// `metadata.octet_diagnostics_v1`, and the shared SDK profile it names).
+// ---------------------------------------------------------------------------
+
+/// Most diagnostics in one result's `metadata.octet_diagnostics_v1`.
+pub const MAX_DIAGNOSTICS: usize = 32;
+
+/// Largest encoded `metadata.octet_diagnostics_v1` list, in bytes.
+pub const MAX_DIAGNOSTICS_BYTES: usize = 64 * 1024;
+
+/// Longest diagnostic `code`, in bytes: an ASCII letter, then letters, digits, `_`,
+/// `.` or `-`.
+pub const MAX_DIAGNOSTIC_CODE_BYTES: usize = 128;
+
+/// Longest diagnostic `message`, related `message`, fix `title` and attachment
+/// `label`, in UTF-8 bytes (LF and TAB allowed, no other control).
+pub const MAX_DIAGNOSTIC_TEXT_BYTES: usize = 4096;
+
+/// Longest `replacement` of a suggested edit, in UTF-8 bytes (may be empty).
+pub const MAX_DIAGNOSTIC_REPLACEMENT_BYTES: usize = 16 * 1024;
+
+/// Longest workspace-relative `path` of a diagnostic source, in bytes.
+pub const MAX_DIAGNOSTIC_PATH_BYTES: usize = 4096;
+
+/// Longest host-issued blob or artifact id a diagnostic names: printable ASCII.
+pub const MAX_DIAGNOSTIC_ID_BYTES: usize = 128;
+
+/// Most `related` locations of one diagnostic.
+pub const MAX_DIAGNOSTIC_RELATED: usize = 16;
+
+/// Most `fixes` of one diagnostic.
+pub const MAX_DIAGNOSTIC_FIXES: usize = 8;
+
+/// Most `edits` of one fix (at least one).
+pub const MAX_DIAGNOSTIC_EDITS: usize = 16;
+
+/// Most `attachments` of one diagnostic.
+pub const MAX_DIAGNOSTIC_ATTACHMENTS: usize = 16;
+
+/// Span offsets are portable JSON integers: below 2^53.
+pub const MAX_DIAGNOSTIC_OFFSET: u64 = (1 << 53) - 1;
+
+/// How many diagnostics the plain-text summary an SDK appends projects.
+pub const DIAGNOSTIC_SUMMARY_COUNT: usize = 8;
+
+/// Longest plain-text summary of a result's diagnostics, in UTF-8 bytes.
+pub const MAX_DIAGNOSTIC_SUMMARY_BYTES: usize = 4096;

@@ -61,6 +61,15 @@ mod cancel;
 mod context;
 mod error;
 pub mod examples;
+
+/// Typed diagnostics for tool results (`ToolOutput::with_diagnostics`): the records
+/// of `metadata.octet_diagnostics_v1` and their checks, shared with the host.
+pub mod diagnostics {
+    pub use crate::validate::diagnostics::{
+        summary, validate, Attachment, AttachmentKind, Diagnostic, Edit, Fix, Location, Related,
+        Severity, Source, Span, METADATA_KEY,
+    };
+}
 mod extension;
 mod features;
 mod menu;

@@ -111,6 +111,54 @@ impl ToolOutput {
         self
     }
 
+    /// Attaches typed `diagnostics` (`metadata.octet_diagnostics_v1`) and appends their
+    /// plain-text summary as a text part (the first eight, at most 4 KiB), so the model
+    /// sees them too. The records are checked against the profile exactly as the host
+    /// checks them; the error names the first field that breaks it. Artifacts and blobs
+    /// they name must be ones the host issued to this call's owner: the host refuses
+    /// the whole result otherwise.
+    ///
+    /// ```
+    /// use octet_host::sdk::diagnostics::{Diagnostic, Location, Severity};
+    /// use octet_host::sdk::ToolOutput;
+    ///
+    /// let netlist = b"R1 a b 1x\n";
+    /// let output = ToolOutput::error("The netlist has an unknown unit.")
+    ///     .with_diagnostics(vec![Diagnostic::new(Severity::Error, "netlist.unit", "Unknown unit `x`.")
+    ///         .at(Location::in_workspace_file("fixture.cir", netlist, 7, 9))])
+    ///     .unwrap();
+    /// assert_eq!(output.joined_text(), "The netlist has an unknown unit.\nerror[netlist.unit]: Unknown unit `x`.");
+    /// ```
+    pub fn with_diagnostics(
+        mut self,
+        diagnostics: Vec<crate::validate::diagnostics::Diagnostic>,
+    ) -> Result<ToolOutput, crate::validate::ResultError> {
+        use crate::validate::diagnostics;
+        diagnostics::validate(&diagnostics)?;
+        let mut metadata = match self.metadata.take() {
+            Some(Value::Object(map)) => map,
+            Some(_) => {
+                return Err(crate::validate::ResultError::new(
+                    "metadata",
+                    crate::validate::ResultErrorKind::WrongType {
+                        expected: crate::validate::Expected::Object,
+                    },
+                ))
+            }
+            None => Map::new(),
+        };
+        metadata.insert(
+            diagnostics::METADATA_KEY.into(),
+            diagnostics::to_value(&diagnostics),
+        );
+        self.metadata = Some(Value::Object(metadata));
+        let summary = diagnostics::summary(&diagnostics);
+        if !summary.is_empty() {
+            self.content.push(ContentPart::text(summary));
+        }
+        Ok(self)
+    }
+
     /// Sets `is_error`.
     pub fn with_is_error(mut self, is_error: bool) -> ToolOutput {
         self.is_error = is_error;

@@ -233,11 +233,14 @@ pub enum ResultErrorKind {
     AmbiguousMenuItem,
     /// A menu item has neither `command` nor `items`.
     MenuItemKindMissing,
+    /// `metadata.octet_diagnostics_v1` breaks a rule of the typed-diagnostics profile.
+    Diagnostic(super::diagnostics::DiagnosticRule),
 }
 
 impl fmt::Display for ResultErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ResultErrorKind::Diagnostic(rule) => write!(f, "{rule}"),
             ResultErrorKind::Missing => f.write_str("is required but absent or null"),
             ResultErrorKind::WrongType { expected } => write!(f, "must be {expected}"),
             ResultErrorKind::UnknownValue { found, allowed } => {

@@ -12,6 +12,7 @@
 pub mod command;
 pub mod content;
 pub mod context;
+pub mod diagnostics;
 pub mod error;
 mod field;
 pub mod hook;

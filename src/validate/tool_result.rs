@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::manifest::ApiVersion;
 
 use super::content::{content_parts, ContentPart, MediaPolicy};
+use super::diagnostics;
 use super::error::{ResultError, ResultErrorKind};
 use super::field::{as_object, as_str, member, optional_bool, required, Object, ResultPath};
 use super::json_bounds::{check_bounds, Bounds};
@@ -135,6 +136,7 @@ pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult
         Some(metadata) => {
             check_bounds(metadata, Bounds::METADATA)
                 .map_err(|error| root.key("metadata").error(ResultErrorKind::Bounds(error)))?;
+            check_diagnostics(metadata, &root.key("metadata"), ctx.media, is_error)?;
             Some(metadata.clone())
         }
         None => None,
@@ -145,6 +147,28 @@ pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult
         structured_content,
         metadata,
     })
+}
+
+/// The reserved `octet_diagnostics_v1` member of `metadata`, when present: the closed
+/// profile, and every artifact or blob it names checked against the host's records
+/// (the generation's artifacts for the call's owner; no blob is any owner's until bulk
+/// objects are served).
+fn check_diagnostics(
+    metadata: &Value,
+    path: &Path,
+    media: MediaPolicy,
+    is_error: bool,
+) -> Result<(), ResultError> {
+    let Some(value) = metadata.get(diagnostics::METADATA_KEY) else {
+        return Ok(());
+    };
+    let path = path.key(diagnostics::METADATA_KEY);
+    let records = diagnostics::parse(value, &path)?;
+    let artifacts = match media {
+        MediaPolicy::Artifacts(resolver) => Some(resolver),
+        MediaPolicy::NotNegotiated => None,
+    };
+    diagnostics::check_references(&records, &path, artifacts, None, is_error)
 }
 
 /// The frozen API 0.1 result.
