@@ -718,3 +718,45 @@ pub const DIAGNOSTIC_SUMMARY_COUNT: usize = 8;
 
 /// Longest plain-text summary of a result's diagnostics, in UTF-8 bytes.
 pub const MAX_DIAGNOSTIC_SUMMARY_BYTES: usize = 4096;
+
+// ---------------------------------------------------------------------------
+// Tool composition (section 2.25, API 0.4 `tool_composition_v1`).
+// ---------------------------------------------------------------------------
+
+/// The one deadline of all of a parent's nested calls, from the parent's admission
+/// (`limits.timeout_ms` of `composition/context`).
+pub const COMPOSITION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Most `composition/call` requests per parent (`limits.max_calls`).
+pub const MAX_COMPOSITION_CALLS: u32 = 256;
+
+/// Longest frozen tool name a `composition/call` names, in UTF-8 bytes (at least 1).
+pub const MAX_COMPOSITION_TOOL_NAME_BYTES: usize = 128;
+
+/// Largest encoded `arguments` of a `composition/call`.
+pub const MAX_COMPOSITION_ARGUMENTS_BYTES: usize = 128 * 1024;
+
+/// Deepest nesting of `composition/call` arguments.
+pub const MAX_COMPOSITION_ARGUMENTS_DEPTH: usize = 32;
+
+/// Most keys in one `composition/store` write batch (`set` and `delete` together).
+pub const MAX_COMPOSITION_STORE_KEYS: usize = 4096;
+
+/// Longest store key, in UTF-8 bytes.
+pub const MAX_COMPOSITION_STORE_KEY_BYTES: usize = 1024;
+
+/// Largest encoded store value.
+pub const MAX_COMPOSITION_STORE_VALUE_BYTES: usize = 256 * 1024;
+
+/// Largest encoded store of one composing tool, after a write.
+pub const MAX_COMPOSITION_STORE_BYTES: usize = 1024 * 1024;
+
+/// Largest sidecar file carrying an oversized `composition/context` or
+/// `composition/call` answer.
+pub const MAX_COMPOSITION_SIDECAR_BYTES: usize = 8 * 1024 * 1024;
+
+/// Most sidecar files the host keeps for one parent.
+pub const MAX_COMPOSITION_SIDECARS: usize = 256;
+
+/// Most `composition/update` snapshots relayed for one nested call; more are dropped.
+pub const MAX_COMPOSITION_UPDATES: u32 = 64;

@@ -79,6 +79,13 @@ pub(crate) struct GlobalArgs {
     /// and removes the scratch directories should octet-host be killed outright
     #[arg(long = "no-guardian", global = true)]
     pub no_guardian: bool,
+    /// Offer tool composition (`tool_composition_v1`, API 0.4): an extension's tool may
+    /// read every running extension's tools and call them through the host
+    #[arg(long = "tool-composition", global = true)]
+    pub tool_composition: bool,
+    /// Where composing tools keep their stores [default: WORKSPACE/.octet/composition]
+    #[arg(long = "composition-store", global = true, value_name = "DIR")]
+    pub composition_store: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -205,6 +212,8 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     options = options
         .guardian(!global.no_guardian)
         .prompt_wakeups(prompt_wakeups);
+    options.tool_composition = global.tool_composition;
+    options.composition_store = global.composition_store.clone();
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {
@@ -275,7 +284,7 @@ fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
 }
 
 /// The global options, by their clap ids.
-const GLOBAL_OPTIONS: [&str; 8] = [
+const GLOBAL_OPTIONS: [&str; 10] = [
     "workspace",
     "extension_dirs",
     "json",
@@ -284,6 +293,8 @@ const GLOBAL_OPTIONS: [&str; 8] = [
     "no_input",
     "startup_timeout",
     "no_guardian",
+    "tool_composition",
+    "composition_store",
 ];
 
 /// The global options `subcommand` reads: its help lists only these. Every subcommand
@@ -301,6 +312,8 @@ fn options_of(subcommand: &str) -> &'static [&'static str] {
             "no_input",
             "startup_timeout",
             "no_guardian",
+            "tool_composition",
+            "composition_store",
         ],
         _ => &GLOBAL_OPTIONS,
     }

@@ -109,6 +109,7 @@ impl Dispatcher {
                     Ok(())
                 }
                 Answerer::Frontend => self.on_frontend_question(conn, id, host, params),
+                Answerer::Composition => self.on_composition_request(conn, id, host, params),
                 // Notifications only: no request routes here.
                 Answerer::Embedder => Err(unknown_method(c.api, method)),
             },
@@ -222,7 +223,7 @@ impl Dispatcher {
                     Answer::Confirmed(frontend.confirm(question))
                 });
             }
-            ChildKind::Service { .. } | ChildKind::Brokered => {
+            ChildKind::Service { .. } | ChildKind::Brokered | ChildKind::Composed { .. } => {
                 unreachable!("bound and brokered services are admitted above")
             }
             ChildKind::Input => {
@@ -383,6 +384,7 @@ impl Dispatcher {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.guards.parent_settled(parent);
         }
+        self.composition_settled(conn, parent);
     }
 
     /// Answers every outstanding child with its dropped answer: the generation is
@@ -407,6 +409,7 @@ impl Dispatcher {
             return;
         };
         child.cancelled.cancel();
+        self.composed_withdrawn(conn, id, &child);
         self.answer_child(conn, id, child.kind.dropped_answer());
     }
 
@@ -431,6 +434,7 @@ impl Dispatcher {
         };
         if let Some(child) = c.remove_child(&id) {
             child.cancelled.cancel();
+            self.composed_withdrawn(conn, &id, &child);
             self.send_error(
                 conn,
                 &id,

@@ -120,6 +120,9 @@ pub(crate) struct CallRequest {
     pub preapproved: bool,
     /// For `provider/stream`: where the stream's `provider/event`s go.
     pub stream: Option<Sender<ProviderEvent>>,
+    /// A nested call of composition with `updates` (section 2.25): where its partial
+    /// results are relayed as `composition/update`.
+    pub relay: Option<super::pending::Relay>,
 }
 
 /// The host-to-extension methods of section 1, with their embedder-supplied params.

@@ -62,8 +62,12 @@ pub(crate) enum ChildKind {
         key: Option<String>,
     },
     /// `secret/get` or `provider/credentials`, answered by the embedder's broker on a
-    /// thread of its own.
+    /// thread of its own (and `composition/store`, written on one).
     Brokered,
+    /// `composition/call` (section 2.25): its nested call, once it was sent.
+    Composed {
+        call: Option<crate::model::call::CallId>,
+    },
 }
 
 impl ChildKind {
@@ -74,7 +78,9 @@ impl ChildKind {
         match self {
             ChildKind::Confirmation => Answer::Confirmed(false),
             ChildKind::Input => Answer::Input(None),
-            ChildKind::Service { .. } | ChildKind::Brokered => Answer::Cancelled,
+            ChildKind::Service { .. } | ChildKind::Brokered | ChildKind::Composed { .. } => {
+                Answer::Cancelled
+            }
         }
     }
 }
@@ -177,6 +183,8 @@ pub(crate) struct Connection {
     pub services: ServiceBindings,
     /// The host state of the service kinds that keep one (shortcuts, section 2.20).
     pub guards: super::guards::KindGuards,
+    /// The composing `tool/call`s of this generation (section 2.25), by request id.
+    pub compositions: HashMap<u64, super::composition::CompositionParent>,
     /// Assistant-message deltas waiting to be batched into `message/updated`
     /// (section 1.11).
     pub messages: super::messages::MessageBatches,
@@ -246,6 +254,7 @@ impl Connection {
             streams: Default::default(),
             services: ServiceBindings::new(),
             guards: Default::default(),
+            compositions: HashMap::new(),
             messages: Default::default(),
             wire_trace: false,
         }

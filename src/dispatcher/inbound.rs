@@ -471,6 +471,9 @@ impl Dispatcher {
             if let Some(sink) = &sink {
                 let _ = sink.try_send(progress.clone());
             }
+            if let ProgressEvent::PartialResult(result) = &progress.event {
+                self.relay_update(conn, request_id, &result.to_value());
+            }
             self.shared.events.emit(HostEvent::Progress {
                 source: source.clone(),
                 progress,

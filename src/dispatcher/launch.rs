@@ -72,6 +72,13 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
             offer = offer.with_feature(feature);
         }
     }
+    // Tool composition is the runtime's own (section 2.25), offered on API 0.4 only to
+    // the extensions the embedder enabled it for.
+    if manifest.api_version == manifest::ApiVersion::V0_4
+        && shared.composition.offered_to(&manifest.name)
+    {
+        offer = offer.with_feature(Feature::ToolCompositionV1);
+    }
     for capability in services.kinds().filter_map(|kind| kind.capability()) {
         if manifest.api_version == manifest::ApiVersion::V0_3 {
             offer = offer.with_contract_capability(capability);

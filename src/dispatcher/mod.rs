@@ -13,6 +13,7 @@ mod bound;
 mod brokered;
 mod children;
 mod command;
+mod composition;
 mod connection;
 mod generations;
 mod guard;
@@ -128,6 +129,10 @@ pub(crate) struct Shared {
     pub scratch_root: crate::transport::ScratchRoot,
     /// The guardian that cleans up should the host die without a goodbye.
     pub guardian: Option<Arc<crate::transport::Guardian>>,
+    /// The next embedder call's id, shared with the nested calls of composition.
+    pub next_call: Arc<std::sync::atomic::AtomicU64>,
+    /// Who tool composition is offered to, and its stores (section 2.25).
+    pub composition: crate::services::composition::CompositionSettings,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that

@@ -40,7 +40,22 @@ pub(crate) enum PendingKind {
         /// Its first `confirmation/request` is pre-approved (section 1.6b); cleared
         /// once used.
         preapproved: bool,
+        /// Where its partial results are relayed, when it is a nested call of
+        /// composition with `updates` (section 2.25).
+        relay: Option<Relay>,
     },
+}
+
+/// Where a nested call's partial results go: the `composition/call` request of the
+/// composing generation, as `composition/update` notifications.
+#[derive(Clone, Debug)]
+pub(crate) struct Relay {
+    /// The composing generation.
+    pub conn: crate::transport::ConnId,
+    /// Its `composition/call` request.
+    pub request: crate::wire::RequestId,
+    /// Updates relayed so far (at most [`crate::limits::MAX_COMPOSITION_UPDATES`]).
+    pub sent: u32,
 }
 
 /// A host request written (or queued for writing) and not yet settled.
@@ -188,6 +203,7 @@ mod tests {
                 tool_call: true,
                 delegating: true,
                 preapproved: false,
+                relay: None,
             },
             frame: FrameState::new(),
             last_progress: None,

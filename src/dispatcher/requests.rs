@@ -114,6 +114,7 @@ impl Dispatcher {
             progress,
             preapproved,
             stream,
+            relay,
             ..
         } = request;
         let c = self
@@ -154,6 +155,7 @@ impl Dispatcher {
                 tool_call,
                 delegating,
                 preapproved,
+                relay,
             },
             bytes,
         );
@@ -164,6 +166,9 @@ impl Dispatcher {
                 deadline,
             },
         );
+        if let HostRequest::ToolCall { name, .. } = &request {
+            self.composition_admitted(conn, id, name);
+        }
     }
 
     /// Cancels a call exactly as section 1.9 says: a frame the writer has not started

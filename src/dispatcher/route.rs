@@ -12,6 +12,8 @@
 //!   `inbound.rs`).
 //! - [`Answerer::Frontend`]: the person at the frontend, on a thread of its own
 //!   (`children.rs`).
+//! - [`Answerer::Composition`]: the runtime's composition of the host's own tools
+//!   (`composition.rs`), whose nested calls run on their targets like any call.
 //! - [`Answerer::Embedder`]: a notification the embedder receives as a
 //!   [`crate::HostEvent`] once it is checked.
 //!
@@ -26,6 +28,8 @@ use crate::services::bound::{ServiceMethod, Shape};
 
 /// Every API version.
 const ALL_APIS: &[ApiVersion] = &ApiVersion::ALL;
+/// API 0.4 only.
+const V0_4_APIS: &[ApiVersion] = &[ApiVersion::V0_4];
 /// The API versions with the 0.2 fields (section 2: parent correlation).
 const V0_2_FIELDS_APIS: &[ApiVersion] = &[ApiVersion::V0_2, ApiVersion::V0_3, ApiVersion::V0_4];
 
@@ -38,6 +42,9 @@ pub(super) enum Answerer {
     Runtime,
     /// The person at the frontend, off the dispatcher.
     Frontend,
+    /// The runtime's tool composition (`composition.rs`): the dispatcher admits the
+    /// request and runs nested calls on their targets like any call.
+    Composition,
     /// The embedder, as an event (notifications only).
     Embedder,
 }
@@ -115,6 +122,12 @@ host_methods! {
     ToolsRegister = request "tools/register", Runtime, apis ALL_APIS;
     /// `tools/unregister` (section 2.12): the next catalog epoch.
     ToolsUnregister = request "tools/unregister", Runtime, apis ALL_APIS;
+    /// `composition/context` (section 2.25): the frozen outer-call snapshot.
+    CompositionContext = request "composition/context", Composition, apis V0_4_APIS;
+    /// `composition/call` (section 2.25): one nested call on another tool.
+    CompositionCall = request "composition/call", Composition, apis V0_4_APIS;
+    /// `composition/store` (section 2.25): the parent's one write to its store.
+    CompositionStore = request "composition/store", Composition, apis V0_4_APIS;
     /// `confirmation/request` (section 2.2): a yes or no from the person.
     ConfirmationRequest = request "confirmation/request", Frontend, apis ALL_APIS;
     /// `input/request` (section 2.7): a line of text from the person, perhaps secret.

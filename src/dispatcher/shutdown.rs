@@ -351,6 +351,7 @@ impl Dispatcher {
             self.on_initialize_failed(conn, role, error);
         }
         self.terminal_closed(conn);
+        self.composition_gone(conn);
         let Some(mut c) = self.conns.remove(&conn) else {
             return;
         };

@@ -41,6 +41,8 @@ pub struct ExtensionHostBuilder {
     home: Option<PathBuf>,
     host_context: HostContext,
     session_id: Option<String>,
+    tool_composition: bool,
+    composition_store: Option<PathBuf>,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
     timeouts: Timeouts,
@@ -77,6 +79,8 @@ impl ExtensionHostBuilder {
             guardian: false,
             wire_trace: false,
             session_id: None,
+            tool_composition: false,
+            composition_store: None,
         }
     }
 
@@ -328,6 +332,25 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// Offers `tool_composition_v1` (section 2.25) to every API 0.4 extension: a live
+    /// model `tool/call` may then read the frozen catalog of every extension's tools
+    /// (`composition/context`), call them through the runtime (`composition/call`) and
+    /// commit one write to its tool's private store (`composition/store`). Off by
+    /// default; [`ExtensionHost::allow_tool_composition`](super::ExtensionHost::allow_tool_composition)
+    /// offers it to one extension instead.
+    pub fn tool_composition(mut self, enabled: bool) -> Self {
+        self.tool_composition = enabled;
+        self
+    }
+
+    /// Where composing tools' stores live (default: `.octet/composition` in the
+    /// workspace). The directory is created owner-only on the first commit and
+    /// outlives generations and the host.
+    pub fn composition_store(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.composition_store = Some(dir.into());
+        self
+    }
+
     /// Starts the dispatcher and returns the host.
     pub fn build(self) -> std::io::Result<ExtensionHost> {
         let workspace = std::path::absolute(&self.workspace)?;
@@ -380,7 +403,17 @@ impl ExtensionHostBuilder {
             launch: self.launch,
             scratch_root,
             guardian,
+            next_call: Arc::new(AtomicU64::new(1)),
+            composition: crate::services::composition::CompositionSettings {
+                all: self.tool_composition,
+                extensions: Default::default(),
+                store: Arc::new(crate::services::composition::store::CompositionStore::new(
+                    self.composition_store
+                        .unwrap_or_else(|| workspace.join(".octet").join("composition")),
+                )),
+            },
         });
+        let next_call = shared.next_call.clone();
         let thread = dispatcher::spawn(shared.clone(), command_receiver, transport_receiver)?;
         let roots = DiscoveryRoots {
             workspace,
@@ -391,7 +424,7 @@ impl ExtensionHostBuilder {
             inner: Arc::new(HostInner {
                 shared,
                 commands,
-                next_call: Arc::new(AtomicU64::new(1)),
+                next_call,
             }),
             roots,
             catalog: Mutex::new(None),

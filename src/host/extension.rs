@@ -14,8 +14,7 @@ use crate::manifest::UiSurface;
 use crate::model::notify::{BoundNotification, NotifyError};
 use crate::validate::{
     self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookPayload,
-    HookResult, MediaPolicy, OutputSchema, RenderOutput, ResultError, StatusContribution,
-    StructuredViolation, ToolResult, ToolResultContext,
+    HookResult, RenderOutput, ResultError, StatusContribution, ToolResult,
 };
 
 /// A handle to a started extension. Cheap to clone; usable from any thread.
@@ -222,32 +221,7 @@ impl ExtensionHandle {
             arguments,
         };
         self.request(request, &options, self.request_deadline(), move |raw| {
-            let definition = raw.tools.iter().find(|t| t.name == tool);
-            let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
-            let check = |value: &Value| match &compiled {
-                Some(schema) => schema.0.validate(value).map_err(|e| StructuredViolation {
-                    path: e.instance_path.clone(),
-                    message: e.to_string(),
-                }),
-                None => Ok(()),
-            };
-            let mut context = ToolResultContext::new(raw.negotiated.api_version);
-            if definition.is_some_and(|t| t.output_schema.is_some()) {
-                context.output_schema = OutputSchema::Declared {
-                    validator: Some(&check),
-                };
-            }
-            // Media parts resolve only against this generation's artifacts, for the owner
-            // the request carried (section 1.2).
-            let store = raw
-                .media
-                .as_ref()
-                .map(|media| (media.store.lock(), &media.owner));
-            let view = store.as_ref().map(|(store, owner)| store.owner_view(owner));
-            if let Some(view) = &view {
-                context.media = MediaPolicy::Artifacts(view);
-            }
-            validate::tool_output(&raw.value, &context).map_err(CallError::InvalidResult)
+            raw.tool_output(&tool)
         })
     }
 
@@ -514,6 +488,7 @@ pub(super) fn send_call<T: 'static>(
     let command = Command::Call(Box::new(CallRequest {
         preapproved: extras.preapproved,
         stream: extras.stream,
+        relay: None,
         call,
         extension,
         request,

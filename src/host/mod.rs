@@ -148,6 +148,18 @@ impl ExtensionHost {
         answer.recv().unwrap_or_default()
     }
 
+    /// Offers `tool_composition_v1` (section 2.25) to the API 0.4 extension `name` from
+    /// its next start on, as serve's `start` does for `"features":["tool_composition_v1"]`
+    /// ([`ExtensionHostBuilder::tool_composition`] offers it to every extension).
+    pub fn allow_tool_composition(&self, name: &str) {
+        self.inner
+            .shared
+            .composition
+            .extensions
+            .lock()
+            .insert(name.to_string());
+    }
+
     /// The handle for reporting the changes of child agent sessions (sections
     /// 2.13-2.18) from outside a service call, as `serve`'s `agent_report` does; inside
     /// one, [`ServiceCall::agent_reports`](crate::services::bound::ServiceCall::agent_reports)

@@ -256,6 +256,40 @@ pub struct RawResult {
     pub(crate) media: Option<MediaScope>,
 }
 
+impl RawResult {
+    /// The answer to a `tool/call` of `tool`, validated as section 1.2 says: against
+    /// the tool's output schema in the catalog the answer arrived with, and with media
+    /// parts resolved only against this generation's artifacts for the owner the
+    /// request carried.
+    pub(crate) fn tool_output(&self, tool: &str) -> Result<crate::validate::ToolResult, CallError> {
+        use crate::validate::{MediaPolicy, OutputSchema, StructuredViolation, ToolResultContext};
+        let definition = self.tools.iter().find(|t| t.name == tool);
+        let compiled = definition.and_then(|t| t.compiled_output_schema.clone());
+        let check = |value: &Value| match &compiled {
+            Some(schema) => schema.0.validate(value).map_err(|e| StructuredViolation {
+                path: e.instance_path.clone(),
+                message: e.to_string(),
+            }),
+            None => Ok(()),
+        };
+        let mut context = ToolResultContext::new(self.negotiated.api_version);
+        if definition.is_some_and(|t| t.output_schema.is_some()) {
+            context.output_schema = OutputSchema::Declared {
+                validator: Some(&check),
+            };
+        }
+        let store = self
+            .media
+            .as_ref()
+            .map(|media| (media.store.lock(), &media.owner));
+        let view = store.as_ref().map(|(store, owner)| store.owner_view(owner));
+        if let Some(view) = &view {
+            context.media = MediaPolicy::Artifacts(view);
+        }
+        crate::validate::tool_output(&self.value, &context).map_err(CallError::InvalidResult)
+    }
+}
+
 /// The artifacts a result's media parts may name (section 1.2): the answering
 /// generation's store, seen by the owner triple the request carried.
 #[derive(Clone, Debug)]

@@ -156,6 +156,12 @@ pub enum ChildRequestError {
     /// A Wave-1 request refused locally before anything was written: its feature was
     /// not negotiated, or it breaks the method's shape or a bound (section 2.19).
     Refused(crate::services::bound::ServiceRefusal),
+    /// A composition answer's sidecar file failed the reader's checks (section 2.25);
+    /// it was unlinked.
+    Sidecar {
+        /// Which check, in words.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ChildRequestError {
@@ -182,6 +188,7 @@ impl fmt::Display for ChildRequestError {
                 write!(f, "the host's answer is not a valid response: {e}")
             }
             ChildRequestError::Refused(refusal) => write!(f, "refused before sending: {refusal}"),
+            ChildRequestError::Sidecar { reason } => write!(f, "the answer's sidecar: {reason}"),
         }
     }
 }

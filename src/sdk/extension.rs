@@ -81,6 +81,9 @@ pub struct Tool {
     pub prompt_snippet: Option<String>,
     /// Prompt guidelines (API 0.4, `tool_prompt_metadata_v1`).
     pub prompt_guidelines: Vec<String>,
+    /// The composition declaration (API 0.4, `tool_composition_v1`, section 2.25):
+    /// sent only when the host offered the feature.
+    pub composition: Option<crate::negotiation::Composition>,
 }
 
 impl Tool {
@@ -93,7 +96,26 @@ impl Tool {
             output_schema: None,
             prompt_snippet: None,
             prompt_guidelines: Vec::new(),
+            composition: None,
         }
+    }
+
+    /// Declares the tool a composing tool (API 0.4, section 2.25): its handler may run
+    /// a bounded program over the host's other tools. `inline_budget` is 0 through
+    /// 16,000 estimated tokens. The extension then asks for
+    /// [`FEATURE_TOOL_COMPOSITION`](super::FEATURE_TOOL_COMPOSITION); a host that does
+    /// not offer it gets the tool without the declaration.
+    pub fn composition(
+        mut self,
+        mode: crate::negotiation::CompositionMode,
+        inline_budget: u64,
+    ) -> Tool {
+        self.composition = Some(crate::negotiation::Composition {
+            mode,
+            inline_budget,
+            constrained_sampling: None,
+        });
+        self
     }
 
     /// Declares the schema of `structured_content` (API 0.2+). With it, every result
@@ -125,7 +147,12 @@ impl Tool {
     }
 
     /// The definition as sent in the `initialize` answer.
-    pub(crate) fn to_wire(&self, api_version: ApiVersion, prompt_metadata: bool) -> Value {
+    pub(crate) fn to_wire(
+        &self,
+        api_version: ApiVersion,
+        prompt_metadata: bool,
+        composition: bool,
+    ) -> Value {
         let mut def = Map::new();
         def.insert("name".into(), Value::from(self.name.as_str()));
         def.insert("description".into(), Value::from(self.description.as_str()));
@@ -134,6 +161,12 @@ impl Tool {
             if let Some(schema) = &self.output_schema {
                 def.insert("output_schema".into(), schema.clone());
             }
+        }
+        if let (true, Some(declared)) = (composition, &self.composition) {
+            def.insert(
+                "composition".into(),
+                serde_json::to_value(declared).expect("a composition serializes"),
+            );
         }
         if prompt_metadata {
             if let Some(snippet) = &self.prompt_snippet {

@@ -51,3 +51,8 @@ pub const FEATURE_AGENT_SESSION_EVENTS: &str = "agent_session_events_v1";
 /// The API 0.4 feature of `agent/stop` and the retained owner (section 2.18); needs
 /// [`FEATURE_AGENT_SESSIONS`].
 pub const FEATURE_AGENT_SESSION_LIFETIME: &str = "agent_session_lifetime_v1";
+
+/// The API 0.4 feature of `composition/context`, `composition/call` and
+/// `composition/store` (section 2.25): offered only when the embedder enables tool
+/// composition.
+pub const FEATURE_TOOL_COMPOSITION: &str = "tool_composition_v1";

@@ -58,6 +58,7 @@ use std::time::Duration;
 mod agents;
 mod autocomplete;
 mod cancel;
+mod composition;
 mod context;
 mod error;
 pub mod examples;
@@ -84,6 +85,7 @@ pub use crate::services::bound::MessageRole;
 pub use autocomplete::{
     CompletionItem, CompletionQuery, Completions, FEATURE_AUTOCOMPLETE, FEATURE_AUTOCOMPLETE_EDIT,
 };
+pub use composition::{ComposableTool, CompositionContext, CompositionLimits, NestedOutcome};
 pub use context::{CancellationToken, Context};
 pub use error::{ChildRequestError, HandlerError, RunError};
 pub use extension::{Command, Extension, Tool, API_VERSION_ENV};
@@ -92,7 +94,7 @@ pub use features::{
     FEATURE_AGENT_SESSION_EVENTS, FEATURE_AGENT_SESSION_LIFETIME, FEATURE_COMPOSER,
     FEATURE_LIFECYCLE_EVENTS, FEATURE_MESSAGE_INJECTION, FEATURE_REQUEST_PROGRESS,
     FEATURE_SESSION_COMPACTION, FEATURE_SESSION_CONTROL, FEATURE_SESSION_ENTRIES,
-    FEATURE_SHORTCUTS, FEATURE_TOOL_PROMPT_METADATA,
+    FEATURE_SHORTCUTS, FEATURE_TOOL_COMPOSITION, FEATURE_TOOL_PROMPT_METADATA,
 };
 pub use menu::{Menu, MenuItem, MenuItemKind, MenuStatus, State};
 pub use output::{

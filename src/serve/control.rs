@@ -98,6 +98,9 @@ pub(crate) enum Op {
         /// The services the client answers for this extension (feature or capability
         /// names).
         services: Vec<ServeBinding>,
+        /// The features the runtime serves itself that this extension is offered
+        /// (`tool_composition_v1`).
+        features: Vec<crate::negotiation::Feature>,
     },
     /// Stop an extension.
     Stop { extension: String },
@@ -297,6 +300,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             extension: f.string("extension")?,
             startup_timeout: f.opt_u64("startup_timeout_ms")?.map(Duration::from_millis),
             services: services(f)?,
+            features: super::members::runtime_features(f)?,
         }),
         "stop" => Ok(Op::Stop {
             extension: f.string("extension")?,

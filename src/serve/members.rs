@@ -9,6 +9,7 @@ use super::fields::Fields;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
+use crate::negotiation::Feature;
 use crate::services::bound::{Refusal, ServiceRefusal};
 use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
@@ -189,6 +190,26 @@ pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
         }
     }
     Ok(bindings)
+}
+
+/// The features the runtime serves itself, which a `start` may turn on for its
+/// extension.
+pub(super) const RUNTIME_FEATURES: &[Feature] = &[Feature::ToolCompositionV1];
+
+/// `features`: the runtime-served features (of [`RUNTIME_FEATURES`]) to offer the
+/// extension.
+pub(super) fn runtime_features(f: &Fields) -> Result<Vec<Feature>, ServeError> {
+    let names: Vec<&str> = RUNTIME_FEATURES.iter().map(|f| f.as_str()).collect();
+    let mut features = Vec::new();
+    for name in f.opt_strings("features")? {
+        let feature = Feature::parse(&name)
+            .filter(|feature| RUNTIME_FEATURES.contains(feature))
+            .ok_or_else(|| ServeError::invalid_value("features", &names))?;
+        if !features.contains(&feature) {
+            features.push(feature);
+        }
+    }
+    Ok(features)
 }
 
 /// The params of a `notify`: a closed object with only `members` (section 1.11: "every

@@ -118,6 +118,13 @@ pub struct ServeOptions {
     /// slice of [`crate::host::PromptWakeups`] (default: on; `serve
     /// --no-prompt-wakeups` turns it off). See [`ServeOptions::prompt_wakeups`].
     pub prompt_wakeups: bool,
+    /// Offer `tool_composition_v1` to every API 0.4 extension (`serve
+    /// --tool-composition`); a `start` with `"features":["tool_composition_v1"]` offers
+    /// it to one.
+    pub tool_composition: bool,
+    /// Where composing tools' stores live (`serve --composition-store`; default
+    /// `.octet/composition` in the workspace).
+    pub composition_store: Option<PathBuf>,
 }
 
 impl ServeOptions {
@@ -129,6 +136,8 @@ impl ServeOptions {
             home: std::env::var_os("HOME").map(PathBuf::from),
             host_context: HostContext::default(),
             session_id: None,
+            tool_composition: false,
+            composition_store: None,
             startup_timeout: None,
             no_input: false,
             signals: None,
@@ -201,6 +210,10 @@ impl ServeOptions {
         };
         if let Some(session_id) = self.session_id {
             builder = builder.session_id(session_id);
+        }
+        builder = builder.tool_composition(self.tool_composition);
+        if let Some(store) = self.composition_store {
+            builder = builder.composition_store(store);
         }
         if let Some(timeout) = self.startup_timeout {
             builder = builder.startup_timeout(timeout);

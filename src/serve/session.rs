@@ -157,7 +157,13 @@ impl Session {
                 extension,
                 startup_timeout,
                 services,
-            } => self.start(id, extension, startup_timeout, services),
+                features,
+            } => {
+                if features.contains(&crate::negotiation::Feature::ToolCompositionV1) {
+                    self.host.allow_tool_composition(&extension);
+                }
+                self.start(id, extension, startup_timeout, services)
+            }
             Op::Stop { extension } => self.stop(id, extension),
             Op::Reload { extension } => self.reload(id, extension),
             Op::Call(spec) => self.call(id, spec),

@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod artifacts;
 pub mod autocomplete;
 pub mod bound;
+pub mod composition;
 pub mod operation;
 pub mod owner;
 pub mod policy;

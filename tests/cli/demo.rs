@@ -15,7 +15,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
     };
     assert!(has_line(&["Discovery"]), "{text}");
-    assert!(has_line(&["9 extensions found"]), "{text}");
+    assert!(has_line(&["10 extensions found"]), "{text}");
     assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
     assert!(has_line(&["initialize", "0.1"]), "{text}");
     assert!(has_line(&["initialize", "0.4"]), "{text}");
@@ -100,6 +100,12 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         &["the child read the README"],
         &["children: agent-1 /read-readme (completed)"],
         &["← the child completed; its record is listed for this extension"],
+        // Tool composition: compose calls hello-world's and git-status's tools.
+        &["Tool composition (compose, API 0.4"],
+        &["features", "tool_composition_v1"],
+        &["hello_world: Hello, composition!"],
+        &["git_status: "],
+        &["← both nested calls ran on their own extensions in one call"],
     ];
     for needles in later {
         assert!(has_line(needles), "{needles:?} missing:\n{text}");
@@ -122,6 +128,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         "notes#1",
         "turns#1",
         "delegate#1",
+        "compose#1",
     ] {
         assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
     }
@@ -157,6 +164,8 @@ fn demo_json_is_one_document_of_steps() {
         "policy",
         "agents_start",
         "agent_sessions",
+        "composition_start",
+        "composition",
         "api_0_3",
         "host_events",
         "shutdown",

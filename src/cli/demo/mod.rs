@@ -13,6 +13,7 @@
 mod agents;
 mod bound_services;
 mod canonical;
+mod composition;
 mod services;
 mod session_services;
 mod setup;
@@ -46,7 +47,8 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         .bind_for(
             setup::DELEGATE,
             ServiceBindings::new().agent_sessions(ScriptedAgents::new(&world.workspace)),
-        );
+        )
+        .tool_composition(true);
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }
@@ -129,6 +131,7 @@ impl Demo<'_> {
         self.wave1_services();
         self.session_services();
         self.agent_sessions();
+        self.composition();
         self.canonical_wire();
         self.host_events();
         self.shutdown();

@@ -74,12 +74,15 @@ pub(super) const TURNS: &str = "turns";
 /// The child agent sessions example, on API 0.2.
 pub(super) const DELEGATE: &str = "delegate";
 
+/// The tool composition example, on API 0.4.
+pub(super) const COMPOSE: &str = "compose";
+
 /// hello-world's second manifest, on the API 0.3 canonical wire.
 pub(super) const CANONICAL: &str = "hello-canonical";
 
 /// The examples of the later sections, each started there: the test-extension fixture
 /// and showcase on API 0.4, and hello-world once more on API 0.3.
-pub(super) const MORE_EXAMPLES: [Example; 6] = [
+pub(super) const MORE_EXAMPLES: [Example; 7] = [
     Example {
         name: TEST_EXTENSION,
         program: "test-extension",
@@ -127,6 +130,14 @@ pub(super) const MORE_EXAMPLES: [Example; 6] = [
         description: "A tool that runs its task in a child agent session",
         capabilities: no_capabilities,
         contributes: delegate_contributes,
+    },
+    Example {
+        name: COMPOSE,
+        program: "compose",
+        api: "0.4",
+        description: "A tool that calls other extensions' tools through the host",
+        capabilities: no_capabilities,
+        contributes: compose_contributes,
     },
 ];
 
@@ -226,6 +237,12 @@ fn turns_contributes() -> Table {
 fn delegate_contributes() -> Table {
     let mut t = Table::new();
     t.insert("tools".into(), strings(&["delegate", "observe"]));
+    t
+}
+
+fn compose_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert("tools".into(), strings(&["survey"]));
     t
 }
 

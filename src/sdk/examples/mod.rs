@@ -7,6 +7,7 @@
 //! `OCTET_EXTENSION_API_VERSION`.
 
 mod checkpoint;
+pub mod compose;
 pub mod delegate;
 mod git_status;
 mod hello_world;
@@ -16,6 +17,7 @@ mod test_extension;
 pub mod turns;
 
 pub use checkpoint::checkpoint;
+pub use compose::compose;
 pub use delegate::delegate;
 pub use git_status::git_status;
 pub use hello_world::{hello_canonical, hello_world};
@@ -27,7 +29,7 @@ pub use turns::turns;
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 10] = [
     "hello-world",
     "hello-canonical",
     "git-status",
@@ -37,6 +39,7 @@ pub const NAMES: [&str; 9] = [
     "notes",
     "turns",
     "delegate",
+    "compose",
 ];
 
 /// The example called `name`: one of [`NAMES`], or the same with underscores.
@@ -51,6 +54,7 @@ pub fn by_name(name: &str) -> Option<Extension> {
         "notes" => Some(notes()),
         "turns" => Some(turns()),
         "delegate" => Some(delegate()),
+        "compose" => Some(compose()),
         _ => None,
     }
 }
@@ -77,6 +81,7 @@ mod tests {
         assert_eq!(names(&showcase()), ["snapshot"]);
         assert_eq!(names(&notes()), ["save_draft"]);
         assert_eq!(names(&delegate()), ["delegate", "observe"]);
+        assert_eq!(names(&compose()), ["survey"]);
         assert_eq!(
             names(&test_extension()),
             [

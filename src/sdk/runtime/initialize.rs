@@ -11,7 +11,9 @@ use crate::limits::MAX_CONCURRENT_REQUESTS;
 use crate::manifest::ApiVersion;
 use crate::sdk::error::HandlerError;
 use crate::sdk::extension::Extension;
-use crate::sdk::features::{FEATURE_LIFECYCLE_EVENTS, FEATURE_TOOL_PROMPT_METADATA};
+use crate::sdk::features::{
+    FEATURE_LIFECYCLE_EVENTS, FEATURE_TOOL_COMPOSITION, FEATURE_TOOL_PROMPT_METADATA,
+};
 use crate::sdk::request::LIFECYCLE_EVENTS;
 
 /// Required features this SDK implements (section 1.1: both are always required).
@@ -61,10 +63,11 @@ pub(crate) fn negotiate(
         session.catalog = Some(super::catalog::CatalogEpochs::new(names));
     }
     let prompt_metadata = session.has_feature(FEATURE_TOOL_PROMPT_METADATA);
+    let composition = session.has_feature(FEATURE_TOOL_COMPOSITION);
     let tools: Vec<Value> = ext
         .tools
         .iter()
-        .map(|t| t.tool.to_wire(api_version, prompt_metadata))
+        .map(|t| t.tool.to_wire(api_version, prompt_metadata, composition))
         .collect();
     let commands: Vec<Value> = ext.commands.iter().map(|c| c.command.to_wire()).collect();
     result.insert("tools".into(), Value::Array(tools));
@@ -116,6 +119,9 @@ fn select_protocol(
     }
     if api_version == ApiVersion::V0_4 && ext.tools.iter().any(|t| t.tool.has_prompt_metadata()) {
         wanted.push(FEATURE_TOOL_PROMPT_METADATA);
+    }
+    if api_version == ApiVersion::V0_4 && ext.tools.iter().any(|t| t.tool.composition.is_some()) {
+        wanted.push(FEATURE_TOOL_COMPOSITION);
     }
     let mut features: Vec<String> = Vec::new();
     for feature in required

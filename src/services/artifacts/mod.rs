@@ -41,5 +41,5 @@ pub use error::{ArtifactError, Quota, Rejection};
 pub use media::MediaType;
 pub use params::Sha256Hex;
 pub use path::ScratchPath;
-pub(crate) use store::hex;
+pub(crate) use store::{hex, random_hex};
 pub use store::{Artifact, ArtifactId, ArtifactStore, OwnerArtifacts};

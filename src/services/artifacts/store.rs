@@ -343,6 +343,13 @@ fn verify(
     Ok(())
 }
 
+/// `bytes` random bytes from the operating system's CSPRNG, as lowercase hex.
+pub(crate) fn random_hex(bytes: usize) -> io::Result<String> {
+    let mut random = vec![0u8; bytes];
+    File::open("/dev/urandom")?.read_exact(&mut random)?;
+    Ok(hex(&random))
+}
+
 /// Lowercase hexadecimal.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

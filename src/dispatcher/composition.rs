@@ -1,0 +1,677 @@
+//! Tool composition (section 2.25, `tool_composition_v1`): the dispatcher's side.
+//!
+//! When a generation that negotiated the feature is sent a `tool/call`, the host
+//! freezes the registry of every routed extension's model-visible tools for it
+//! ([`Dispatcher::freeze_composition`]) with one 30 s deadline and room for 256 nested
+//! calls. The call's program may then ask, with that call as `parent_request_id`:
+//!
+//! - `composition/context`: the frozen tools, the composing tool's store and the limits,
+//!   answered at once;
+//! - `composition/call`: one nested call, checked against the frozen tool and its
+//!   schema before anything runs, then sent to its target's current generation like
+//!   any call (with a host-issued id, its own catalog validation and cancellation).
+//!   A parent's nested calls run one at a time, in the order they came; a thread per
+//!   running call turns its answer into the composition answer (a value, the complete
+//!   outcome, or a sidecar file when it does not fit in a frame);
+//! - `composition/store`: the parent's one write batch, synced on a thread before it
+//!   is acknowledged.
+//!
+//! A parent that settles, an extension that withdraws its request and a generation
+//! that goes away revoke the nested calls: a running one is cancelled on its target
+//! (`$/cancelRequest`), queued ones never start, and the sidecars nobody read are
+//! removed.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::command::{CallRequest, HostRequest};
+use super::connection::{ChildKind, ChildRequest};
+use super::pending::{PendingKind, Relay};
+use super::route::HostMethod;
+use super::Dispatcher;
+use crate::limits::{
+    COMPOSITION_TIMEOUT, MAX_COMPOSITION_CALLS, MAX_COMPOSITION_SIDECARS,
+    MAX_COMPOSITION_SIDECAR_BYTES, MAX_COMPOSITION_UPDATES,
+};
+use crate::model::call::{CallError, CallId, CallReply, CancelReason};
+use crate::model::frontend::CancelFlag;
+use crate::model::status::LifecycleState;
+use crate::negotiation::Feature;
+use crate::services::bound::{Outcome, ServiceAnswer};
+use crate::services::composition::params::{self, CallParams};
+use crate::services::composition::{sidecar, FrozenTool, Registry};
+use crate::transport::ConnId;
+use crate::wire::{codes, RequestId, ResponseError};
+
+/// Room left in a frame around an answer's value (the envelope and the id).
+const FRAME_MARGIN: usize = 4096;
+
+/// What the host keeps for one composing `tool/call`.
+pub(super) struct CompositionParent {
+    /// The frozen outer-call snapshot.
+    registry: Arc<Registry>,
+    /// The composing tool's name: its store's scope.
+    tool: String,
+    /// The one deadline of every nested call.
+    deadline: Instant,
+    /// Nested calls admitted so far.
+    calls: u32,
+    /// The one store commit was made (or is being made).
+    committed: bool,
+    /// The nested call running now, by the request that asked for it.
+    running: Option<RequestId>,
+    /// Nested calls waiting for it, in order.
+    queued: VecDeque<Nested>,
+    /// Sidecar files answered and perhaps not read yet.
+    sidecars: Vec<PathBuf>,
+}
+
+/// One admitted nested call.
+struct Nested {
+    /// The `composition/call` request.
+    id: RequestId,
+    tool: FrozenTool,
+    params: CallParams,
+    /// Its host-issued nested id, `<parent>/<n>`.
+    nested_id: String,
+}
+
+fn refused(message: impl Into<String>) -> ResponseError {
+    ResponseError::new(codes::NO_OWNER, message)
+}
+
+fn invalid(message: impl Into<String>) -> ResponseError {
+    ResponseError::new(codes::INVALID_PARAMS, message)
+}
+
+impl Dispatcher {
+    /// The frozen snapshot of every routed, ready extension's tools, by name.
+    pub(super) fn freeze_composition(&self) -> Arc<Registry> {
+        let mut routed: Vec<(&String, &ConnId)> = self.routes.iter().collect();
+        routed.sort();
+        let catalogs = routed.into_iter().filter_map(|(name, conn)| {
+            let c = self.conns.get(conn)?;
+            (c.state == LifecycleState::Ready).then_some((name.as_str(), &c.catalog))
+        });
+        Arc::new(Registry::freeze(catalogs))
+    }
+
+    /// A `tool/call` was sent as request `id` on `conn`: if the generation composes,
+    /// its program may now compose under it.
+    pub(super) fn composition_admitted(&mut self, conn: ConnId, id: u64, tool: &str) {
+        let composes = self
+            .conns
+            .get(&conn)
+            .is_some_and(|c| c.features().contains(Feature::ToolCompositionV1));
+        if !composes {
+            return;
+        }
+        let registry = self.freeze_composition();
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.compositions.insert(
+                id,
+                CompositionParent {
+                    registry,
+                    tool: tool.to_string(),
+                    deadline: Instant::now() + COMPOSITION_TIMEOUT,
+                    calls: 0,
+                    committed: false,
+                    running: None,
+                    queued: VecDeque::new(),
+                    sidecars: Vec::new(),
+                },
+            );
+        }
+    }
+
+    /// The parent `id` on `conn` settled: its sidecars nobody read are removed (its
+    /// nested calls were withdrawn with its children).
+    pub(super) fn composition_settled(&mut self, conn: ConnId, id: u64) {
+        let Some(parent) = self
+            .conns
+            .get_mut(&conn)
+            .and_then(|c| c.compositions.remove(&id))
+        else {
+            return;
+        };
+        for path in parent.sidecars {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// A `composition/*` request: checked against its live parent, then answered.
+    pub(super) fn on_composition_request(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        method: HostMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        if !c.features().contains(Feature::ToolCompositionV1) {
+            return Err(crate::services::bound::Refusal::UnsupportedFeature
+                .because(format!(
+                    "{} needs tool_composition_v1, which was not negotiated",
+                    method.name()
+                ))
+                .to_response());
+        }
+        let params = params.cloned().unwrap_or(Value::Null);
+        let parent = params::parent_of(&params).map_err(invalid)?;
+        if !c.compositions.contains_key(&parent) || !c.pending.is_tool_call(&parent) {
+            return Err(refused(format!(
+                "parent_request_id {parent} is not a live model tool/call of this generation"
+            )));
+        }
+        match method {
+            HostMethod::CompositionContext => {
+                params::context(&params).map_err(invalid)?;
+                self.composition_context(conn, id, parent)
+            }
+            HostMethod::CompositionCall => {
+                let call = params::call(&params).map_err(invalid)?;
+                self.composition_call(conn, id, call)
+            }
+            _ => {
+                let store = params::store(&params).map_err(invalid)?;
+                self.composition_store(conn, id, store)
+            }
+        }
+    }
+
+    fn composition_context(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        parent: u64,
+    ) -> Result<(), ResponseError> {
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let state = &c.compositions[&parent];
+        let store = self
+            .shared
+            .composition
+            .store
+            .load(&state.tool)
+            .map_err(|e| refused(e.to_string()))?;
+        let context = json!({
+            "tools": state.registry.to_value(),
+            "store": Value::Object(store),
+            "limits": {
+                "timeout_ms": COMPOSITION_TIMEOUT.as_millis() as u64,
+                "max_calls": MAX_COMPOSITION_CALLS,
+            },
+        });
+        let answer = fit_or_sidecar(c.scratch.path(), c.limit(), context, "context_file")?;
+        if let Some(path) = answer.1 {
+            if let Some(state) = c.compositions.get_mut(&parent) {
+                state.sidecars.push(path);
+            }
+        }
+        self.answer_with(conn, id, &answer.0, false);
+        Ok(())
+    }
+
+    fn composition_call(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        params: CallParams,
+    ) -> Result<(), ResponseError> {
+        let parent = params.parent_request_id;
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let state = c
+            .compositions
+            .get_mut(&parent)
+            .expect("checked by the caller");
+        if state.calls >= MAX_COMPOSITION_CALLS {
+            return Err(refused(format!(
+                "a parent makes at most {MAX_COMPOSITION_CALLS} nested calls"
+            )));
+        }
+        if Instant::now() >= state.deadline {
+            return Err(refused(format!(
+                "the parent's {} s composition deadline passed",
+                COMPOSITION_TIMEOUT.as_secs()
+            )));
+        }
+        let Some(tool) = state.registry.get(&params.name).cloned() else {
+            return Err(invalid(format!(
+                "`{}` is not a tool of the frozen snapshot (see composition/context)",
+                params.name
+            )));
+        };
+        // The arguments meet the frozen schema before the target sees anything.
+        if let (Some(schema), true) = (&tool.arguments, params.arguments.is_object()) {
+            if let Err(e) = schema.validate(&params.arguments) {
+                return Err(invalid(format!(
+                    "arguments for `{}` break its schema at `{}`: {e}",
+                    params.name, e.instance_path
+                )));
+            }
+        }
+        if !params.arguments.is_object() {
+            // Raw arguments (full_outcome only) become a host-created error outcome.
+            state.calls += 1;
+            let nested_id = format!("{parent}/{}", state.calls);
+            let outcome = error_outcome(
+                &nested_id,
+                &tool,
+                &params.arguments,
+                "arguments must be an object",
+            );
+            self.answer_with(conn, id, &outcome, false);
+            return Ok(());
+        }
+        state.calls += 1;
+        let nested_id = format!("{parent}/{}", state.calls);
+        c.children.insert(
+            id.clone(),
+            ChildRequest {
+                kind: ChildKind::Composed { call: None },
+                parent: Some(parent),
+                cancelled: CancelFlag::default(),
+            },
+        );
+        state.queued.push_back(Nested {
+            id: id.clone(),
+            tool,
+            params,
+            nested_id,
+        });
+        self.next_nested(conn, parent);
+        Ok(())
+    }
+
+    /// Starts the parent's next queued nested call when none is running.
+    fn next_nested(&mut self, conn: ConnId, parent: u64) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let scratch = c.scratch.path().to_path_buf();
+        let limit = c.limit();
+        let live = c.pending.is_tool_call(&parent);
+        let Some(state) = c.compositions.get_mut(&parent) else {
+            return;
+        };
+        if state.running.is_some() {
+            return;
+        }
+        if !live {
+            // The parent is settling: what is queued never starts.
+            state.queued.clear();
+            return;
+        }
+        let Some(nested) = state.queued.pop_front() else {
+            return;
+        };
+        let remaining = state.deadline.saturating_duration_since(Instant::now());
+        state.running = Some(nested.id.clone());
+        let call = CallId(
+            self.shared
+                .next_call
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        );
+        if let Some(child) = c.children.get_mut(&nested.id) {
+            child.kind = ChildKind::Composed { call: Some(call) };
+        }
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let request = CallRequest {
+            call,
+            extension: nested.tool.extension.clone(),
+            request: HostRequest::ToolCall {
+                name: nested.tool.definition.name.clone(),
+                arguments: nested.params.arguments.clone(),
+            },
+            deadline: remaining,
+            progress: None,
+            reply,
+            preapproved: false,
+            stream: None,
+            relay: nested.params.updates.then(|| Relay {
+                conn,
+                request: nested.id.clone(),
+                sent: 0,
+            }),
+        };
+        let answers = self.service_answer_sender.clone();
+        let id = nested.id.clone();
+        let answered = id.clone();
+        let job = move || {
+            let received: CallReply = answer.recv().unwrap_or(Err(CallError::HostShutDown));
+            let outcome = nested_outcome(received, &nested, &scratch, limit);
+            let _ = answers.send(ServiceAnswer {
+                conn,
+                id: answered,
+                outcome,
+            });
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("octet-compose".into())
+            .spawn(job)
+        {
+            let error = refused(format!("no thread to wait for the nested call: {e}"));
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.children.remove(&id);
+                if let Some(state) = c.compositions.get_mut(&parent) {
+                    state.running = None;
+                }
+            }
+            self.send_error(conn, &id, &error);
+            return;
+        }
+        self.on_call(Box::new(request));
+    }
+
+    /// A nested call's thread answered `id` (its child was removed by the caller).
+    pub(super) fn on_composed_answer(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        parent: Option<u64>,
+        outcome: Outcome,
+    ) {
+        match outcome {
+            Outcome::Answered(value) => {
+                let c = self.conns.get_mut(&conn);
+                let scratch = c.as_ref().map(|c| c.scratch.path().to_path_buf());
+                let state = c.and_then(|c| parent.and_then(|p| c.compositions.get_mut(&p)));
+                let path = scratch.and_then(|scratch| sidecar_path_of(&scratch, &value));
+                if let (Some(state), Some(path)) = (state, path) {
+                    if state.sidecars.len() < MAX_COMPOSITION_SIDECARS {
+                        state.sidecars.push(path);
+                    }
+                }
+                self.answer_with(conn, id, &value, false);
+            }
+            Outcome::Error(error) => self.send_error(conn, id, &error),
+            _ => self.send_error(
+                conn,
+                id,
+                &refused("the nested call ended without an answer"),
+            ),
+        }
+        if let Some(parent) = parent {
+            self.nested_done(conn, parent, id);
+        }
+    }
+
+    /// The nested call of `id` ended: the parent's next one may start.
+    fn nested_done(&mut self, conn: ConnId, parent: u64, id: &RequestId) {
+        if let Some(state) = self
+            .conns
+            .get_mut(&conn)
+            .and_then(|c| c.compositions.get_mut(&parent))
+        {
+            if state.running.as_ref() == Some(id) {
+                state.running = None;
+            }
+            state.queued.retain(|n| &n.id != id);
+        }
+        self.next_nested(conn, parent);
+    }
+
+    /// A partial result of the call sent as request `id` on `conn`: relayed to the
+    /// composing request it is nested under, when that asked for `updates`. Relaying
+    /// never waits: past [`MAX_COMPOSITION_UPDATES`] snapshots, or when the composing
+    /// generation's writer has no room, the snapshot is dropped.
+    pub(super) fn relay_update(&mut self, conn: ConnId, id: u64, result: &Value) {
+        let relay =
+            self.conns
+                .get_mut(&conn)
+                .and_then(|c| match &mut c.pending.get_mut(&id)?.kind {
+                    PendingKind::Call {
+                        relay: Some(relay), ..
+                    } if relay.sent < MAX_COMPOSITION_UPDATES => {
+                        relay.sent += 1;
+                        Some(relay.clone())
+                    }
+                    _ => None,
+                });
+        let Some(relay) = relay else {
+            return;
+        };
+        let Some(c) = self.conns.get_mut(&relay.conn) else {
+            return;
+        };
+        if !c.children.contains_key(&relay.request) || !c.writer_has_room() {
+            return;
+        }
+        let params = json!({
+            "request_id": relay.request.to_value(),
+            "sequence": relay.sent,
+            "result": result,
+        });
+        if let Ok(bytes) = c.encode_notification("composition/update", &params) {
+            c.push_frame(crate::transport::OutboundFrame {
+                bytes,
+                state: None,
+                wipe: false,
+            });
+        }
+    }
+
+    /// The generation `conn` goes away: its running nested calls are cancelled on their
+    /// targets and the sidecars nobody read are removed.
+    pub(super) fn composition_gone(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let running: Vec<CallId> = c
+            .children
+            .values()
+            .filter_map(|child| match child.kind {
+                ChildKind::Composed { call } => call,
+                _ => None,
+            })
+            .collect();
+        let parents: Vec<u64> = c.compositions.keys().copied().collect();
+        for call in running {
+            self.cancel_call(call, CancelReason::Shutdown);
+        }
+        for parent in parents {
+            self.composition_settled(conn, parent);
+        }
+    }
+
+    /// A `composition/call` was withdrawn before its answer (its parent settled, the
+    /// extension cancelled it, the generation went away): a running nested call is
+    /// cancelled on its target, a queued one never starts.
+    pub(super) fn composed_withdrawn(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        child: &ChildRequest,
+    ) {
+        let ChildKind::Composed { call } = &child.kind else {
+            return;
+        };
+        if let Some(call) = call {
+            self.cancel_call(*call, CancelReason::User);
+        }
+        if let Some(parent) = child.parent {
+            self.nested_done(conn, parent, id);
+        }
+    }
+
+    fn composition_store(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        store: params::StoreParams,
+    ) -> Result<(), ResponseError> {
+        let parent = store.parent_request_id;
+        let c = self.conns.get_mut(&conn).expect("connection is live");
+        let state = c
+            .compositions
+            .get_mut(&parent)
+            .expect("checked by the caller");
+        if state.committed {
+            return Err(refused("a parent commits its store at most once"));
+        }
+        state.committed = true;
+        let tool = state.tool.clone();
+        c.children.insert(
+            id.clone(),
+            ChildRequest {
+                kind: ChildKind::Brokered,
+                parent: Some(parent),
+                cancelled: CancelFlag::default(),
+            },
+        );
+        let stores = self.shared.composition.store.clone();
+        let answers = self.service_answer_sender.clone();
+        let request = id.clone();
+        let job = move || {
+            let outcome = match stores.commit(&tool, store.set, &store.delete) {
+                Ok(()) => Outcome::Answered(json!({})),
+                Err(e) => Outcome::Error(refused(e.to_string())),
+            };
+            let _ = answers.send(ServiceAnswer {
+                conn,
+                id: request,
+                outcome,
+            });
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("octet-compose-store".into())
+            .spawn(job)
+        {
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.children.remove(id);
+            }
+            return Err(refused(format!("no thread to write the store: {e}")));
+        }
+        Ok(())
+    }
+}
+
+/// The sidecar file an answer names in `scratch`, if it names one the host made.
+fn sidecar_path_of(scratch: &std::path::Path, value: &Value) -> Option<PathBuf> {
+    let name = value.get("value_file")?.get("path")?.as_str()?;
+    sidecar::is_host_name(name).then(|| scratch.join(name))
+}
+
+/// An answer nobody will read: the sidecar it names, if any, is removed.
+pub(super) fn discard_answer(scratch: &std::path::Path, outcome: &Outcome) {
+    if let Outcome::Answered(value) = outcome {
+        if let Some(path) = sidecar_path_of(scratch, value) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// `value` as the answer, or in a sidecar file when the answer would not fit in a
+/// frame of `limit` bytes; with the sidecar's path.
+fn fit_or_sidecar(
+    scratch: &std::path::Path,
+    limit: usize,
+    value: Value,
+    member: &str,
+) -> Result<(Value, Option<PathBuf>), ResponseError> {
+    let bytes = serde_json::to_vec(&value).expect("JSON values serialize");
+    if bytes.len() + FRAME_MARGIN <= limit {
+        return Ok((value, None));
+    }
+    if bytes.len() > MAX_COMPOSITION_SIDECAR_BYTES {
+        return Err(refused(format!(
+            "the answer is {} bytes, more than the {MAX_COMPOSITION_SIDECAR_BYTES} a sidecar \
+             carries; ask for less",
+            bytes.len()
+        )));
+    }
+    let written = sidecar::write(scratch, &bytes)
+        .map_err(|e| refused(format!("the sidecar could not be written: {e}")))?;
+    Ok((written.envelope(member), Some(written.path)))
+}
+
+/// A host-created error outcome of a complete-outcome call.
+fn error_outcome(nested_id: &str, tool: &FrozenTool, arguments: &Value, why: &str) -> Value {
+    json!({"value": {
+        "content": [{"type": "text", "text": why}],
+        "is_error": true,
+        "tool_call": {"id": nested_id, "name": tool.name, "arguments": arguments},
+    }})
+}
+
+/// What the composing request is answered once its nested call settled.
+fn nested_outcome(
+    received: CallReply,
+    nested: &Nested,
+    scratch: &std::path::Path,
+    limit: usize,
+) -> Outcome {
+    let tool = &nested.tool;
+    let full = nested.params.full_outcome;
+    let result = received.and_then(|raw| raw.tool_output(&tool.definition.name));
+    let value = match result {
+        Ok(output) if full => {
+            let mut value = output.to_value();
+            value["tool_call"] = json!({
+                "id": nested.nested_id,
+                "name": tool.name,
+                "arguments": nested.params.arguments,
+            });
+            json!({ "value": value })
+        }
+        Ok(output) if output.is_error => {
+            let text = output.text();
+            let mut error = ResponseError::new(
+                codes::NO_OWNER,
+                format!("`{}` reported an error: {}", tool.name, clip(&text)),
+            );
+            error.data = Some(json!({"tool": tool.name, "is_error": true, "text": clip(&text)}));
+            return Outcome::Error(error);
+        }
+        Ok(output) => match (&tool.definition.output_schema, &output.structured_content) {
+            (Some(_), Some(structured)) => json!({ "value": structured.clone() }),
+            _ => json!({ "value": output.text() }),
+        },
+        Err(CallError::Cancelled { .. }) => {
+            return Outcome::Error(ResponseError::new(
+                codes::REQUEST_CANCELLED,
+                "the nested call was cancelled",
+            ))
+        }
+        Err(error) if full && !revoked(&error) => error_outcome(
+            &nested.nested_id,
+            tool,
+            &nested.params.arguments,
+            &error.to_string(),
+        ),
+        Err(error) => {
+            return Outcome::Error(refused(format!(
+                "the nested call of `{}` failed: {error}",
+                tool.name
+            )))
+        }
+    };
+    match fit_or_sidecar(scratch, limit, value, "value_file") {
+        Ok((value, _)) => Outcome::Answered(value),
+        Err(error) => Outcome::Error(error),
+    }
+}
+
+/// Failures that revoke the call rather than describe its outcome: they stay RPC
+/// errors even for a complete outcome.
+fn revoked(error: &CallError) -> bool {
+    matches!(
+        error,
+        CallError::Cancelled { .. }
+            | CallError::DeadlineExceeded { .. }
+            | CallError::TransportLost { .. }
+            | CallError::HostShutDown
+    )
+}
+
+/// At most 4 KiB of a nested error's text, on a character boundary.
+fn clip(text: &str) -> &str {
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}

@@ -1,0 +1,108 @@
+//! `compose`: tool composition from an extension (section 2.25, API 0.4).
+//!
+//! Its tool `survey {"calls": [{"tool", "arguments"}]}` declares `composition` and runs
+//! a small program through the host: it reads the frozen catalog, runs each listed call
+//! on whichever extension offers the tool, counts its runs in its private store, and
+//! answers one line per call. A call that fails does not stop the program: it becomes
+//! a typed diagnostic (`metadata.octet_diagnostics_v1`) beside the text, and the store
+//! is committed only when every call succeeded. The host must offer
+//! `tool_composition_v1` (the demo's builder does); the manifest needs
+//! `contributes.tools = ["survey"]`.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::negotiation::CompositionMode;
+use crate::sdk::diagnostics::{Diagnostic, Severity};
+use crate::sdk::{Context, Extension, HandlerError, Tool, ToolOutput, FEATURE_TOOL_COMPOSITION};
+
+/// One nested call of the program.
+#[derive(Deserialize)]
+struct Step {
+    tool: String,
+    #[serde(default = "empty")]
+    arguments: Value,
+}
+
+fn empty() -> Value {
+    json!({})
+}
+
+/// The tool's arguments.
+#[derive(Deserialize)]
+struct Program {
+    calls: Vec<Step>,
+}
+
+/// The `compose` example.
+pub fn compose() -> Extension {
+    let parameters = json!({
+        "type": "object",
+        "properties": {"calls": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}},
+            "required": ["tool"],
+            "additionalProperties": false
+        }, "maxItems": 16}},
+        "required": ["calls"],
+        "additionalProperties": false
+    });
+    let survey = Tool::new(
+        "survey",
+        "Run several of the host's tools in one call and report each result",
+        parameters,
+    )
+    .composition(CompositionMode::On, 3000);
+    Extension::new()
+        .feature(FEATURE_TOOL_COMPOSITION)
+        .tool_def(survey, |program: Program, cx: &Context| run(cx, program))
+}
+
+fn run(cx: &Context, program: Program) -> Result<ToolOutput, HandlerError> {
+    if !cx.has_feature(FEATURE_TOOL_COMPOSITION) {
+        return Ok(ToolOutput::error(
+            "the host does not offer tool composition (tool_composition_v1)",
+        ));
+    }
+    let context = cx.composition_context()?;
+    let runs = context
+        .store
+        .get("runs")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        + 1;
+    let mut lines = vec![format!(
+        "run {runs}: {} tools composable",
+        context.tools.len()
+    )];
+    let mut diagnostics = Vec::new();
+    for step in program.calls {
+        match cx.compose(&step.tool, step.arguments) {
+            Ok(value) => {
+                let shown = match value {
+                    Value::String(text) => text.lines().next().unwrap_or_default().to_string(),
+                    other => other.to_string(),
+                };
+                lines.push(format!("{}: {shown}", step.tool));
+            }
+            Err(error) => {
+                lines.push(format!("{}: failed", step.tool));
+                diagnostics.push(Diagnostic::new(
+                    Severity::Warning,
+                    "compose.nested_failed",
+                    format!("{} failed: {error}", step.tool),
+                ));
+            }
+        }
+    }
+    let output = ToolOutput::text(lines.join("\n"));
+    if diagnostics.is_empty() {
+        let mut store = Map::new();
+        store.insert("runs".into(), json!(runs));
+        cx.commit_composition_store(store, &[])?;
+        return Ok(output);
+    }
+    output
+        .with_diagnostics(diagnostics)
+        .map_err(|e| HandlerError::internal(e.to_string()))
+}

@@ -1,0 +1,429 @@
+//! Tool composition (section 2.25, `tool_composition_v1`): a live model `tool/call` of
+//! the Wave-1 peer (`ask`) composes the tools of the raw peer (`echo`) through the
+//! runtime, through the library and serve.
+
+mod support;
+
+use std::path::Path;
+
+use octet_host::host::{CallOptions, ExtensionHandle};
+use octet_host::ExtensionHost;
+use serde_json::{json, Value};
+use support::agents::{ask, code, id};
+use support::serve_harness;
+use support::*;
+
+/// The raw peer as `target`, with `echo`, `seen` and `sleepy` tools whose arguments
+/// follow `schema`.
+fn target(root: &Path, schema: &str) -> std::path::PathBuf {
+    peer_extension_with(
+        root,
+        "target",
+        "0.4",
+        &["good"],
+        &["echo", "seen"],
+        "",
+        &format!("OCTET_PEER_TOOL_SCHEMA = {schema:?}"),
+    )
+}
+
+struct Composing {
+    host: ExtensionHost,
+    composer: ExtensionHandle,
+    target: ExtensionHandle,
+}
+
+fn composing(root: &Path, workspace: &Path, store: &Path, schema: &str) -> Composing {
+    let dirs = [
+        wave1_extension(root, "composer", "0.4", ""),
+        target(root, schema),
+    ];
+    // Both peers have a `seen` tool: the snapshot qualifies the shared name.
+    let host = host_builder(workspace, &dirs)
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .tool_composition(true)
+        .composition_store(store)
+        .build()
+        .unwrap();
+    let target = host.start("target").unwrap();
+    let composer = host.start("composer").unwrap();
+    Composing {
+        host,
+        composer,
+        target,
+    }
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"id": id("call"), "method": "composition/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+/// The answers of `requests`, in order.
+fn compose(ext: &ExtensionHandle, requests: Vec<Value>) -> Vec<Value> {
+    let ids: Vec<String> = requests
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let answers = ask(ext, Value::Array(requests));
+    ids.iter().map(|id| answers[id].clone()).collect()
+}
+
+fn seen(target: &ExtensionHandle) -> Value {
+    let out = target
+        .call_tool("seen", json!({}), CallOptions::default())
+        .unwrap();
+    serde_json::from_str(&out.text()).unwrap()
+}
+
+const STRICT: &str = r#"{"type":"object","properties":{"marker":{"type":"string"},"sleep_ms":{"type":"integer"},"answer":{"type":"object"}},"additionalProperties":false}"#;
+
+#[test]
+fn a_live_tool_call_reads_the_frozen_context_and_calls_another_extensions_tool() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let h = composing(root.path(), workspace.path(), store.path(), STRICT);
+    let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
+    let answers = compose(
+        &h.composer,
+        vec![
+            context,
+            call("echo", json!({"marker": "nested"})),
+            call("echo", json!({"marker": 7})),
+            call("nope", json!({})),
+        ],
+    );
+    let context = &answers[0]["result"];
+    let names: Vec<&str> = context["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for name in ["ask", "answers", "composer/seen", "target/seen", "echo"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    assert_eq!(
+        context["limits"],
+        json!({"timeout_ms": 30000, "max_calls": 256})
+    );
+    assert_eq!(context["store"], json!({}));
+    // The nested call ran on the target: a schema-less result comes back as its text.
+    let value = answers[1]["result"]["value"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(value).unwrap(),
+        json!({"marker": "nested"})
+    );
+    // Invalid arguments never reach the target; an unknown tool is refused.
+    assert_eq!(code(&answers[2]), -32602, "{}", answers[2]);
+    assert_eq!(code(&answers[3]), -32602, "{}", answers[3]);
+    assert_eq!(seen(&h.target)["markers"], json!(["nested"]));
+    // Without a live model tool/call as parent nothing composes.
+    let orphan = ask(
+        &h.composer,
+        json!([{"id": id("o"), "method": "composition/context", "params": {},
+                "parent": "previous"}]),
+    );
+    let answer = orphan.as_object().unwrap().values().next().unwrap();
+    assert_eq!(code(answer), -32002, "{answer}");
+    drop(h.host);
+}
+
+#[test]
+fn errors_complete_outcomes_and_the_257th_call() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let h = composing(
+        root.path(),
+        workspace.path(),
+        store.path(),
+        r#"{"type":"object"}"#,
+    );
+    let failing = json!({"answer": {"content": [{"type": "text", "text": "no such file"}],
+                                    "is_error": true}});
+    let mut full = call("echo", failing.clone());
+    full["params"]["full_outcome"] = json!(true);
+    let answers = compose(&h.composer, vec![call("echo", failing), full]);
+    assert_eq!(code(&answers[0]), -32002, "{}", answers[0]);
+    assert!(answers[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no such file"));
+    let outcome = &answers[1]["result"]["value"];
+    assert_eq!(outcome["is_error"], true, "{outcome}");
+    assert_eq!(outcome["content"][0]["text"], "no such file");
+    let nested_id = outcome["tool_call"]["id"].as_str().unwrap();
+    assert!(nested_id.ends_with("/2"), "{nested_id}");
+    assert_eq!(outcome["tool_call"]["name"], "echo");
+
+    let calls: Vec<Value> = (0..257).map(|n| call("echo", json!({"n": n}))).collect();
+    let answers = compose(&h.composer, calls);
+    assert!(
+        answers[255]["result"]["value"].is_string(),
+        "{}",
+        answers[255]
+    );
+    assert_eq!(code(&answers[256]), -32002, "{}", answers[256]);
+    assert!(answers[256]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("256"));
+}
+
+#[test]
+fn one_store_commit_per_parent_and_the_store_survives_a_restart() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let commit = |set: Value| {
+        json!({"id": id("store"), "method": "composition/store",
+                                     "params": {"set": set, "delete": ["obsolete"]}})
+    };
+    {
+        let h = composing(
+            root.path(),
+            workspace.path(),
+            store.path(),
+            r#"{"type":"object"}"#,
+        );
+        let answers = compose(
+            &h.composer,
+            vec![commit(json!({"answer": 42})), commit(json!({"answer": 43}))],
+        );
+        assert_eq!(answers[0]["result"], json!({}), "{}", answers[0]);
+        assert_eq!(code(&answers[1]), -32002, "{}", answers[1]);
+        h.host.shutdown();
+    }
+    let h = composing(
+        root.path(),
+        workspace.path(),
+        store.path(),
+        r#"{"type":"object"}"#,
+    );
+    let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
+    let answers = compose(
+        &h.composer,
+        vec![context, commit(json!({"big": "x".repeat(300 * 1024)}))],
+    );
+    assert_eq!(answers[0]["result"]["store"], json!({"answer": 42}));
+    assert_eq!(code(&answers[1]), -32602, "{}", answers[1]);
+}
+
+#[test]
+fn settling_the_parent_cancels_its_nested_call_on_the_target() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let h = composing(
+        root.path(),
+        workspace.path(),
+        store.path(),
+        r#"{"type":"object"}"#,
+    );
+    let mut slow = call("echo", json!({"wait_cancel": true, "marker": "slow"}));
+    slow["wait"] = json!(false);
+    let queued = call("echo", json!({"marker": "never"}));
+    let mut queued_nowait = queued.clone();
+    queued_nowait["wait"] = json!(false);
+    // The parent answers at once, with both nested calls outstanding.
+    ask(&h.composer, json!([slow, queued_nowait]));
+    eventually("the target is told to cancel the nested call", || {
+        seen(&h.target)["cancels"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+    });
+    let markers = seen(&h.target)["markers"].clone();
+    assert!(
+        !markers.as_array().unwrap().contains(&json!("never")),
+        "{markers}"
+    );
+}
+
+#[test]
+fn an_oversized_value_travels_as_one_sidecar_the_reader_checks() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let h = composing(
+        root.path(),
+        workspace.path(),
+        store.path(),
+        r#"{"type":"object"}"#,
+    );
+    // The target's answer fits its frame; with the arguments the complete outcome
+    // repeats, the composition answer does not fit the composer's.
+    let arguments = json!({"text_bytes": 950_000, "pad": "p".repeat(120_000)});
+    let mut nested = call("echo", arguments);
+    nested["params"]["full_outcome"] = json!(true);
+    nested["sidecar"] = json!(true);
+    let answers = compose(&h.composer, vec![nested]);
+    let report = &answers[0]["sidecar"];
+    assert_eq!(report["member"], "value_file", "{}", answers[0]);
+    assert_eq!(report["flat"], true);
+    assert_eq!(report["size_ok"], true);
+    assert_eq!(report["digest_ok"], true);
+    assert_eq!(report["value_len"], 950_000);
+}
+
+#[test]
+fn updates_relay_the_nested_calls_partial_results_to_its_request() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let h = composing(
+        root.path(),
+        workspace.path(),
+        store.path(),
+        r#"{"type":"object"}"#,
+    );
+    let partial = |text: &str| {
+        json!({"type": "partial_result",
+        "result": {"content": [{"type": "text", "text": text}]}})
+    };
+    let mut nested = call(
+        "echo",
+        json!({"progress_events": [partial("half"), partial("most")]}),
+    );
+    nested["params"]["full_outcome"] = json!(true);
+    nested["params"]["updates"] = json!(true);
+    let request_id = nested["id"].clone();
+    let answers = compose(&h.composer, vec![nested]);
+    assert_eq!(
+        answers[0]["result"]["value"]["is_error"], false,
+        "{}",
+        answers[0]
+    );
+    let out = h
+        .composer
+        .call_tool("seen", json!({}), CallOptions::default())
+        .unwrap();
+    let seen: Value = serde_json::from_str(&out.text()).unwrap();
+    let updates: Vec<&Value> = seen["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["method"] == "composition/update")
+        .collect();
+    assert_eq!(updates.len(), 2, "{seen}");
+    assert_eq!(updates[0]["params"]["request_id"], request_id);
+    assert_eq!(updates[0]["params"]["sequence"], 1);
+    assert_eq!(updates[1]["params"]["result"]["content"][0]["text"], "most");
+    // Without updates nothing is relayed; updates without full_outcome is malformed.
+    let mut malformed = call("echo", json!({}));
+    malformed["params"]["updates"] = json!(true);
+    let answers = compose(&h.composer, vec![malformed]);
+    assert_eq!(code(&answers[0]), -32602, "{}", answers[0]);
+}
+
+#[test]
+fn a_composing_sdk_extension_calls_another_extensions_tools_and_keeps_its_store() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let dirs = [
+        sdk_extension(
+            root.path(),
+            "compose",
+            "0.4",
+            "compose",
+            "tools = [\"survey\"]",
+        ),
+        sdk_extension(
+            root.path(),
+            "hello-world",
+            "0.2",
+            "hello-world",
+            "tools = [\"hello_world\"]\ncommands = [\"hello\"]\nnotifications = true",
+        ),
+    ];
+    let survey = |calls: Value| {
+        let host = host_builder(workspace.path(), &dirs)
+            .tool_composition(true)
+            .composition_store(store.path())
+            .build()
+            .unwrap();
+        host.start("hello-world").unwrap();
+        let compose = host.start("compose").unwrap();
+        let offered = &compose.info().negotiated.tools[0];
+        assert!(
+            offered.composition.is_some(),
+            "the declaration is sent when offered"
+        );
+        let out = compose
+            .call_tool("survey", json!({ "calls": calls }), CallOptions::default())
+            .unwrap();
+        host.shutdown();
+        out
+    };
+    let out = survey(json!([{"tool": "hello_world", "arguments": {"name": "nested"}}]));
+    assert!(out.text().contains("run 1:"), "{}", out.text());
+    assert!(
+        out.text().contains("hello_world: Hello, nested!"),
+        "{}",
+        out.text()
+    );
+    // The store outlived the host: this is run 2. A failing nested call becomes a
+    // typed diagnostic, and the run is not committed.
+    let out = survey(json!([{"tool": "hello_world", "arguments": {"wrong": 1}}]));
+    assert!(out.text().contains("run 2:"), "{}", out.text());
+    let diagnostics = &out.metadata.as_ref().unwrap()["octet_diagnostics_v1"];
+    assert_eq!(
+        diagnostics[0]["code"], "compose.nested_failed",
+        "{diagnostics}"
+    );
+    assert!(
+        out.text().contains("warning[compose.nested_failed]"),
+        "{}",
+        out.text()
+    );
+    let out = survey(json!([]));
+    assert!(
+        out.text().contains("run 2:"),
+        "the failed run committed nothing"
+    );
+}
+
+#[test]
+fn serve_offers_composition_to_the_extension_its_start_names() {
+    use support::serve_harness::Serve;
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dirs = vec![
+        wave1_extension(root.path(), "composer", "0.4", ""),
+        peer_extension(root.path(), "target", "0.4", &["good"], &["echo"]),
+    ];
+    let mut serve = Serve::over(workspace, root, dirs);
+    let plain = serve.request(json!({"id": 1, "op": "start", "extension": "target"}));
+    assert!(!plain["features"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("tool_composition_v1")));
+    let reply = serve.request(json!({"id": 2, "op": "start", "extension": "composer",
+                                     "features": ["tool_composition_v1"]}));
+    assert!(
+        reply["features"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("tool_composition_v1")),
+        "{reply}"
+    );
+    let bad = serve.request(json!({"id": 3, "op": "start", "extension": "composer",
+                                   "features": ["resource_refs_v2"]}));
+    assert_eq!(bad["error"]["code"], "invalid_value", "{bad}");
+    serve.send(
+        json!({"op": "call", "call_id": "c1", "extension": "composer", "tool": "ask",
+        "arguments": {"requests": [{"id": "n1", "method": "composition/call",
+            "params": {"name": "echo", "arguments": {"via": "serve"}}}]}}),
+    );
+    let result = serve.result(json!("c1"));
+    let answers: Value = serde_json::from_str(serve_harness::text_of(&result)).unwrap();
+    let value = answers["n1"]["result"]["value"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(value).unwrap(),
+        json!({"via": "serve"})
+    );
+    serve_harness::assert_lines_follow_the_schema(&serve.seen);
+    serve.close_input().unwrap();
+}
