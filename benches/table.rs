@@ -18,13 +18,14 @@
 //! except the busy fleet's, the short scheduler slice an embedder may ask for
 //! (`octet_host::host::PromptWakeups`), with either mode.
 
+#[path = "support/hogs.rs"]
+mod hogs;
 #[path = "support/lsp_peer.rs"]
 mod lsp_peer;
 #[path = "support/rmcp_peer.rs"]
 mod rmcp_peer;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 
 use octet_host::bench::octet::Fleet;
 use octet_host::bench::suite::{self, standard_subjects, SuiteOptions};
@@ -88,43 +89,6 @@ fn profile(
     );
 }
 
-/// Busy-loop processes that keep CPUs busy while the run measures; killed on drop.
-struct Hogs(Vec<Child>);
-
-impl Hogs {
-    /// Starts `n` processes that spin forever at normal priority. Each dies with the
-    /// bench (`PR_SET_PDEATHSIG`), also when it exits without dropping them.
-    fn start(n: usize) -> Hogs {
-        use std::os::unix::process::CommandExt;
-        let hogs = (0..n)
-            .map(|_| {
-                let mut command = Command::new("sh");
-                command
-                    .args(["-c", "while :; do :; done"])
-                    .stdin(Stdio::null());
-                // SAFETY: prctl is async-signal-safe and touches no memory of ours.
-                unsafe {
-                    command.pre_exec(|| {
-                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                        Ok(())
-                    });
-                }
-                command.spawn().expect("starting a busy-loop process")
-            })
-            .collect();
-        Hogs(hogs)
-    }
-}
-
-impl Drop for Hogs {
-    fn drop(&mut self) {
-        for hog in &mut self.0 {
-            let _ = hog.kill();
-            let _ = hog.wait();
-        }
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
@@ -139,14 +103,8 @@ fn main() {
         return;
     }
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_octet-host"));
-    let load = match value("--load").as_deref() {
-        None => 0,
-        Some("cpus") => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        Some(n) => n
-            .parse()
-            .expect("--load takes a number of processes or `cpus`"),
-    };
-    let _hogs = Hogs::start(load);
+    let load = hogs::requested(&args);
+    let _hogs = hogs::Hogs::start(load);
     if load > 0 {
         eprintln!("bench: {load} busy-loop processes run beside the measurement");
     }

@@ -33,6 +33,36 @@ struct Composing {
     target: ExtensionHandle,
 }
 
+/// The directories of one test: extensions, workspace and composition store.
+struct Dirs {
+    root: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+    store: tempfile::TempDir,
+}
+
+impl Dirs {
+    fn new() -> Dirs {
+        Dirs {
+            root: tempfile::tempdir().unwrap(),
+            workspace: tempfile::tempdir().unwrap(),
+            store: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A composing host over these directories, the target's arguments following
+    /// `schema`.
+    fn host(&self, schema: &str) -> Composing {
+        composing(
+            self.root.path(),
+            self.workspace.path(),
+            self.store.path(),
+            schema,
+        )
+    }
+}
+
+const ANY: &str = r#"{"type":"object"}"#;
+
 fn composing(root: &Path, workspace: &Path, store: &Path, schema: &str) -> Composing {
     let dirs = [
         wave1_extension(root, "composer", "0.4", ""),
@@ -80,10 +110,8 @@ const STRICT: &str = r#"{"type":"object","properties":{"marker":{"type":"string"
 
 #[test]
 fn a_live_tool_call_reads_the_frozen_context_and_calls_another_extensions_tool() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let h = composing(root.path(), workspace.path(), store.path(), STRICT);
+    let dirs = Dirs::new();
+    let h = dirs.host(STRICT);
     let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
     let answers = compose(
         &h.composer,
@@ -132,15 +160,8 @@ fn a_live_tool_call_reads_the_frozen_context_and_calls_another_extensions_tool()
 
 #[test]
 fn errors_complete_outcomes_and_the_257th_call() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let h = composing(
-        root.path(),
-        workspace.path(),
-        store.path(),
-        r#"{"type":"object"}"#,
-    );
+    let dirs = Dirs::new();
+    let h = dirs.host(ANY);
     let failing = json!({"answer": {"content": [{"type": "text", "text": "no such file"}],
                                     "is_error": true}});
     let mut full = call("echo", failing.clone());
@@ -174,20 +195,13 @@ fn errors_complete_outcomes_and_the_257th_call() {
 
 #[test]
 fn one_store_commit_per_parent_and_the_store_survives_a_restart() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
+    let dirs = Dirs::new();
     let commit = |set: Value| {
         json!({"id": id("store"), "method": "composition/store",
                                      "params": {"set": set, "delete": ["obsolete"]}})
     };
     {
-        let h = composing(
-            root.path(),
-            workspace.path(),
-            store.path(),
-            r#"{"type":"object"}"#,
-        );
+        let h = dirs.host(ANY);
         let answers = compose(
             &h.composer,
             vec![commit(json!({"answer": 42})), commit(json!({"answer": 43}))],
@@ -196,12 +210,7 @@ fn one_store_commit_per_parent_and_the_store_survives_a_restart() {
         assert_eq!(code(&answers[1]), -32002, "{}", answers[1]);
         h.host.shutdown();
     }
-    let h = composing(
-        root.path(),
-        workspace.path(),
-        store.path(),
-        r#"{"type":"object"}"#,
-    );
+    let h = dirs.host(ANY);
     let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
     let answers = compose(
         &h.composer,
@@ -213,45 +222,36 @@ fn one_store_commit_per_parent_and_the_store_survives_a_restart() {
 
 #[test]
 fn settling_the_parent_cancels_its_nested_call_on_the_target() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let h = composing(
-        root.path(),
-        workspace.path(),
-        store.path(),
-        r#"{"type":"object"}"#,
-    );
+    let dirs = Dirs::new();
+    let h = dirs.host(ANY);
     let mut slow = call("echo", json!({"wait_cancel": true, "marker": "slow"}));
     slow["wait"] = json!(false);
-    let queued = call("echo", json!({"marker": "never"}));
-    let mut queued_nowait = queued.clone();
-    queued_nowait["wait"] = json!(false);
-    // The parent answers at once, with both nested calls outstanding.
-    ask(&h.composer, json!([slow, queued_nowait]));
+    let mut queued = call("echo", json!({"marker": "never"}));
+    queued["wait"] = json!(false);
+    // The parent stays live until the target has the nested call, then answers with
+    // both nested calls outstanding.
+    let release = dirs.workspace.path().join("release");
+    let pause = json!({"pause": release.to_string_lossy()});
+    let composer = h.composer.clone();
+    let parent = std::thread::spawn(move || ask(&composer, json!([slow, queued, pause])));
+    eventually("the target runs the first nested call", || {
+        seen(&h.target)["markers"] == json!(["slow"])
+    });
+    std::fs::write(&release, b"").unwrap();
+    parent.join().unwrap();
     eventually("the target is told to cancel the nested call", || {
         seen(&h.target)["cancels"]
             .as_array()
             .is_some_and(|c| !c.is_empty())
     });
     let markers = seen(&h.target)["markers"].clone();
-    assert!(
-        !markers.as_array().unwrap().contains(&json!("never")),
-        "{markers}"
-    );
+    assert_eq!(markers, json!(["slow"]), "the queued call never started");
 }
 
 #[test]
 fn an_oversized_value_travels_as_one_sidecar_the_reader_checks() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let h = composing(
-        root.path(),
-        workspace.path(),
-        store.path(),
-        r#"{"type":"object"}"#,
-    );
+    let dirs = Dirs::new();
+    let h = dirs.host(ANY);
     // The target's answer fits its frame; with the arguments the complete outcome
     // repeats, the composition answer does not fit the composer's.
     let arguments = json!({"text_bytes": 950_000, "pad": "p".repeat(120_000)});
@@ -269,15 +269,8 @@ fn an_oversized_value_travels_as_one_sidecar_the_reader_checks() {
 
 #[test]
 fn updates_relay_the_nested_calls_partial_results_to_its_request() {
-    let root = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let h = composing(
-        root.path(),
-        workspace.path(),
-        store.path(),
-        r#"{"type":"object"}"#,
-    );
+    let dirs = Dirs::new();
+    let h = dirs.host(ANY);
     let partial = |text: &str| {
         json!({"type": "partial_result",
         "result": {"content": [{"type": "text", "text": text}]}})
@@ -328,7 +321,7 @@ fn a_composing_sdk_extension_calls_another_extensions_tools_and_keeps_its_store(
             "compose",
             "0.4",
             "compose",
-            "tools = [\"survey\"]",
+            "tools = [\"survey\", \"repeat\"]",
         ),
         sdk_extension(
             root.path(),

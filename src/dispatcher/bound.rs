@@ -307,16 +307,12 @@ impl Dispatcher {
             return;
         };
         let Some(child) = c.children.remove(&id) else {
-            // Withdrawn meanwhile: a sidecar written for the answer is nobody's.
-            super::composition::discard_answer(c.scratch.path(), &outcome);
             return;
         };
         let (method, key) = match child.kind {
             ChildKind::Service { method, key } => (method, key),
             ChildKind::Brokered => return self.on_brokered_answer(conn, &id, outcome),
-            ChildKind::Composed { .. } => {
-                return self.on_composed_answer(conn, &id, child.parent, outcome)
-            }
+
             _ => return,
         };
         let mut outcome = outcome;

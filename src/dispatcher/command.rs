@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::launch::Launched;
 use crate::manifest::{LocatedManifest, UiSurface};
-use crate::model::call::{CallId, CallReply, CancelReason};
+use crate::model::call::{CallId, CancelReason};
 use crate::model::catalog::ToolCatalog;
 use crate::model::lifecycle::LifecycleNotification;
 use crate::model::progress::Progress;
@@ -114,7 +114,7 @@ pub(crate) struct CallRequest {
     pub request: HostRequest,
     pub deadline: Duration,
     pub progress: Option<Sender<Progress>>,
-    pub reply: Sender<CallReply>,
+    pub reply: super::reply::ReplyTo,
     /// The person already confirmed this request (a destructive menu action, section
     /// 1.6b): its own first `confirmation/request` is answered yes without asking.
     pub preapproved: bool,
@@ -122,7 +122,7 @@ pub(crate) struct CallRequest {
     pub stream: Option<Sender<ProviderEvent>>,
     /// A nested call of composition with `updates` (section 2.25): where its partial
     /// results are relayed as `composition/update`.
-    pub relay: Option<super::pending::Relay>,
+    pub relay: Option<super::reply::Relay>,
 }
 
 /// The host-to-extension methods of section 1, with their embedder-supplied params.

@@ -184,10 +184,10 @@ pub(crate) struct Connection {
     /// The host state of the service kinds that keep one (shortcuts, section 2.20).
     pub guards: super::guards::KindGuards,
     /// The composing `tool/call`s of this generation (section 2.25), by request id.
-    pub compositions: HashMap<u64, super::composition::CompositionParent>,
+    pub compositions: HashMap<u64, super::composition::parent::CompositionParent>,
     /// Assistant-message deltas waiting to be batched into `message/updated`
     /// (section 1.11).
-    pub messages: super::messages::MessageBatches,
+    pub messages: super::messages::batches::MessageBatches,
     /// An `initialize` that failed: reported once the child is reaped, so whoever
     /// started it sees the generation gone, and a lost child's start error carries
     /// its exit status ([`Connection::startup_evidence`]).

@@ -27,6 +27,7 @@ mod messages;
 mod pending;
 mod placement;
 mod private_lane;
+mod reply;
 mod request_params;
 mod requests;
 mod route;
@@ -52,6 +53,7 @@ use serde_json::Value;
 pub(crate) use command::{CallRequest, Command, HostRequest};
 use connection::Connection;
 use id_hash::IdMap;
+pub(crate) use reply::ReplyTo;
 use timers::{Timer, Timers};
 
 use crate::model::call::CallId;
@@ -192,6 +194,9 @@ pub(crate) struct Dispatcher {
     /// Bound services' answers, from their replies.
     service_answers: Receiver<crate::services::bound::ServiceAnswer>,
     service_answer_sender: Sender<crate::services::bound::ServiceAnswer>,
+    /// The outcomes of composition's nested calls, which the dispatcher hands itself.
+    nested_replies: Receiver<composition::NestedReply>,
+    nested_reply_sender: Sender<composition::NestedReply>,
     /// The origin of the health-poll grid (see `schedule_health_poll`).
     health_epoch: Instant,
     /// Joins the I/O threads of finished generations, off the dispatcher thread: a
@@ -221,6 +226,7 @@ pub(crate) fn spawn(
         })?;
     let (answer_sender, answers) = crossbeam_channel::unbounded();
     let (service_answer_sender, service_answers) = crossbeam_channel::unbounded();
+    let (nested_reply_sender, nested_replies) = crossbeam_channel::unbounded();
     let (launch_jobs, jobs) = crossbeam_channel::unbounded();
     let (launched, launches) = crossbeam_channel::unbounded();
     let launchers = launcher::start(&shared, jobs, launched)?;
@@ -232,6 +238,8 @@ pub(crate) fn spawn(
         answer_sender,
         service_answers,
         service_answer_sender,
+        nested_replies,
+        nested_reply_sender,
         shared,
         commands,
         transport,
@@ -289,6 +297,7 @@ impl Dispatcher {
                         || !self.transport.is_empty()
                         || !self.answers.is_empty()
                         || !self.service_answers.is_empty()
+                        || !self.nested_replies.is_empty()
                         || !self.shared.agents.changes().is_empty()
                         || !self.launches.is_empty()
                         || due.is_some_and(|at| at <= Instant::now())
@@ -317,6 +326,12 @@ impl Dispatcher {
                     if let Ok(answer) = answer {
                         active = true;
                         self.on_frontend_answer(answer);
+                    }
+                }
+                recv(self.nested_replies) -> nested => {
+                    if let Ok(nested) = nested {
+                        active = true;
+                        self.on_nested_reply(nested);
                     }
                 }
                 recv(self.service_answers) -> answer => {
@@ -357,6 +372,10 @@ impl Dispatcher {
                 }
                 while let Ok(answer) = self.service_answers.try_recv() {
                     self.on_service_answer(answer);
+                    progressed = true;
+                }
+                while let Ok(nested) = self.nested_replies.try_recv() {
+                    self.on_nested_reply(nested);
                     progressed = true;
                 }
                 if self.shared.agents.changes().try_recv().is_ok() {

@@ -8,7 +8,7 @@ use crossbeam_channel::Sender;
 
 use super::command::InitRole;
 use super::id_hash::IdMap;
-use crate::model::call::{CallId, CallReply};
+use crate::model::call::CallId;
 use crate::model::progress::Progress;
 use crate::negotiation::{InitializeOffer, ToolDefinition};
 use crate::transport::FrameState;
@@ -27,7 +27,7 @@ pub(crate) enum PendingKind {
     /// An embedder call.
     Call {
         call: CallId,
-        reply: Sender<CallReply>,
+        reply: super::reply::ReplyTo,
         progress: Option<Sender<Progress>>,
         /// The catalog epoch the request named (sections 2.11, 2.12): its answer is
         /// validated against this catalog, whatever the catalog is when it arrives.
@@ -42,20 +42,8 @@ pub(crate) enum PendingKind {
         preapproved: bool,
         /// Where its partial results are relayed, when it is a nested call of
         /// composition with `updates` (section 2.25).
-        relay: Option<Relay>,
+        relay: Option<super::reply::Relay>,
     },
-}
-
-/// Where a nested call's partial results go: the `composition/call` request of the
-/// composing generation, as `composition/update` notifications.
-#[derive(Clone, Debug)]
-pub(crate) struct Relay {
-    /// The composing generation.
-    pub conn: crate::transport::ConnId,
-    /// Its `composition/call` request.
-    pub request: crate::wire::RequestId,
-    /// Updates relayed so far (at most [`crate::limits::MAX_COMPOSITION_UPDATES`]).
-    pub sent: u32,
 }
 
 /// A host request written (or queued for writing) and not yet settled.
@@ -197,7 +185,7 @@ mod tests {
         Pending {
             kind: PendingKind::Call {
                 call: CallId(n),
-                reply,
+                reply: crate::dispatcher::ReplyTo::Caller(reply),
                 progress: None,
                 catalog: Default::default(),
                 tool_call: true,

@@ -13,7 +13,7 @@
 //! - [`Answerer::Frontend`]: the person at the frontend, on a thread of its own
 //!   (`children.rs`).
 //! - [`Answerer::Composition`]: the runtime's composition of the host's own tools
-//!   (`composition.rs`), whose nested calls run on their targets like any call.
+//!   (`composition/`), whose nested calls run on their targets like any call.
 //! - [`Answerer::Embedder`]: a notification the embedder receives as a
 //!   [`crate::HostEvent`] once it is checked.
 //!
@@ -42,7 +42,7 @@ pub(super) enum Answerer {
     Runtime,
     /// The person at the frontend, off the dispatcher.
     Frontend,
-    /// The runtime's tool composition (`composition.rs`): the dispatcher admits the
+    /// The runtime's tool composition (`composition/`): the dispatcher admits the
     /// request and runs nested calls on their targets like any call.
     Composition,
     /// The embedder, as an event (notifications only).

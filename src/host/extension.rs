@@ -494,7 +494,7 @@ pub(super) fn send_call<T: 'static>(
         request,
         deadline: options.deadline.unwrap_or(default_deadline),
         progress: options.progress.clone(),
-        reply: reply.clone(),
+        reply: crate::dispatcher::ReplyTo::Caller(reply.clone()),
     }));
     if inner.commands.send(command).is_err() {
         let _ = reply.send(Err(CallError::HostShutDown));

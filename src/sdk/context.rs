@@ -525,6 +525,12 @@ impl Context {
             Some(r) if cancellable => r.token.receiver(),
             _ => &never_cancelled,
         };
+        // The host usually answers within microseconds: spin a little (within the
+        // process's bound of spinners, as every waiting thread of the crate does)
+        // before sleeping, so the answer does not pay a wake-up on top.
+        crate::spin::spin_until(super::SPIN_BEFORE_SLEEP, || {
+            !answer.is_empty() || !cancelled.is_empty()
+        });
         // A worker that waits here lets its pool start another for the requests
         // queued behind it.
         let outcome = super::runtime::pool::while_blocked(|| {

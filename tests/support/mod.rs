@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod agents;
+pub mod driver;
 pub mod serve_harness;
 pub mod sidecar;
 

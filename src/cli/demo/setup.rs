@@ -242,7 +242,7 @@ fn delegate_contributes() -> Table {
 
 fn compose_contributes() -> Table {
     let mut t = Table::new();
-    t.insert("tools".into(), strings(&["survey"]));
+    t.insert("tools".into(), strings(&["survey", "repeat"]));
     t
 }
 

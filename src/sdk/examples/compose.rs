@@ -5,9 +5,12 @@
 //! on whichever extension offers the tool, counts its runs in its private store, and
 //! answers one line per call. A call that fails does not stop the program: it becomes
 //! a typed diagnostic (`metadata.octet_diagnostics_v1`) beside the text, and the store
-//! is committed only when every call succeeded. The host must offer
-//! `tool_composition_v1` (the demo's builder does); the manifest needs
-//! `contributes.tools = ["survey"]`.
+//! is committed only when every call succeeded. Its tool `repeat {"tool", "arguments",
+//! "times"}` runs one nested call `times` times (at most 125: each is followed by a
+//! `composition/context`, the program's own round trip to the host) and answers the
+//! medians of both in microseconds, as the composing program saw them (what
+//! `benches/composition.rs` measures). The host must offer `tool_composition_v1` (the
+//! demo's builder does); the manifest needs `contributes.tools = ["survey", "repeat"]`.
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -34,6 +37,15 @@ struct Program {
     calls: Vec<Step>,
 }
 
+/// `repeat`'s arguments.
+#[derive(Deserialize)]
+struct Repeat {
+    tool: String,
+    #[serde(default = "empty")]
+    arguments: Value,
+    times: usize,
+}
+
 /// The `compose` example.
 pub fn compose() -> Extension {
     let parameters = json!({
@@ -53,9 +65,46 @@ pub fn compose() -> Extension {
         parameters,
     )
     .composition(CompositionMode::On, 3000);
+    let repeat = Tool::new(
+        "repeat",
+        "Time one nested call, repeated: the median round trip in microseconds",
+        json!({
+            "type": "object",
+            "properties": {
+                "tool": {"type": "string"},
+                "arguments": {"type": "object"},
+                "times": {"type": "integer", "minimum": 1, "maximum": 125}
+            },
+            "required": ["tool", "times"],
+            "additionalProperties": false
+        }),
+    )
+    .composition(CompositionMode::On, 0);
     Extension::new()
         .feature(FEATURE_TOOL_COMPOSITION)
         .tool_def(survey, |program: Program, cx: &Context| run(cx, program))
+        .tool_def(repeat, |args: Repeat, cx: &Context| time_nested(cx, args))
+}
+
+fn time_nested(cx: &Context, args: Repeat) -> Result<ToolOutput, HandlerError> {
+    let times = args.times.min(125);
+    let median = |mut samples: Vec<f64>| {
+        samples.sort_by(f64::total_cmp);
+        samples.get(samples.len() / 2).copied().unwrap_or(0.0)
+    };
+    let mut nested = Vec::with_capacity(times);
+    let mut context = Vec::with_capacity(times);
+    for _ in 0..times {
+        let at = std::time::Instant::now();
+        cx.compose(&args.tool, args.arguments.clone())?;
+        nested.push(at.elapsed().as_secs_f64() * 1e6);
+        // The program's own round trip to the host, which every nested call includes.
+        let at = std::time::Instant::now();
+        cx.composition_context()?;
+        context.push(at.elapsed().as_secs_f64() * 1e6);
+    }
+    let report = json!({"nested_us": median(nested), "context_us": median(context)});
+    Ok(ToolOutput::text(report.to_string()))
 }
 
 fn run(cx: &Context, program: Program) -> Result<ToolOutput, HandlerError> {

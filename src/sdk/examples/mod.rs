@@ -81,7 +81,7 @@ mod tests {
         assert_eq!(names(&showcase()), ["snapshot"]);
         assert_eq!(names(&notes()), ["save_draft"]);
         assert_eq!(names(&delegate()), ["delegate", "observe"]);
-        assert_eq!(names(&compose()), ["survey"]);
+        assert_eq!(names(&compose()), ["survey", "repeat"]);
         assert_eq!(
             names(&test_extension()),
             [

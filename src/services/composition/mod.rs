@@ -11,7 +11,7 @@
 //! - [`store::CompositionStore`]: the private store of each composing tool, in a
 //!   host-owned directory, synced before a commit is acknowledged.
 //!
-//! The dispatcher (`dispatcher/composition.rs`) admits the requests against the live
+//! The dispatcher (`dispatcher/composition/`) admits the requests against the live
 //! parent, runs each nested call on its target's generation like any call, and revokes
 //! them when the parent settles. The reference lets safe host reads overlap, four at a
 //! time, and runs "mutations, shell and extension effects" alone: every tool this host
@@ -47,7 +47,7 @@ pub struct FrozenTool {
 /// The frozen outer-call snapshot of every model-visible tool the host runs.
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    tools: Vec<FrozenTool>,
+    tools: Vec<Arc<FrozenTool>>,
 }
 
 impl Registry {
@@ -80,16 +80,18 @@ impl Registry {
                 tool.name = format!("{}/{}", tool.extension, tool.definition.name);
             }
         }
-        Registry { tools }
+        Registry {
+            tools: tools.into_iter().map(Arc::new).collect(),
+        }
     }
 
     /// The tool a `composition/call` names exactly.
-    pub fn get(&self, name: &str) -> Option<&FrozenTool> {
+    pub fn get(&self, name: &str) -> Option<&Arc<FrozenTool>> {
         self.tools.iter().find(|t| t.name == name)
     }
 
     /// Every frozen tool.
-    pub fn tools(&self) -> &[FrozenTool] {
+    pub fn tools(&self) -> &[Arc<FrozenTool>] {
         &self.tools
     }
 

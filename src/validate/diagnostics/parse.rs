@@ -306,20 +306,27 @@ fn text(value: &Value, path: &Path, max: usize, empty: bool) -> Result<String, R
     Ok(text.to_owned())
 }
 
-fn list<'v>(
-    object: &'v Object,
+/// The optional list member `key` of at most `max` items, each read by `item`.
+fn list<T>(
+    object: &Object,
     key: &str,
     path: &Path,
     max: usize,
-) -> Result<&'v [Value], ResultError> {
+    item: fn(&Value, &Path) -> Result<T, ResultError>,
+) -> Result<Vec<T>, ResultError> {
     let Some(value) = optional(object, key, path)? else {
-        return Ok(&[]);
+        return Ok(Vec::new());
     };
-    let items = as_array(value, &path.key(key))?;
+    let at = path.key(key);
+    let items = as_array(value, &at)?;
     if items.len() > max {
-        return Err(rule(&path.key(key), DiagnosticRule::TooManyItems { max }));
+        return Err(rule(&at, DiagnosticRule::TooManyItems { max }));
     }
-    Ok(items)
+    items
+        .iter()
+        .enumerate()
+        .map(|(n, value)| item(value, &at.index(n)))
+        .collect()
 }
 
 fn diagnostic(value: &Value, path: &Path) -> Result<Diagnostic, ResultError> {
@@ -359,24 +366,15 @@ fn diagnostic(value: &Value, path: &Path) -> Result<Diagnostic, ResultError> {
         Some(value) => Some(location(value, &path.key("primary"))?),
         None => None,
     };
-    let related_path = path.key("related");
-    let related = list(object, "related", path, MAX_DIAGNOSTIC_RELATED)?
-        .iter()
-        .enumerate()
-        .map(|(n, item)| related_one(item, &related_path.index(n)))
-        .collect::<Result<_, _>>()?;
-    let fixes_path = path.key("fixes");
-    let fixes = list(object, "fixes", path, MAX_DIAGNOSTIC_FIXES)?
-        .iter()
-        .enumerate()
-        .map(|(n, item)| fix(item, &fixes_path.index(n)))
-        .collect::<Result<_, _>>()?;
-    let attachments_path = path.key("attachments");
-    let attachments = list(object, "attachments", path, MAX_DIAGNOSTIC_ATTACHMENTS)?
-        .iter()
-        .enumerate()
-        .map(|(n, item)| attachment(item, &attachments_path.index(n)))
-        .collect::<Result<_, _>>()?;
+    let related = list(object, "related", path, MAX_DIAGNOSTIC_RELATED, related_one)?;
+    let fixes = list(object, "fixes", path, MAX_DIAGNOSTIC_FIXES, fix)?;
+    let attachments = list(
+        object,
+        "attachments",
+        path,
+        MAX_DIAGNOSTIC_ATTACHMENTS,
+        attachment,
+    )?;
     Ok(Diagnostic {
         severity,
         code: code.to_owned(),

@@ -30,7 +30,9 @@ use serde_json::{json, Value};
 
 use super::command::{CallRequest, HostRequest};
 use super::connection::{ChildKind, ChildRequest};
-use super::pending::{PendingKind, Relay};
+use super::pending::PendingKind;
+pub(super) use super::reply::NestedReply;
+use super::reply::{Relay, ReplyTo};
 use super::route::HostMethod;
 use super::Dispatcher;
 use crate::limits::{
@@ -47,38 +49,12 @@ use crate::services::composition::{sidecar, FrozenTool, Registry};
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
 
+pub(super) mod parent;
+
+use parent::{CompositionParent, Nested};
+
 /// Room left in a frame around an answer's value (the envelope and the id).
 const FRAME_MARGIN: usize = 4096;
-
-/// What the host keeps for one composing `tool/call`.
-pub(super) struct CompositionParent {
-    /// The frozen outer-call snapshot.
-    registry: Arc<Registry>,
-    /// The composing tool's name: its store's scope.
-    tool: String,
-    /// The one deadline of every nested call.
-    deadline: Instant,
-    /// Nested calls admitted so far.
-    calls: u32,
-    /// The one store commit was made (or is being made).
-    committed: bool,
-    /// The nested call running now, by the request that asked for it.
-    running: Option<RequestId>,
-    /// Nested calls waiting for it, in order.
-    queued: VecDeque<Nested>,
-    /// Sidecar files answered and perhaps not read yet.
-    sidecars: Vec<PathBuf>,
-}
-
-/// One admitted nested call.
-struct Nested {
-    /// The `composition/call` request.
-    id: RequestId,
-    tool: FrozenTool,
-    params: CallParams,
-    /// Its host-issued nested id, `<parent>/<n>`.
-    nested_id: String,
-}
 
 fn refused(message: impl Into<String>) -> ResponseError {
     ResponseError::new(codes::NO_OWNER, message)
@@ -205,7 +181,8 @@ impl Dispatcher {
                 "max_calls": MAX_COMPOSITION_CALLS,
             },
         });
-        let answer = fit_or_sidecar(c.scratch.path(), c.limit(), context, "context_file")?;
+        let room = state.sidecars.len() < MAX_COMPOSITION_SIDECARS;
+        let answer = fit_or_sidecar(c.scratch.path(), c.limit(), room, context, "context_file")?;
         if let Some(path) = answer.1 {
             if let Some(state) = c.compositions.get_mut(&parent) {
                 state.sidecars.push(path);
@@ -291,8 +268,6 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let scratch = c.scratch.path().to_path_buf();
-        let limit = c.limit();
         let live = c.pending.is_tool_call(&parent);
         let Some(state) = c.compositions.get_mut(&parent) else {
             return;
@@ -309,7 +284,6 @@ impl Dispatcher {
             return;
         };
         let remaining = state.deadline.saturating_duration_since(Instant::now());
-        state.running = Some(nested.id.clone());
         let call = CallId(
             self.shared
                 .next_call
@@ -318,7 +292,6 @@ impl Dispatcher {
         if let Some(child) = c.children.get_mut(&nested.id) {
             child.kind = ChildKind::Composed { call: Some(call) };
         }
-        let (reply, answer) = crossbeam_channel::bounded(1);
         let request = CallRequest {
             call,
             extension: nested.tool.extension.clone(),
@@ -328,7 +301,11 @@ impl Dispatcher {
             },
             deadline: remaining,
             progress: None,
-            reply,
+            reply: ReplyTo::Nested {
+                conn,
+                request: nested.id.clone(),
+                to: self.nested_reply_sender.clone(),
+            },
             preapproved: false,
             stream: None,
             relay: nested.params.updates.then(|| Relay {
@@ -337,66 +314,48 @@ impl Dispatcher {
                 sent: 0,
             }),
         };
-        let answers = self.service_answer_sender.clone();
-        let id = nested.id.clone();
-        let answered = id.clone();
-        let job = move || {
-            let received: CallReply = answer.recv().unwrap_or(Err(CallError::HostShutDown));
-            let outcome = nested_outcome(received, &nested, &scratch, limit);
-            let _ = answers.send(ServiceAnswer {
-                conn,
-                id: answered,
-                outcome,
-            });
-        };
-        if let Err(e) = std::thread::Builder::new()
-            .name("octet-compose".into())
-            .spawn(job)
-        {
-            let error = refused(format!("no thread to wait for the nested call: {e}"));
-            if let Some(c) = self.conns.get_mut(&conn) {
-                c.children.remove(&id);
-                if let Some(state) = c.compositions.get_mut(&parent) {
-                    state.running = None;
-                }
-            }
-            self.send_error(conn, &id, &error);
-            return;
-        }
+        state.running = Some(nested);
         self.on_call(Box::new(request));
     }
 
-    /// A nested call's thread answered `id` (its child was removed by the caller).
-    pub(super) fn on_composed_answer(
-        &mut self,
-        conn: ConnId,
-        id: &RequestId,
-        parent: Option<u64>,
-        outcome: Outcome,
-    ) {
+    /// A nested call settled: its `composition/call` is answered (unless it was
+    /// withdrawn meanwhile) and the parent's next nested call may start. The answer is
+    /// made here, on the dispatcher, which spares the nested call a thread and two
+    /// hand-offs: a small result is checked in microseconds, and only an answer too
+    /// large for a frame is written to its sidecar file first.
+    pub(super) fn on_nested_reply(&mut self, nested: NestedReply) {
+        let NestedReply {
+            conn,
+            request,
+            reply,
+        } = nested;
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let Some(child) = c.children.remove(&request) else {
+            return;
+        };
+        let Some(parent) = child.parent else {
+            return;
+        };
+        let scratch = c.scratch.path().to_path_buf();
+        let limit = c.limit();
+        let Some(state) = c.compositions.get_mut(&parent) else {
+            return;
+        };
+        let Some(running) = state.running.take().filter(|n| n.id == request) else {
+            return;
+        };
+        let room = state.sidecars.len() < MAX_COMPOSITION_SIDECARS;
+        let outcome = nested_outcome(reply, &running, (&scratch, limit, room));
         match outcome {
-            Outcome::Answered(value) => {
-                let c = self.conns.get_mut(&conn);
-                let scratch = c.as_ref().map(|c| c.scratch.path().to_path_buf());
-                let state = c.and_then(|c| parent.and_then(|p| c.compositions.get_mut(&p)));
-                let path = scratch.and_then(|scratch| sidecar_path_of(&scratch, &value));
-                if let (Some(state), Some(path)) = (state, path) {
-                    if state.sidecars.len() < MAX_COMPOSITION_SIDECARS {
-                        state.sidecars.push(path);
-                    }
-                }
-                self.answer_with(conn, id, &value, false);
+            Ok((value, sidecar)) => {
+                state.sidecars.extend(sidecar);
+                self.answer_with(conn, &request, &value, false);
             }
-            Outcome::Error(error) => self.send_error(conn, id, &error),
-            _ => self.send_error(
-                conn,
-                id,
-                &refused("the nested call ended without an answer"),
-            ),
+            Err(error) => self.send_error(conn, &request, &error),
         }
-        if let Some(parent) = parent {
-            self.nested_done(conn, parent, id);
-        }
+        self.next_nested(conn, parent);
     }
 
     /// The nested call of `id` ended: the parent's next one may start.
@@ -406,7 +365,7 @@ impl Dispatcher {
             .get_mut(&conn)
             .and_then(|c| c.compositions.get_mut(&parent))
         {
-            if state.running.as_ref() == Some(id) {
+            if state.running.as_ref().is_some_and(|n| &n.id == id) {
                 state.running = None;
             }
             state.queued.retain(|n| &n.id != id);
@@ -549,33 +508,24 @@ impl Dispatcher {
     }
 }
 
-/// The sidecar file an answer names in `scratch`, if it names one the host made.
-fn sidecar_path_of(scratch: &std::path::Path, value: &Value) -> Option<PathBuf> {
-    let name = value.get("value_file")?.get("path")?.as_str()?;
-    sidecar::is_host_name(name).then(|| scratch.join(name))
-}
-
-/// An answer nobody will read: the sidecar it names, if any, is removed.
-pub(super) fn discard_answer(scratch: &std::path::Path, outcome: &Outcome) {
-    if let Outcome::Answered(value) = outcome {
-        if let Some(path) = sidecar_path_of(scratch, value) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
 /// `value` as the answer, or in a sidecar file when the answer would not fit in a
 /// frame of `limit` bytes; with the sidecar's path.
 fn fit_or_sidecar(
     scratch: &std::path::Path,
     limit: usize,
+    room: bool,
     value: Value,
     member: &str,
 ) -> Result<(Value, Option<PathBuf>), ResponseError> {
-    let bytes = serde_json::to_vec(&value).expect("JSON values serialize");
-    if bytes.len() + FRAME_MARGIN <= limit {
+    if crate::validate::encoded_len(&value) + FRAME_MARGIN <= limit {
         return Ok((value, None));
     }
+    if !room {
+        return Err(refused(format!(
+            "the answer needs a sidecar file, and this parent has its              {MAX_COMPOSITION_SIDECARS}; read the ones it has, or ask for less"
+        )));
+    }
+    let bytes = serde_json::to_vec(&value).expect("JSON values serialize");
     if bytes.len() > MAX_COMPOSITION_SIDECAR_BYTES {
         return Err(refused(format!(
             "the answer is {} bytes, more than the {MAX_COMPOSITION_SIDECAR_BYTES} a sidecar \
@@ -601,9 +551,8 @@ fn error_outcome(nested_id: &str, tool: &FrozenTool, arguments: &Value, why: &st
 fn nested_outcome(
     received: CallReply,
     nested: &Nested,
-    scratch: &std::path::Path,
-    limit: usize,
-) -> Outcome {
+    (scratch, limit, room): (&std::path::Path, usize, bool),
+) -> Result<(Value, Option<PathBuf>), ResponseError> {
     let tool = &nested.tool;
     let full = nested.params.full_outcome;
     let result = received.and_then(|raw| raw.tool_output(&tool.definition.name));
@@ -624,14 +573,14 @@ fn nested_outcome(
                 format!("`{}` reported an error: {}", tool.name, clip(&text)),
             );
             error.data = Some(json!({"tool": tool.name, "is_error": true, "text": clip(&text)}));
-            return Outcome::Error(error);
+            return Err(error);
         }
         Ok(output) => match (&tool.definition.output_schema, &output.structured_content) {
             (Some(_), Some(structured)) => json!({ "value": structured.clone() }),
             _ => json!({ "value": output.text() }),
         },
         Err(CallError::Cancelled { .. }) => {
-            return Outcome::Error(ResponseError::new(
+            return Err(ResponseError::new(
                 codes::REQUEST_CANCELLED,
                 "the nested call was cancelled",
             ))
@@ -643,16 +592,13 @@ fn nested_outcome(
             &error.to_string(),
         ),
         Err(error) => {
-            return Outcome::Error(refused(format!(
+            return Err(refused(format!(
                 "the nested call of `{}` failed: {error}",
                 tool.name
             )))
         }
     };
-    match fit_or_sidecar(scratch, limit, value, "value_file") {
-        Ok((value, _)) => Outcome::Answered(value),
-        Err(error) => Outcome::Error(error),
-    }
+    fit_or_sidecar(scratch, limit, room, value, "value_file")
 }
 
 /// Failures that revoke the call rather than describe its outcome: they stay RPC

@@ -9,7 +9,6 @@
 //! split between batches. `message/updated` is gated by `message_injection`, the
 //! feature of the assistant-message surface (the reference names no other).
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -29,20 +28,9 @@ use crate::services::bound::{check_message_id, Refusal, ServiceKind, ServiceRefu
 use crate::transport::{ConnId, OutboundFrame};
 use crate::validate::encoded_len;
 
-/// One message's deltas not yet sent.
-struct Batch {
-    text: String,
-    deltas: u64,
-    /// Names the batch's interval timer; a new batch gets a new one.
-    seq: u64,
-}
+pub(super) mod batches;
 
-/// The open messages of one generation, by message id.
-#[derive(Default)]
-pub(crate) struct MessageBatches {
-    open: HashMap<String, Batch>,
-    next_seq: u64,
-}
+use batches::Batch;
 
 impl Dispatcher {
     /// Sends (or batches) a Wave-1 notification to the routed generation of

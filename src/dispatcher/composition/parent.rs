@@ -1,0 +1,42 @@
+//! What the host keeps for one composing `tool/call` and each of its nested calls.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::services::composition::params::CallParams;
+use crate::services::composition::{FrozenTool, Registry};
+use crate::wire::RequestId;
+
+/// What the host keeps for one composing `tool/call`.
+pub(in crate::dispatcher) struct CompositionParent {
+    /// The frozen outer-call snapshot.
+    pub(super) registry: Arc<Registry>,
+    /// The composing tool's name: its store's scope.
+    pub(super) tool: String,
+    /// The one deadline of every nested call.
+    pub(super) deadline: Instant,
+    /// Nested calls admitted so far.
+    pub(super) calls: u32,
+    /// The one store commit was made (or is being made).
+    pub(super) committed: bool,
+    /// The nested call running now.
+    pub(super) running: Option<Nested>,
+    /// Nested calls waiting for it, in order.
+    pub(super) queued: VecDeque<Nested>,
+    /// Sidecar files answered and perhaps not read yet.
+    pub(super) sidecars: Vec<PathBuf>,
+}
+
+/// One admitted nested call.
+pub(super) struct Nested {
+    /// The `composition/call` request.
+    pub(super) id: RequestId,
+    /// The frozen tool it calls.
+    pub(super) tool: Arc<FrozenTool>,
+    /// What it asked for.
+    pub(super) params: CallParams,
+    /// Its host-issued nested id, `<parent>/<n>`.
+    pub(super) nested_id: String,
+}
