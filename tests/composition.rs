@@ -420,3 +420,75 @@ fn serve_offers_composition_to_the_extension_its_start_names() {
     serve_harness::assert_lines_follow_the_schema(&serve.seen);
     serve.close_input().unwrap();
 }
+
+#[test]
+fn the_snapshot_is_frozen_when_the_outer_call_is_admitted() {
+    let dirs = Dirs::new();
+    let paths = [
+        wave1_extension(dirs.root.path(), "composer", "0.4", ""),
+        peer_extension(
+            dirs.root.path(),
+            "target",
+            "0.4",
+            &["dynamic"],
+            &["echo", "register"],
+        ),
+    ];
+    let host = host_builder(dirs.workspace.path(), &paths)
+        .tool_composition(true)
+        .composition_store(dirs.store.path())
+        .build()
+        .unwrap();
+    let target = host.start("target").unwrap();
+    let composer = host.start("composer").unwrap();
+    let names = |composer: &ExtensionHandle| -> Vec<String> {
+        let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
+        compose(composer, vec![context])[0]["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = names(&composer);
+    assert!(!before.contains(&"extra".to_string()), "{before:?}");
+    // An outer call admitted before the catalog changes keeps its snapshot.
+    let release = dirs.workspace.path().join("release");
+    let held = composer.clone();
+    let pause = json!({"pause": release.to_string_lossy()});
+    let late = json!({"id": "late-ctx", "method": "composition/context", "params": {}});
+    let outer = std::thread::spawn(move || ask(&held, json!([pause, late])));
+    // Give the outer call time to be admitted (it waits for the file either way).
+    eventually("the outer call is in flight", || {
+        host.status()
+            .iter()
+            .any(|s| s.extension == "composer" && s.pending > 0)
+    });
+    let registered = target
+        .call_tool(
+            "register",
+            json!({"tools": [{"name": "extra", "description": "Added",
+                              "parameters": {"type": "object"}}]}),
+            CallOptions::default(),
+        )
+        .unwrap();
+    assert!(
+        registered.text().contains("revision"),
+        "{}",
+        registered.text()
+    );
+    std::fs::write(&release, b"").unwrap();
+    let answers = outer.join().unwrap();
+    let frozen: Vec<&str> = answers["late-ctx"]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !frozen.contains(&"extra"),
+        "frozen at admission: {frozen:?}"
+    );
+    // The next outer call sees the new catalog.
+    assert!(names(&composer).contains(&"extra".to_string()));
+}

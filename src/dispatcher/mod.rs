@@ -194,6 +194,8 @@ pub(crate) struct Dispatcher {
     /// Bound services' answers, from their replies.
     service_answers: Receiver<crate::services::bound::ServiceAnswer>,
     service_answer_sender: Sender<crate::services::bound::ServiceAnswer>,
+    /// The last frozen registry of composition, with the catalogs it was made of.
+    frozen: Option<composition::parent::Frozen>,
     /// The outcomes of composition's nested calls, which the dispatcher hands itself.
     nested_replies: Receiver<composition::NestedReply>,
     nested_reply_sender: Sender<composition::NestedReply>,
@@ -240,6 +242,7 @@ pub(crate) fn spawn(
         service_answer_sender,
         nested_replies,
         nested_reply_sender,
+        frozen: None,
         shared,
         commands,
         transport,

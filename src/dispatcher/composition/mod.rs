@@ -42,7 +42,7 @@ use crate::limits::{
 use crate::model::call::{CallError, CallId, CallReply, CancelReason};
 use crate::model::frontend::CancelFlag;
 use crate::model::status::LifecycleState;
-use crate::negotiation::Feature;
+use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::bound::{Outcome, ServiceAnswer};
 use crate::services::composition::params::{self, CallParams};
 use crate::services::composition::{sidecar, FrozenTool, Registry};
@@ -65,15 +65,40 @@ fn invalid(message: impl Into<String>) -> ResponseError {
 }
 
 impl Dispatcher {
-    /// The frozen snapshot of every routed, ready extension's tools, by name.
-    pub(super) fn freeze_composition(&self) -> Arc<Registry> {
+    /// The frozen snapshot of every routed, ready extension's tools, by name. The last
+    /// snapshot is kept with the catalogs it was made of: while no catalog changed, the
+    /// next `tool/call` shares it instead of compiling every schema again.
+    pub(super) fn freeze_composition(&mut self) -> Arc<Registry> {
         let mut routed: Vec<(&String, &ConnId)> = self.routes.iter().collect();
         routed.sort();
-        let catalogs = routed.into_iter().filter_map(|(name, conn)| {
-            let c = self.conns.get(conn)?;
-            (c.state == LifecycleState::Ready).then_some((name.as_str(), &c.catalog))
+        let catalogs: Vec<(String, Arc<Vec<ToolDefinition>>)> = routed
+            .into_iter()
+            .filter_map(|(name, conn)| {
+                let c = self.conns.get(conn)?;
+                (c.state == LifecycleState::Ready).then(|| (name.clone(), c.catalog.clone()))
+            })
+            .collect();
+        if let Some(frozen) = &self.frozen {
+            let same = frozen.made_of.len() == catalogs.len()
+                && frozen
+                    .made_of
+                    .iter()
+                    .zip(&catalogs)
+                    .all(|(a, b)| a.0 == b.0 && Arc::ptr_eq(&a.1, &b.1));
+            if same {
+                return frozen.registry.clone();
+            }
+        }
+        let registry = Arc::new(Registry::freeze(
+            catalogs
+                .iter()
+                .map(|(name, catalog)| (name.as_str(), catalog)),
+        ));
+        self.frozen = Some(parent::Frozen {
+            made_of: catalogs,
+            registry: registry.clone(),
         });
-        Arc::new(Registry::freeze(catalogs))
+        registry
     }
 
     /// A `tool/call` was sent as request `id` on `conn`: if the generation composes,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::negotiation::ToolDefinition;
 use crate::services::composition::params::CallParams;
 use crate::services::composition::{FrozenTool, Registry};
 use crate::wire::RequestId;
@@ -39,4 +40,12 @@ pub(super) struct Nested {
     pub(super) params: CallParams,
     /// Its host-issued nested id, `<parent>/<n>`.
     pub(super) nested_id: String,
+}
+
+/// The last frozen registry, with the catalogs (by extension name) it was made of.
+pub(in crate::dispatcher) struct Frozen {
+    /// The catalogs, in name order; holding them keeps their identity unambiguous.
+    pub(super) made_of: Vec<(String, Arc<Vec<ToolDefinition>>)>,
+    /// The registry made of them.
+    pub(super) registry: Arc<Registry>,
 }
