@@ -5,8 +5,9 @@
 //! example with tool composition on. "direct" is the embedder calling `echo` one call
 //! at a time; "nested" is `compose`'s `repeat` tool calling `echo` through the host 100
 //! times per outer call, as its program sees each round trip; "program ↔ host" is the
-//! program's `composition/context` round trip, which every nested call includes (the
-//! host answers it itself). All are medians over rounds that alternate them.
+//! program's round trip for a `composition/call` the host refuses at once (a name the
+//! snapshot lacks), which every nested call includes. All are medians over rounds that
+//! alternate them.
 //! `-- --load cpus` runs one busy loop per CPU beside it.
 //!
 //! `cargo bench --bench composition [-- --load cpus] [-- --quick]`
@@ -105,7 +106,7 @@ fn main() {
             .expect("a repeat call");
         let report: serde_json::Value = serde_json::from_str(&out.text()).expect("a report");
         nested.push(report["nested_us"].as_f64().expect("microseconds"));
-        context.push(report["context_us"].as_f64().expect("microseconds"));
+        context.push(report["host_round_trip_us"].as_f64().expect("microseconds"));
     }
     let (direct, nested, context) = (median(direct), median(nested), median(context));
     let machine = if load > 0 {

@@ -7,9 +7,9 @@
 //! a typed diagnostic (`metadata.octet_diagnostics_v1`) beside the text, and the store
 //! is committed only when every call succeeded. Its tool `repeat {"tool", "arguments",
 //! "times"}` runs one nested call `times` times (at most 125: each is followed by a
-//! `composition/context`, the program's own round trip to the host) and answers the
-//! medians of both in microseconds, as the composing program saw them (what
-//! `benches/composition.rs` measures). The host must offer `tool_composition_v1` (the
+//! call the host refuses at once, the program's own round trip to the host) and
+//! answers the medians of both in microseconds, as the composing program saw them
+//! (what `benches/composition.rs` measures). The host must offer `tool_composition_v1` (the
 //! demo's builder does); the manifest needs `contributes.tools = ["survey", "repeat"]`.
 
 use serde::Deserialize;
@@ -98,12 +98,16 @@ fn time_nested(cx: &Context, args: Repeat) -> Result<ToolOutput, HandlerError> {
         let at = std::time::Instant::now();
         cx.compose(&args.tool, args.arguments.clone())?;
         nested.push(at.elapsed().as_secs_f64() * 1e6);
-        // The program's own round trip to the host, which every nested call includes.
+        // The program's own round trip to the host, which every nested call includes:
+        // a call of a name the snapshot lacks, which the host refuses at once.
         let at = std::time::Instant::now();
-        cx.composition_context()?;
+        let refused = cx.compose("", json!({}));
         context.push(at.elapsed().as_secs_f64() * 1e6);
+        if refused.is_ok() {
+            return Err(HandlerError::internal("a call of no tool was answered"));
+        }
     }
-    let report = json!({"nested_us": median(nested), "context_us": median(context)});
+    let report = json!({"nested_us": median(nested), "host_round_trip_us": median(context)});
     Ok(ToolOutput::text(report.to_string()))
 }
 
