@@ -36,6 +36,7 @@ pub mod bench;
 pub mod cli;
 mod crowd;
 pub(crate) mod dispatcher;
+mod hex;
 pub mod host;
 pub mod limits;
 pub mod manifest;

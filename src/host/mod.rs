@@ -247,5 +247,5 @@ fn new_instance_id() -> String {
         .unwrap_or_default();
     hasher.update(now.as_nanos().to_le_bytes());
     let digest = hasher.finalize();
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::lower(&digest[..12])
 }

@@ -15,8 +15,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -49,14 +48,9 @@ impl ApprovalToken {
 
     /// A fresh token from the operating system's CSPRNG.
     fn generate() -> io::Result<ApprovalToken> {
-        let mut bytes = [0u8; APPROVAL_TOKEN_HEX_LEN / 2];
-        File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-        let mut text = String::with_capacity(APPROVAL_TOKEN_HEX_LEN);
-        for byte in bytes {
-            text.push(hex_digit(byte >> 4));
-            text.push(hex_digit(byte & 0x0f));
-        }
-        Ok(ApprovalToken(text))
+        Ok(ApprovalToken(crate::hex::random(
+            APPROVAL_TOKEN_HEX_LEN / 2,
+        )?))
     }
 
     /// The digest the store keys this token by.
@@ -69,11 +63,6 @@ impl fmt::Debug for ApprovalToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ApprovalToken(<redacted>)")
     }
-}
-
-/// The lowercase hexadecimal digit of a nibble.
-fn hex_digit(nibble: u8) -> char {
-    char::from_digit(u32::from(nibble), 16).unwrap_or('0')
 }
 
 /// What redeeming a token found. The token is gone from the store in every case.

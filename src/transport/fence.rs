@@ -30,8 +30,7 @@
 //! The value is reserved: a manifest's `[entrypoint].env` cannot set it.
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 
 /// The environment variable that carries a generation's fence marker. Reserved: the
 /// host always sets it last, over any manifest entry of that name.
@@ -47,10 +46,9 @@ pub struct GenerationFence {
 impl GenerationFence {
     /// A new, unguessable marker.
     pub fn new() -> io::Result<GenerationFence> {
-        let mut bytes = [0u8; 16];
-        File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-        let marker = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        Ok(GenerationFence { marker })
+        Ok(GenerationFence {
+            marker: crate::hex::random(16)?,
+        })
     }
 
     /// The marker itself, 32 hexadecimal characters.

@@ -292,7 +292,7 @@ fn object(value: Value) -> Map<String, Value> {
 
 /// Lower-case hexadecimal, as `artifact/publish` wants the digest (section 2.8).
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::lower(bytes)
 }
 
 #[cfg(test)]

@@ -2,8 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -148,8 +147,7 @@ impl ArtifactStore {
     /// An empty store for `process_generation`, with a fresh random id secret from the
     /// operating system.
     pub fn new(process_generation: u64) -> io::Result<ArtifactStore> {
-        let mut secret = [0u8; 32];
-        File::open("/dev/urandom")?.read_exact(&mut secret)?;
+        let secret = crate::hex::random_bytes::<32>()?;
         Ok(ArtifactStore {
             process_generation,
             secret,
@@ -343,20 +341,4 @@ fn verify(
     Ok(())
 }
 
-/// `bytes` random bytes from the operating system's CSPRNG, as lowercase hex.
-pub(crate) fn random_hex(bytes: usize) -> io::Result<String> {
-    let mut random = vec![0u8; bytes];
-    File::open("/dev/urandom")?.read_exact(&mut random)?;
-    Ok(hex(&random))
-}
-
-/// Lowercase hexadecimal.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0F)]));
-    }
-    text
-}
+pub(crate) use crate::hex::{lower as hex, random as random_hex};
