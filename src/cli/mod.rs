@@ -79,8 +79,10 @@ pub(crate) struct GlobalArgs {
     /// and removes the scratch directories should octet-host be killed outright
     #[arg(long = "no-guardian", global = true)]
     pub no_guardian: bool,
-    /// Offer tool composition (`tool_composition_v1`, API 0.4): an extension's tool may
-    /// read every running extension's tools and call them through the host
+    /// Offer tool composition (`tool_composition_v1`, API 0.4) to every extension: its
+    /// tool may read every running extension's tools and call them through the host
+    /// (under serve, a `start` with `"features":["tool_composition_v1"]` offers it to
+    /// one extension; docs/serve-protocol.md, "Tool composition")
     #[arg(long = "tool-composition", global = true)]
     pub tool_composition: bool,
     /// Where composing tools keep their stores [default: WORKSPACE/.octet/composition]
