@@ -50,6 +50,7 @@ mod slice;
 mod spin;
 mod suggest;
 pub mod supervisor;
+mod text;
 // The process and pipe machinery under the host. Public for the crate's own tests,
 // benches and fuzz targets; not part of the API an embedder uses.
 #[doc(hidden)]

@@ -199,14 +199,7 @@ impl LifecycleNotification {
 
 /// Clips a reason to [`MAX_LIFECYCLE_REASON_BYTES`] on a UTF-8 boundary.
 pub fn clip_reason(reason: &str) -> &str {
-    if reason.len() <= MAX_LIFECYCLE_REASON_BYTES {
-        return reason;
-    }
-    let mut cut = MAX_LIFECYCLE_REASON_BYTES;
-    while !reason.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    &reason[..cut]
+    crate::text::head(reason, MAX_LIFECYCLE_REASON_BYTES)
 }
 
 impl LifecycleNotification {

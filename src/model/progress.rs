@@ -198,12 +198,9 @@ fn chunk_text(text: &str) -> Vec<&str> {
     let mut chunks = Vec::new();
     let mut rest = text;
     while rest.len() > PROGRESS_OUTPUT_CHUNK_BYTES {
-        let mut cut = PROGRESS_OUTPUT_CHUNK_BYTES;
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        chunks.push(&rest[..cut]);
-        rest = &rest[cut..];
+        let chunk = crate::text::head(rest, PROGRESS_OUTPUT_CHUNK_BYTES);
+        chunks.push(chunk);
+        rest = &rest[chunk.len()..];
     }
     chunks.push(rest);
     chunks

@@ -351,11 +351,7 @@ pub(crate) fn excerpt(text: &str) -> String {
     if text.len() <= EXCERPT_BYTES {
         return text.to_owned();
     }
-    let mut end = EXCERPT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    format!("{}…", crate::text::head(text, EXCERPT_BYTES))
 }
 
 #[cfg(test)]

@@ -46,12 +46,16 @@ use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::bound::{Outcome, ServiceAnswer};
 use crate::services::composition::params::{self, CallParams};
 use crate::services::composition::{sidecar, FrozenTool, Registry};
+use crate::text::head;
 use crate::transport::ConnId;
 use crate::wire::{codes, RequestId, ResponseError};
 
 pub(super) mod parent;
 
 use parent::{CompositionParent, Nested};
+
+/// Most bytes of a failed nested tool's text that its error quotes.
+const ERROR_TEXT_BYTES: usize = 4096;
 
 /// Room left in a frame around an answer's value (the envelope and the id).
 const FRAME_MARGIN: usize = 4096;
@@ -595,9 +599,15 @@ fn nested_outcome(
             let text = output.text();
             let mut error = ResponseError::new(
                 codes::NO_OWNER,
-                format!("`{}` reported an error: {}", tool.name, clip(&text)),
+                format!(
+                    "`{}` reported an error: {}",
+                    tool.name,
+                    head(&text, ERROR_TEXT_BYTES)
+                ),
             );
-            error.data = Some(json!({"tool": tool.name, "is_error": true, "text": clip(&text)}));
+            error.data = Some(
+                json!({"tool": tool.name, "is_error": true, "text": head(&text, ERROR_TEXT_BYTES)}),
+            );
             return Err(error);
         }
         Ok(output) => match (&tool.definition.output_schema, &output.structured_content) {
@@ -636,13 +646,4 @@ fn revoked(error: &CallError) -> bool {
             | CallError::TransportLost { .. }
             | CallError::HostShutDown
     )
-}
-
-/// At most 4 KiB of a nested error's text, on a character boundary.
-fn clip(text: &str) -> &str {
-    let mut end = text.len().min(4096);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }

@@ -160,12 +160,8 @@ impl Rejection {
     /// An [`Rejection::UnknownMember`] naming `member`, cut to 64 bytes on a character
     /// boundary.
     pub(crate) fn unknown_member(member: &str) -> Rejection {
-        let mut end = member.len().min(MEMBER_EXCERPT_BYTES);
-        while !member.is_char_boundary(end) {
-            end -= 1;
-        }
         Rejection::UnknownMember {
-            member: member[..end].to_owned(),
+            member: crate::text::head(member, MEMBER_EXCERPT_BYTES).to_owned(),
         }
     }
 }

@@ -115,11 +115,7 @@ impl ServiceRefusal {
 
     /// The detail, cut at [`MAX_REFUSAL_DETAIL_BYTES`] on a character boundary.
     pub fn detail(&self) -> &str {
-        let mut end = self.detail.len().min(MAX_REFUSAL_DETAIL_BYTES);
-        while !self.detail.is_char_boundary(end) {
-            end -= 1;
-        }
-        &self.detail[..end]
+        crate::text::head(&self.detail, MAX_REFUSAL_DETAIL_BYTES)
     }
 }
 

@@ -287,10 +287,7 @@ pub fn summary(diagnostics: &[Diagnostic]) -> String {
         }
         text.push_str(&diagnostic.to_string());
         if text.len() >= MAX_DIAGNOSTIC_SUMMARY_BYTES {
-            let mut end = MAX_DIAGNOSTIC_SUMMARY_BYTES;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
+            let end = crate::text::head(&text, MAX_DIAGNOSTIC_SUMMARY_BYTES).len();
             text.truncate(end);
             break;
         }

@@ -219,15 +219,4 @@ pub(super) fn flatten(text: &str) -> String {
         .collect()
 }
 
-/// The longest prefix of `text` of at most `bytes` bytes that ends on a character
-/// boundary.
-pub(super) fn cut(text: &str, bytes: usize) -> &str {
-    if text.len() <= bytes {
-        return text;
-    }
-    let mut end = bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
+pub(super) use crate::text::head as cut;
