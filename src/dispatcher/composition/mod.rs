@@ -47,7 +47,8 @@ use crate::services::bound::{Outcome, ServiceAnswer};
 use crate::services::composition::params::{self, CallParams};
 use crate::services::composition::{sidecar, FrozenTool, Registry};
 use crate::text::head;
-use crate::transport::ConnId;
+use crate::transport::{ConnId, OutboundFrame};
+use crate::wire::codec::CodecEncodeError;
 use crate::wire::{codes, RequestId, ResponseError};
 
 pub(super) mod parent;
@@ -56,9 +57,6 @@ use parent::{CompositionParent, Nested};
 
 /// Most bytes of a failed nested tool's text that its error quotes.
 const ERROR_TEXT_BYTES: usize = 4096;
-
-/// Room left in a frame around an answer's value (the envelope and the id).
-const FRAME_MARGIN: usize = 4096;
 
 fn refused(message: impl Into<String>) -> ResponseError {
     ResponseError::new(codes::NO_OWNER, message)
@@ -210,15 +208,51 @@ impl Dispatcher {
                 "max_calls": MAX_COMPOSITION_CALLS,
             },
         });
-        let room = state.sidecars.len() < MAX_COMPOSITION_SIDECARS;
-        let answer = fit_or_sidecar(c.scratch.path(), c.limit(), room, context, "context_file")?;
-        if let Some(path) = answer.1 {
-            if let Some(state) = c.compositions.get_mut(&parent) {
-                state.sidecars.push(path);
+        self.answer_composed(conn, id, parent, &context, "context_file");
+        Ok(())
+    }
+
+    /// Answers `id` with `value`; an answer too large for the generation's frame is
+    /// written to a sidecar file (recorded with `parent`, so that it is removed if
+    /// nobody reads it) and answered with the envelope naming it under `member`.
+    fn answer_composed(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        parent: u64,
+        value: &Value,
+        member: &str,
+    ) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        match c.encode_result(id, value) {
+            Ok(bytes) => {
+                return c.push_frame(OutboundFrame {
+                    bytes,
+                    state: None,
+                    wipe: false,
+                })
+            }
+            Err(CodecEncodeError::TooLarge { .. }) => {}
+            Err(e) => {
+                let error = ResponseError::new(codes::INTERNAL_ERROR, e.to_string());
+                return self.send_error(conn, id, &error);
             }
         }
-        self.answer_with(conn, id, &answer.0, false);
-        Ok(())
+        let state = c.compositions.get_mut(&parent);
+        let room = state
+            .as_ref()
+            .is_some_and(|s| s.sidecars.len() < MAX_COMPOSITION_SIDECARS);
+        match write_sidecar(c.scratch.path(), room, value, member) {
+            Ok((envelope, path)) => {
+                if let Some(state) = state {
+                    state.sidecars.push(path);
+                }
+                self.answer_with(conn, id, &envelope, false);
+            }
+            Err(error) => self.send_error(conn, id, &error),
+        }
     }
 
     fn composition_call(
@@ -367,21 +401,14 @@ impl Dispatcher {
         let Some(parent) = child.parent else {
             return;
         };
-        let scratch = c.scratch.path().to_path_buf();
-        let limit = c.limit();
         let Some(state) = c.compositions.get_mut(&parent) else {
             return;
         };
         let Some(running) = state.running.take().filter(|n| n.id == request) else {
             return;
         };
-        let room = state.sidecars.len() < MAX_COMPOSITION_SIDECARS;
-        let outcome = nested_outcome(reply, &running, (&scratch, limit, room));
-        match outcome {
-            Ok((value, sidecar)) => {
-                state.sidecars.extend(sidecar);
-                self.answer_with(conn, &request, &value, false);
-            }
+        match nested_outcome(reply, &running) {
+            Ok(value) => self.answer_composed(conn, &request, parent, &value, "value_file"),
             Err(error) => self.send_error(conn, &request, &error),
         }
         self.next_nested(conn, parent);
@@ -434,7 +461,7 @@ impl Dispatcher {
             "result": result,
         });
         if let Ok(bytes) = c.encode_notification("composition/update", &params) {
-            c.push_frame(crate::transport::OutboundFrame {
+            c.push_frame(OutboundFrame {
                 bytes,
                 state: None,
                 wipe: false,
@@ -537,24 +564,22 @@ impl Dispatcher {
     }
 }
 
-/// `value` as the answer, or in a sidecar file when the answer would not fit in a
-/// frame of `limit` bytes; with the sidecar's path.
-fn fit_or_sidecar(
+/// `value`, which is too large for a frame, in a new sidecar file in `scratch` (when
+/// the parent has `room` for one more): the envelope naming it under `member`, and its
+/// path.
+fn write_sidecar(
     scratch: &std::path::Path,
-    limit: usize,
     room: bool,
-    value: Value,
+    value: &Value,
     member: &str,
-) -> Result<(Value, Option<PathBuf>), ResponseError> {
-    if crate::validate::encoded_len(&value) + FRAME_MARGIN <= limit {
-        return Ok((value, None));
-    }
+) -> Result<(Value, PathBuf), ResponseError> {
     if !room {
         return Err(refused(format!(
-            "the answer needs a sidecar file, and this parent has its              {MAX_COMPOSITION_SIDECARS}; read the ones it has, or ask for less"
+            "the answer needs a sidecar file, and this parent has its \
+             {MAX_COMPOSITION_SIDECARS}; read the ones it has, or ask for less"
         )));
     }
-    let bytes = serde_json::to_vec(&value).expect("JSON values serialize");
+    let bytes = serde_json::to_vec(value).expect("JSON values serialize");
     if bytes.len() > MAX_COMPOSITION_SIDECAR_BYTES {
         return Err(refused(format!(
             "the answer is {} bytes, more than the {MAX_COMPOSITION_SIDECAR_BYTES} a sidecar \
@@ -564,7 +589,7 @@ fn fit_or_sidecar(
     }
     let written = sidecar::write(scratch, &bytes)
         .map_err(|e| refused(format!("the sidecar could not be written: {e}")))?;
-    Ok((written.envelope(member), Some(written.path)))
+    Ok((written.envelope(member), written.path))
 }
 
 /// A host-created error outcome of a complete-outcome call.
@@ -577,11 +602,7 @@ fn error_outcome(nested_id: &str, tool: &FrozenTool, arguments: &Value, why: &st
 }
 
 /// What the composing request is answered once its nested call settled.
-fn nested_outcome(
-    received: CallReply,
-    nested: &Nested,
-    (scratch, limit, room): (&std::path::Path, usize, bool),
-) -> Result<(Value, Option<PathBuf>), ResponseError> {
+fn nested_outcome(received: CallReply, nested: &Nested) -> Result<Value, ResponseError> {
     let tool = &nested.tool;
     let full = nested.params.full_outcome;
     let result = received.and_then(|raw| raw.tool_output(&tool.definition.name));
@@ -633,7 +654,7 @@ fn nested_outcome(
             )))
         }
     };
-    fit_or_sidecar(scratch, limit, room, value, "value_file")
+    Ok(value)
 }
 
 /// Failures that revoke the call rather than describe its outcome: they stay RPC
