@@ -99,6 +99,16 @@ fn compose(ext: &ExtensionHandle, requests: Vec<Value>) -> Vec<Value> {
     ids.iter().map(|id| answers[id].clone()).collect()
 }
 
+/// The tool names of a `composition/context` result.
+fn tool_names(context: &Value) -> Vec<&str> {
+    context["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
 fn seen(target: &ExtensionHandle) -> Value {
     let out = target
         .call_tool("seen", json!({}), CallOptions::default())
@@ -123,12 +133,7 @@ fn a_live_tool_call_reads_the_frozen_context_and_calls_another_extensions_tool()
         ],
     );
     let context = &answers[0]["result"];
-    let names: Vec<&str> = context["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = tool_names(context);
     for name in ["ask", "answers", "composer/seen", "target/seen", "echo"] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
@@ -443,11 +448,10 @@ fn the_snapshot_is_frozen_when_the_outer_call_is_admitted() {
     let composer = host.start("composer").unwrap();
     let names = |composer: &ExtensionHandle| -> Vec<String> {
         let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
-        compose(composer, vec![context])[0]["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
+        let answers = compose(composer, vec![context]);
+        tool_names(&answers[0]["result"])
+            .into_iter()
+            .map(str::to_string)
             .collect()
     };
     let before = names(&composer);
@@ -479,12 +483,7 @@ fn the_snapshot_is_frozen_when_the_outer_call_is_admitted() {
     );
     std::fs::write(&release, b"").unwrap();
     let answers = outer.join().unwrap();
-    let frozen: Vec<&str> = answers["late-ctx"]["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let frozen = tool_names(&answers["late-ctx"]["result"]);
     assert!(
         !frozen.contains(&"extra"),
         "frozen at admission: {frozen:?}"
