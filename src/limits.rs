@@ -760,3 +760,41 @@ pub const MAX_COMPOSITION_SIDECARS: usize = 256;
 
 /// Most `composition/update` snapshots relayed for one nested call; more are dropped.
 pub const MAX_COMPOSITION_UPDATES: u32 = 64;
+
+// ---------------------------------------------------------------------------
+// Resource refs and operation descriptors (section 2.26, API 0.4 `resource_refs_v1`,
+// `operation_descriptors_v1`).
+// ---------------------------------------------------------------------------
+
+/// Longest nominal resource type id, in ASCII bytes (section 2.26: "1–128 ASCII
+/// bytes"). Operation ids follow the same rule.
+pub const MAX_RESOURCE_TYPE_BYTES: usize = 128;
+
+/// Longest `$resource` token, in ASCII bytes (section 2.26: "tokens are at most 128
+/// ASCII bytes").
+pub const MAX_RESOURCE_TOKEN_BYTES: usize = 128;
+
+/// Most entries of an operation descriptor's `resource_inputs`, and of its
+/// `resource_outputs` (section 2.26 gives no number; this host's bound, as large as
+/// `max_registrations_per_parent`).
+pub const MAX_OPERATION_RESOURCES: usize = 32;
+
+/// Most segments of a descriptor's JSON Pointer (section 2.26: "fixed JSON Pointers
+/// through schema object properties"; the schema subset nests at most 32 levels).
+pub const MAX_OPERATION_PATH_SEGMENTS: usize = 32;
+
+/// Most refs one `resource/dispose` request carries (SUPPLEMENT "2.26 resource
+/// methods": `resources:[<= 32 refs]`).
+pub const MAX_DISPOSE_RESOURCES: usize = 32;
+
+/// How long the host waits for a `resource/dispose` answer; an unanswered dispose is
+/// unknown cleanup and ends the generation (section 2.26: "Unknown cleanup triggers
+/// bounded generation termination").
+pub const RESOURCE_DISPOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Cards `get_applicable_operations` answers when the model names no `limit`
+/// (section 2.26: "Default limit is 8 cards").
+pub const OPERATION_DISCOVERY_DEFAULT_LIMIT: usize = 8;
+
+/// Most cards one `get_applicable_operations` page holds (section 2.26: "maximum 32").
+pub const OPERATION_DISCOVERY_MAX_LIMIT: usize = 32;

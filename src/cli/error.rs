@@ -223,6 +223,7 @@ fn call_code(error: &CallError) -> &'static str {
         CallError::InvalidRequest { .. } => "call.invalid_request",
         CallError::Parked { .. } => "call.parked",
         CallError::Declined { .. } => "call.declined",
+        CallError::ResourceRefused { .. } => "call.resource_refused",
         CallError::HostShutDown => "call.host_shut_down",
     }
 }

@@ -88,6 +88,13 @@ pub(crate) struct GlobalArgs {
     /// Where composing tools keep their stores [default: WORKSPACE/.octet/composition]
     #[arg(long = "composition-store", global = true, value_name = "DIR")]
     pub composition_store: Option<PathBuf>,
+    /// Offer native resource refs and operation descriptors (`resource_refs_v1`,
+    /// `operation_descriptors_v1`, API 0.4) to every extension: a tool may return an
+    /// extension-local value that a later call takes as input (under serve, a `start`
+    /// with `"features":["resource_refs_v1"]` offers them to one extension;
+    /// docs/serve-protocol.md, "Resource refs")
+    #[arg(long = "resource-refs", global = true)]
+    pub resource_refs: bool,
 }
 
 /// The subcommands.
@@ -216,6 +223,7 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
         .prompt_wakeups(prompt_wakeups);
     options.tool_composition = global.tool_composition;
     options.composition_store = global.composition_store.clone();
+    options.resource_refs = global.resource_refs;
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {
@@ -286,7 +294,7 @@ fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
 }
 
 /// The global options, by their clap ids.
-const GLOBAL_OPTIONS: [&str; 10] = [
+const GLOBAL_OPTIONS: [&str; 11] = [
     "workspace",
     "extension_dirs",
     "json",
@@ -297,6 +305,7 @@ const GLOBAL_OPTIONS: [&str; 10] = [
     "no_guardian",
     "tool_composition",
     "composition_store",
+    "resource_refs",
 ];
 
 /// The global options `subcommand` reads: its help lists only these. Every subcommand
@@ -316,6 +325,7 @@ fn options_of(subcommand: &str) -> &'static [&'static str] {
             "no_guardian",
             "tool_composition",
             "composition_store",
+            "resource_refs",
         ],
         _ => &GLOBAL_OPTIONS,
     }

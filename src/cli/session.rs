@@ -33,7 +33,9 @@ pub(crate) fn builder_for(global: &GlobalArgs) -> Result<ExtensionHostBuilder, C
     if let Some(timeout) = global.startup_timeout {
         builder = builder.startup_timeout(timeout);
     }
-    builder = builder.tool_composition(global.tool_composition);
+    builder = builder
+        .tool_composition(global.tool_composition)
+        .resource_refs(global.resource_refs);
     if let Some(store) = &global.composition_store {
         builder = builder.composition_store(store);
     }

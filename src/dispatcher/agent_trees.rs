@@ -72,6 +72,16 @@ impl Dispatcher {
     /// `agent/wait` and `agent/events` of theirs is answered now, and each owner's
     /// active children are asked to stop. Other sessions' trees are untouched.
     pub(super) fn retire_session_owner(&mut self, session_id: &str) {
+        // The owner's native resources go with it (section 2.26).
+        let owned: Vec<ConnId> = self
+            .conns
+            .values()
+            .filter(|c| c.owner.session_id == session_id)
+            .map(|c| c.conn)
+            .collect();
+        for conn in owned {
+            self.invalidate_resources(conn);
+        }
         let retired = OwnerKey::resource_owner_of(session_id, &self.shared.instance_id);
         if !self.shared.agents.table().retire(&retired) {
             return;

@@ -11,6 +11,7 @@ use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::start::StartError;
 use crate::negotiation::{ContractMethod, Feature, InitializeOffer};
 use crate::services::bound::{ServiceBindings, ServiceKind};
+use crate::services::runtime_features::RuntimeOffers;
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };
@@ -72,12 +73,15 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
             offer = offer.with_feature(feature);
         }
     }
-    // Tool composition is the runtime's own (section 2.25), offered on API 0.4 only to
-    // the extensions the embedder enabled it for.
-    if manifest.api_version == manifest::ApiVersion::V0_4
-        && shared.composition.offered_to(&manifest.name)
-    {
-        offer = offer.with_feature(Feature::ToolCompositionV1);
+    // Composition and resource refs are the runtime's own (sections 2.25, 2.26),
+    // offered on API 0.4 only to the extensions the embedder enabled them for.
+    if manifest.api_version == manifest::ApiVersion::V0_4 {
+        let offered = shared.runtime_offers.offered_to(&manifest.name);
+        for feature in RuntimeOffers::FEATURES {
+            if offered.contains(feature) && feature != Feature::BulkObjectsV1 {
+                offer = offer.with_feature(feature);
+            }
+        }
     }
     for capability in services.kinds().filter_map(|kind| kind.capability()) {
         if manifest.api_version == manifest::ApiVersion::V0_3 {

@@ -30,6 +30,7 @@ mod private_lane;
 mod reply;
 mod request_params;
 mod requests;
+mod resources;
 mod route;
 mod services;
 mod shutdown;
@@ -133,8 +134,10 @@ pub(crate) struct Shared {
     pub guardian: Option<Arc<crate::transport::Guardian>>,
     /// The next embedder call's id, shared with the nested calls of composition.
     pub next_call: Arc<std::sync::atomic::AtomicU64>,
-    /// Who tool composition is offered to, and its stores (section 2.25).
+    /// The composing tools' stores (section 2.25).
     pub composition: crate::services::composition::CompositionSettings,
+    /// Who the runtime-served features are offered to (sections 2.25-2.27).
+    pub runtime_offers: crate::services::runtime_features::RuntimeOffers,
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that

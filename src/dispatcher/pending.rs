@@ -24,6 +24,8 @@ pub(crate) enum PendingKind {
     Shutdown,
     /// An API 0.3 `hook/run` of `lifecycle_events`; its disposition never vetoes.
     LifecycleHook,
+    /// A `resource/dispose` of these tokens (section 2.26).
+    Dispose { tokens: Vec<String> },
     /// An embedder call.
     Call {
         call: CallId,

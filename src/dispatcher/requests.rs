@@ -139,6 +139,17 @@ impl Dispatcher {
                 return;
             }
         };
+        if let HostRequest::ToolCall { name, arguments } = &request {
+            if let Err(error) = self.pin_resources(conn, id, name, arguments) {
+                self.calls.remove(&call);
+                let _ = reply.send(Err(error));
+                return;
+            }
+        }
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .expect("admitting on a live connection");
         if let (HostRequest::ProviderStream { stream_id, .. }, Some(events)) = (&request, stream) {
             c.streams.open(stream_id.clone(), events);
         }
@@ -205,17 +216,21 @@ impl Dispatcher {
                 // Children are withdrawn before the waiter hears the outcome, so a
                 // service answer that comes after the outcome is always refused.
                 self.settle_children(conn, id);
+                self.retire_resources(conn, id);
                 if let PendingKind::Call { reply, .. } = pending.kind {
                     let _ = reply.send(Err(error));
                 }
                 let frame = pending.frame;
-                let c = self.conns.get_mut(&conn).expect("connection is live");
                 let now = Instant::now();
                 if frame.try_skip() {
+                    // Never sent: its pins go at once.
+                    self.unpin_resources(conn, id);
+                    let c = self.conns.get_mut(&conn).expect("connection is live");
                     c.tombstones.insert(id, now, false);
                     self.admit(conn);
                     return;
                 }
+                let c = self.conns.get_mut(&conn).expect("connection is live");
                 c.send_cancel_notification(id, reason);
                 c.tombstones.insert(id, now, true);
                 self.timers
@@ -265,6 +280,10 @@ impl Dispatcher {
         let Some(pending) = c.pending.remove(&id) else {
             return;
         };
+        if let PendingKind::Dispose { .. } = pending.kind {
+            self.on_dispose_deadline(conn);
+            return;
+        }
         if let PendingKind::LifecycleHook = pending.kind {
             // Best effort: the hook is abandoned like any timed-out request.
             let source = c.source.clone();
@@ -312,6 +331,9 @@ impl Dispatcher {
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::LifecycleHook => self.on_lifecycle_hook_answer(conn, response.outcome),
+                PendingKind::Dispose { tokens } => {
+                    self.on_dispose_answer(conn, tokens, response.outcome)
+                }
                 PendingKind::Call {
                     call,
                     reply,
@@ -333,7 +355,8 @@ impl Dispatcher {
                             store: Arc::clone(store),
                             owner: c.owner.clone(),
                         });
-                    let answer = match response.outcome {
+                    let resources = negotiated.features.contains(Feature::ResourceRefsV1);
+                    let mut answer = match response.outcome {
                         Ok(value) => Ok(RawResult {
                             value,
                             negotiated,
@@ -344,6 +367,18 @@ impl Dispatcher {
                     };
                     // Withdraw the children first: see `cancel_call`.
                     self.settle_children(conn, id);
+                    if resources {
+                        if let Some(error) = match &answer {
+                            Ok(raw) => self.settle_resources(conn, id, raw),
+                            Err(_) => {
+                                self.retire_resources(conn, id);
+                                None
+                            }
+                        } {
+                            answer = Err(error);
+                        }
+                        self.unpin_resources(conn, id);
+                    }
                     let _ = reply.send(answer);
                     self.admit(conn);
                     self.maybe_finish_drain(conn);
@@ -354,6 +389,8 @@ impl Dispatcher {
         let now = Instant::now();
         if c.tombstones.get(id, now).is_some() {
             c.tombstones.settle(id);
+            self.unpin_resources(conn, id);
+            let c = self.conns.get_mut(&conn).expect("connection is live");
             self.shared
                 .events
                 .diagnostic(&c.source, Diagnostic::LateResponse { id: response.id });
@@ -384,6 +421,7 @@ impl Dispatcher {
         }
         if !c.pending.is_call(&id) {
             if c.tombstones.settle(id) {
+                self.unpin_resources(conn, id);
                 self.admit(conn);
             }
             return;
@@ -394,6 +432,8 @@ impl Dispatcher {
         // A second answer to the id is then a late response, not an unknown one.
         c.tombstones.insert(id, Instant::now(), false);
         self.settle_children(conn, id);
+        self.retire_resources(conn, id);
+        self.unpin_resources(conn, id);
         if let PendingKind::Call { call, reply, .. } = pending.kind {
             self.calls.remove(&call);
             let _ = reply.send(Err(CallError::RefusedResponse { reason }));
@@ -417,7 +457,9 @@ impl Dispatcher {
                     let _ = reply.send(Err(error.clone()));
                 }
                 PendingKind::Initialize { role, .. } => initializing = Some(role),
-                PendingKind::Shutdown | PendingKind::LifecycleHook => {}
+                PendingKind::Shutdown
+                | PendingKind::LifecycleHook
+                | PendingKind::Dispose { .. } => {}
             }
         }
         for request in c.queued.drain(..) {

@@ -128,6 +128,10 @@ host_methods! {
     CompositionCall = request "composition/call", Composition, apis V0_4_APIS;
     /// `composition/store` (section 2.25): the parent's one write to its store.
     CompositionStore = request "composition/store", Composition, apis V0_4_APIS;
+    /// `resource/register` (section 2.26): a provisional native resource value.
+    ResourceRegister = request "resource/register", Runtime, apis V0_4_APIS;
+    /// `resource/release` (section 2.26): retires a value; its dispose follows.
+    ResourceRelease = request "resource/release", Runtime, apis V0_4_APIS;
     /// `confirmation/request` (section 2.2): a yes or no from the person.
     ConfirmationRequest = request "confirmation/request", Frontend, apis ALL_APIS;
     /// `input/request` (section 2.7): a line of text from the person, perhaps secret.

@@ -126,7 +126,9 @@ impl Dispatcher {
                 PendingKind::Initialize { role, .. } => {
                     initializing = Some(role);
                 }
-                PendingKind::Shutdown | PendingKind::LifecycleHook => {}
+                PendingKind::Shutdown
+                | PendingKind::LifecycleHook
+                | PendingKind::Dispose { .. } => {}
             }
         }
         if let Some(role) = initializing {

@@ -14,6 +14,7 @@ use crate::manifest::DiscoveryRoots;
 pub use crate::model::settings::ToolNamespace;
 use crate::model::settings::{LaunchSettings, Timeouts};
 use crate::negotiation::HostContext;
+use crate::negotiation::{Feature, FeatureSet};
 use crate::supervisor::SupervisorPolicy;
 
 /// Capacity of the channel from handles to the dispatcher. A full channel makes the
@@ -41,7 +42,7 @@ pub struct ExtensionHostBuilder {
     home: Option<PathBuf>,
     host_context: HostContext,
     session_id: Option<String>,
-    tool_composition: bool,
+    runtime_features: FeatureSet,
     composition_store: Option<PathBuf>,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
@@ -79,7 +80,7 @@ impl ExtensionHostBuilder {
             guardian: false,
             wire_trace: false,
             session_id: None,
-            tool_composition: false,
+            runtime_features: FeatureSet::new(),
             composition_store: None,
         }
     }
@@ -338,8 +339,34 @@ impl ExtensionHostBuilder {
     /// commit one write to its tool's private store (`composition/store`). Off by
     /// default; [`ExtensionHost::allow_tool_composition`](super::ExtensionHost::allow_tool_composition)
     /// offers it to one extension instead.
-    pub fn tool_composition(mut self, enabled: bool) -> Self {
-        self.tool_composition = enabled;
+    pub fn tool_composition(self, enabled: bool) -> Self {
+        self.runtime_feature(Feature::ToolCompositionV1, enabled)
+    }
+
+    /// Offers `resource_refs_v1` and `operation_descriptors_v1` (section 2.26) to every
+    /// API 0.4 extension: a tool whose `operation` descriptor declares resource outputs
+    /// may register native values (`resource/register`) that its successful call
+    /// exports, and a later call names them as inputs, pinned exclusively while it
+    /// runs. The runtime keeps every record; nothing is bound. Off by default;
+    /// [`ExtensionHost::allow_feature`](super::ExtensionHost::allow_feature) offers it to
+    /// one extension instead.
+    pub fn resource_refs(self, enabled: bool) -> Self {
+        self.runtime_feature(Feature::ResourceRefsV1, enabled)
+            .runtime_feature(Feature::OperationDescriptorsV1, enabled)
+    }
+
+    /// Offers `operation_descriptors_v1` (section 2.26) alone to every API 0.4
+    /// extension: tools may describe their operation, without resources.
+    pub fn operation_descriptors(self, enabled: bool) -> Self {
+        self.runtime_feature(Feature::OperationDescriptorsV1, enabled)
+    }
+
+    fn runtime_feature(mut self, feature: Feature, enabled: bool) -> Self {
+        if enabled {
+            self.runtime_features.insert(feature);
+        } else {
+            self.runtime_features.remove(feature);
+        }
         self
     }
 
@@ -404,9 +431,10 @@ impl ExtensionHostBuilder {
             scratch_root,
             guardian,
             next_call: Arc::new(AtomicU64::new(1)),
+            runtime_offers: crate::services::runtime_features::RuntimeOffers::new(
+                self.runtime_features,
+            ),
             composition: crate::services::composition::CompositionSettings {
-                all: self.tool_composition,
-                extensions: Default::default(),
                 store: Arc::new(crate::services::composition::store::CompositionStore::new(
                     self.composition_store
                         .unwrap_or_else(|| workspace.join(".octet").join("composition")),

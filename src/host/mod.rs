@@ -152,12 +152,16 @@ impl ExtensionHost {
     /// its next start on, as serve's `start` does for `"features":["tool_composition_v1"]`
     /// ([`ExtensionHostBuilder::tool_composition`] offers it to every extension).
     pub fn allow_tool_composition(&self, name: &str) {
-        self.inner
-            .shared
-            .composition
-            .extensions
-            .lock()
-            .insert(name.to_string());
+        self.allow_feature(name, crate::negotiation::Feature::ToolCompositionV1);
+    }
+
+    /// Offers a feature the runtime serves itself (`tool_composition_v1`,
+    /// `resource_refs_v1`, `operation_descriptors_v1`) to the API 0.4 extension `name`
+    /// from its next start on, as serve's `start` does for its `features`.
+    /// `resource_refs_v1` brings `operation_descriptors_v1` with it. False when the
+    /// runtime does not serve `feature` itself (those follow their bound services).
+    pub fn allow_feature(&self, name: &str, feature: crate::negotiation::Feature) -> bool {
+        self.inner.shared.runtime_offers.allow(name, feature)
     }
 
     /// The handle for reporting the changes of child agent sessions (sections

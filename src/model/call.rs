@@ -165,6 +165,15 @@ pub enum CallError {
         /// The action's label.
         action: String,
     },
+    /// An input resource of a `tool/call` was refused when the call was to be sent
+    /// (section 2.26): unknown to the extension's current generation, of another type,
+    /// or pinned by another running call. Nothing was sent.
+    ResourceRefused {
+        /// The descriptor's input path, such as `/circuit`.
+        path: String,
+        /// Why, as the protocol names it.
+        error: crate::services::resources::ResourceError,
+    },
     /// The host is shut down or shutting down.
     HostShutDown,
 }
@@ -232,6 +241,9 @@ impl fmt::Display for CallError {
                     f,
                     "the destructive action \u{201c}{action}\u{201d} was not confirmed"
                 )
+            }
+            CallError::ResourceRefused { path, error } => {
+                write!(f, "the input resource at {path} was refused: {error}")
             }
             CallError::HostShutDown => f.write_str("the host is shut down"),
         }

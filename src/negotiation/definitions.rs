@@ -40,9 +40,9 @@ pub struct ToolDefinition {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub composition: Option<Composition>,
     /// The operation descriptor (API 0.4, `operation_descriptors_v1`, section 2.26),
-    /// checked only to be an object so far.
+    /// checked against the tool's `parameters` and `output_schema`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub operation: Option<Value>,
+    pub operation: Option<crate::validate::resource::OperationDescriptor>,
 }
 
 /// A compiled `output_schema`, shared by every call of the tool.
@@ -140,8 +140,17 @@ impl ToolDefinition {
             None => None,
             Some(value) => {
                 require_feature(path, "operation", features, Feature::OperationDescriptorsV1)?;
-                as_object(value, &format!("{path}.operation"))?;
-                Some(value.clone())
+                let descriptor = crate::validate::resource::OperationDescriptor::parse(
+                    value,
+                    &parameters,
+                    output_schema.as_ref(),
+                    features.contains(Feature::ResourceRefsV1),
+                )
+                .map_err(|problem| NegotiationError::InvalidOperation {
+                    tool: name.clone(),
+                    problem: Box::new(problem),
+                })?;
+                Some(descriptor)
             }
         };
 

@@ -146,6 +146,12 @@ pub enum NegotiationError {
         /// The value as JSON text.
         value: String,
     },
+    /// `protocol.limits.resource_refs_v1` is echoed with other values than the host
+    /// advertised (SUPPLEMENT "2.26 resource methods").
+    ResourceLimitsEcho {
+        /// The value as JSON text.
+        value: String,
+    },
     /// `protocol.lifecycle_events` breaks the subscription rules (section 1.1).
     InvalidLifecycleSubscription {
         /// Which rule.
@@ -242,6 +248,13 @@ pub enum NegotiationError {
         tool: String,
         /// Which rule.
         problem: CompositionProblem,
+    },
+    /// A tool's `operation` descriptor breaks a rule of section 2.26.
+    InvalidOperation {
+        /// The tool.
+        tool: String,
+        /// The rule.
+        problem: Box<crate::validate::resource::DescriptorProblem>,
     },
 }
 
@@ -366,6 +379,7 @@ impl NegotiationError {
             NegotiationError::FeatureNotOffered { .. } => "feature_not_offered",
             NegotiationError::FeatureRequires { .. } => "feature_requires",
             NegotiationError::InvalidConcurrency { .. } => "invalid_concurrency",
+            NegotiationError::ResourceLimitsEcho { .. } => "resource_limits_echo",
             NegotiationError::InvalidLifecycleSubscription { .. } => {
                 "invalid_lifecycle_subscription"
             }
@@ -384,6 +398,7 @@ impl NegotiationError {
             NegotiationError::PromptMetadata { .. } => "prompt_metadata",
             NegotiationError::MemberRequiresFeature { .. } => "member_requires_feature",
             NegotiationError::InvalidComposition { .. } => "invalid_composition",
+            NegotiationError::InvalidOperation { .. } => "invalid_operation",
         }
     }
 }
@@ -468,6 +483,12 @@ impl fmt::Display for NegotiationError {
             NegotiationError::InvalidConcurrency { value } => write!(
                 f,
                 "protocol.limits.max_concurrent_requests {value} is not an integer greater than zero"
+            ),
+            NegotiationError::ResourceLimitsEcho { value } => write!(
+                f,
+                "protocol.limits.resource_refs_v1 {value} is not the host's advertised \
+                 {{\"max_records\":256,\"max_registrations_per_parent\":32}}; echo it exactly \
+                 or leave it out"
             ),
             NegotiationError::InvalidLifecycleSubscription { problem } => match problem {
                 LifecycleSubscriptionProblem::WithoutFeature => f.write_str(
@@ -561,6 +582,9 @@ impl fmt::Display for NegotiationError {
             },
             NegotiationError::MemberRequiresFeature { field, feature } => {
                 write!(f, "`{field}` needs negotiated `{feature}`")
+            }
+            NegotiationError::InvalidOperation { tool, problem } => {
+                write!(f, "tool `{tool}`: invalid `operation` descriptor: {problem}")
             }
             NegotiationError::InvalidComposition { tool, problem } => match problem {
                 CompositionProblem::UnknownMember { name } => {

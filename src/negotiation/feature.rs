@@ -298,6 +298,13 @@ impl FeatureSet {
         fresh
     }
 
+    /// Removes `feature`; returns false when it was absent.
+    pub fn remove(&mut self, feature: Feature) -> bool {
+        let present = self.contains(feature);
+        self.bits &= !feature.bit();
+        present
+    }
+
     /// How many features the set holds.
     pub fn len(&self) -> usize {
         self.bits.count_ones() as usize

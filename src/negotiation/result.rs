@@ -183,6 +183,7 @@ fn protocol_selection(
     }
     let features = selected_features(map, offer)?;
     let max_concurrent_requests = concurrency(map, offer)?;
+    resource_limits_echo(map)?;
     let lifecycle_subscriptions = lifecycle_subscriptions(map, features)?;
     Ok(ProtocolSelection {
         features,
@@ -252,6 +253,28 @@ fn concurrency(
         _ => Err(NegotiationError::InvalidConcurrency {
             value: value.to_string(),
         }),
+    }
+}
+
+/// `protocol.limits.resource_refs_v1`, when an extension echoes it: exactly the limits
+/// the host advertised.
+fn resource_limits_echo(protocol: &Map<String, Value>) -> Result<(), NegotiationError> {
+    let Some(echo) = optional(protocol, "limits")
+        .and_then(Value::as_object)
+        .and_then(|limits| optional(limits, "resource_refs_v1"))
+    else {
+        return Ok(());
+    };
+    let advertised = serde_json::json!({
+        "max_records": limits::RESOURCE_REFS_MAX_RECORDS,
+        "max_registrations_per_parent": limits::RESOURCE_REFS_MAX_REGISTRATIONS_PER_PARENT,
+    });
+    if *echo == advertised {
+        Ok(())
+    } else {
+        Err(NegotiationError::ResourceLimitsEcho {
+            value: crate::text::head(&echo.to_string(), 256).to_string(),
+        })
     }
 }
 

@@ -99,7 +99,7 @@ pub(crate) enum Op {
         /// names).
         services: Vec<ServeBinding>,
         /// The features the runtime serves itself that this extension is offered
-        /// (`tool_composition_v1`).
+        /// (`tool_composition_v1`, `resource_refs_v1`, `operation_descriptors_v1`).
         features: Vec<crate::negotiation::Feature>,
     },
     /// Stop an extension.

@@ -98,6 +98,9 @@ pub enum ErrorCode {
     /// An `agent_report` names no child spawned through this session, or a transition
     /// the protocol does not allow.
     ReportRefused,
+    /// An input resource of the call was refused before anything was sent (section
+    /// 2.26); `path` names the input and `resource_error` the protocol's name for why.
+    ResourceRefused,
 }
 
 impl ErrorCode {
@@ -144,6 +147,7 @@ impl ErrorCode {
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::NotificationRefused => "notification_refused",
             ErrorCode::ReportRefused => "report_refused",
+            ErrorCode::ResourceRefused => "resource_refused",
         }
     }
 
@@ -328,6 +332,11 @@ impl From<&CallError> for ServeError {
                 ServeError::new(ErrorCode::Parked, message).with("reason", reason.to_string())
             }
             CallError::Declined { .. } => ServeError::new(ErrorCode::Declined, message),
+            CallError::ResourceRefused { path, error } => {
+                ServeError::new(ErrorCode::ResourceRefused, message)
+                    .with("path", path.as_str())
+                    .with("resource_error", error.name())
+            }
             CallError::HostShutDown => ServeError::new(ErrorCode::HostShutDown, message),
         };
         serve.with_rpc_code(error.code())

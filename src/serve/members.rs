@@ -194,7 +194,11 @@ pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
 
 /// The features the runtime serves itself, which a `start` may turn on for its
 /// extension.
-pub(super) const RUNTIME_FEATURES: &[Feature] = &[Feature::ToolCompositionV1];
+pub(super) const RUNTIME_FEATURES: &[Feature] = &[
+    Feature::ToolCompositionV1,
+    Feature::ResourceRefsV1,
+    Feature::OperationDescriptorsV1,
+];
 
 /// `features`: the runtime-served features (of [`RUNTIME_FEATURES`]) to offer the
 /// extension.

@@ -125,6 +125,10 @@ pub struct ServeOptions {
     /// Where composing tools' stores live (`serve --composition-store`; default
     /// `.octet/composition` in the workspace).
     pub composition_store: Option<PathBuf>,
+    /// Offer `resource_refs_v1` and `operation_descriptors_v1` to every API 0.4
+    /// extension (`serve --resource-refs`); a `start` with
+    /// `"features":["resource_refs_v1"]` offers them to one.
+    pub resource_refs: bool,
 }
 
 impl ServeOptions {
@@ -138,6 +142,7 @@ impl ServeOptions {
             session_id: None,
             tool_composition: false,
             composition_store: None,
+            resource_refs: false,
             startup_timeout: None,
             no_input: false,
             signals: None,
@@ -211,7 +216,9 @@ impl ServeOptions {
         if let Some(session_id) = self.session_id {
             builder = builder.session_id(session_id);
         }
-        builder = builder.tool_composition(self.tool_composition);
+        builder = builder
+            .tool_composition(self.tool_composition)
+            .resource_refs(self.resource_refs);
         if let Some(store) = self.composition_store {
             builder = builder.composition_store(store);
         }

@@ -159,8 +159,8 @@ impl Session {
                 services,
                 features,
             } => {
-                if features.contains(&crate::negotiation::Feature::ToolCompositionV1) {
-                    self.host.allow_tool_composition(&extension);
+                for feature in features {
+                    self.host.allow_feature(&extension, feature);
                 }
                 self.start(id, extension, startup_timeout, services)
             }

@@ -9,6 +9,8 @@ pub mod operation;
 pub mod owner;
 pub mod policy;
 pub mod presentation;
+pub mod resources;
+pub mod runtime_features;
 pub mod scripted_agents;
 pub mod secrets;
 pub mod tool_policy;

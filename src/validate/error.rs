@@ -235,12 +235,19 @@ pub enum ResultErrorKind {
     MenuItemKindMissing,
     /// `metadata.octet_diagnostics_v1` breaks a rule of the typed-diagnostics profile.
     Diagnostic(super::diagnostics::DiagnosticRule),
+    /// A declared resource output is not a provisional value this call registered, of
+    /// the slot's type (section 2.26); the words say which.
+    Resource {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ResultErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ResultErrorKind::Diagnostic(rule) => write!(f, "{rule}"),
+            ResultErrorKind::Resource { reason } => f.write_str(reason),
             ResultErrorKind::Missing => f.write_str("is required but absent or null"),
             ResultErrorKind::WrongType { expected } => write!(f, "must be {expected}"),
             ResultErrorKind::UnknownValue { found, allowed } => {

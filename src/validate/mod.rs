@@ -23,6 +23,7 @@ pub mod menu;
 mod names;
 pub(crate) mod path;
 pub mod render;
+pub mod resource;
 pub mod schema;
 pub mod state;
 pub mod status;

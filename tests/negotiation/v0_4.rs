@@ -200,13 +200,20 @@ fn operation_needs_operation_descriptors_v1() {
             feature: Feature::OperationDescriptorsV1
         }
     );
+    // A descriptor without resources needs only `operation_descriptors_v1`; it is
+    // closed, so `resource_inputs` and `resource_outputs` are required.
     let (located, offer, mut result) = composing(&["operation_descriptors_v1"], json!(null));
     result["tools"][0]["operation"] = json!({"id": "circuit.open"});
+    assert!(matches!(
+        reject(&located, &offer, &result),
+        NegotiationError::InvalidOperation { .. }
+    ));
+    let plain = json!({"id": "circuit.open", "resource_inputs": [], "resource_outputs": []});
+    result["tools"][0]["operation"] = plain.clone();
     let negotiated = accept(&located, &offer, &result);
-    assert_eq!(
-        negotiated.tools[0].operation,
-        Some(json!({"id": "circuit.open"}))
-    );
+    let operation = negotiated.tools[0].operation.as_ref().unwrap();
+    assert_eq!(operation.id, "circuit.open");
+    assert_eq!(serde_json::to_value(operation).unwrap(), plain);
 }
 
 // ---------------------------------------------------------------------------

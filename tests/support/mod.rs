@@ -257,6 +257,22 @@ pub fn wave1_extension(root: &Path, name: &str, api: &str, env: &str) -> PathBuf
     write_manifest(root, name, &manifest)
 }
 
+/// The resource peer's tools.
+const RESOURCE_TOOLS: &str =
+    r#"["make", "use", "inspect", "plain", "release", "register", "disposed", "grow", "crash"]"#;
+
+/// The resource peer as extension `name`, with `env` (TOML inline-table entries).
+pub fn resource_extension(root: &Path, name: &str, env: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/resource_peer.py");
+    let manifest = format!(
+        "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.4\"\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ {env} }}\n\n\
+         [contributes]\ntools = {RESOURCE_TOOLS}\n",
+        script.to_string_lossy(),
+    );
+    write_manifest(root, name, &manifest)
+}
+
 /// Lines a test's service records as it is called, shared with the test.
 #[derive(Clone, Default)]
 pub struct Journal(std::sync::Arc<std::sync::Mutex<Vec<String>>>);

@@ -117,22 +117,10 @@ impl Registry {
     }
 }
 
-/// Who the host offers `tool_composition_v1` to, and where composing tools' stores
-/// live. Off by default: the embedder turns it on for every API 0.4 extension or for
-/// some of them.
+/// Where composing tools' stores live (who composition is offered to is the host's
+/// [`RuntimeOffers`](crate::services::runtime_features::RuntimeOffers)).
 #[derive(Debug)]
 pub struct CompositionSettings {
-    /// Offered to every API 0.4 extension.
-    pub all: bool,
-    /// Offered to these extensions (API 0.4) as well.
-    pub extensions: parking_lot::Mutex<std::collections::HashSet<String>>,
     /// The host-owned stores (created on the first commit).
     pub store: Arc<store::CompositionStore>,
-}
-
-impl CompositionSettings {
-    /// True when an extension named `name` is offered the feature.
-    pub fn offered_to(&self, name: &str) -> bool {
-        self.all || self.extensions.lock().contains(name)
-    }
 }
