@@ -424,3 +424,97 @@ fn descriptors_are_checked_at_initialize_and_at_every_catalog_change() {
     assert!(probe.is_err(), "the peer has no probe handler");
     assert!(!matches!(probe, Err(CallError::ResourceRefused { .. })));
 }
+
+#[test]
+fn operation_discovery_lists_the_tools_that_take_a_resource_by_live_policy() {
+    use octet_host::services::operation_discovery::DiscoveryError;
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = resource_extension(root.path(), "circuits", "");
+    // The live policy hides `probe` from the model, and so from discovery.
+    let policy = |_: &str, tool: &octet_host::negotiation::ToolDefinition| tool.name != "probe";
+    let host = host_builder(workspace.path(), &[dir])
+        .resource_refs(true)
+        .bind(octet_host::host::ServiceBindings::new().tool_policy(policy))
+        .build()
+        .unwrap();
+    let ext = host.start("circuits").unwrap();
+    let circuit = make(&ext, json!({})).0.unwrap();
+    assert_eq!(
+        host.get_applicable_operations(&json!({ "resource": circuit })),
+        Err(DiscoveryError::NotEnabled)
+    );
+    host.enable_operation_discovery();
+    let page = host
+        .get_applicable_operations(&json!({ "resource": circuit }))
+        .unwrap();
+    let cards: Vec<(&str, &str, bool)> = page
+        .operations
+        .iter()
+        .map(|c| (c.operation_id.as_str(), c.tool.as_str(), c.receiver))
+        .collect();
+    assert_eq!(
+        cards,
+        [
+            ("circuit.inspect", "inspect", false),
+            ("circuit.simulate", "use", true)
+        ]
+    );
+    assert_eq!(page.operations[1].input_path, "/circuit");
+    assert_eq!(
+        page.operations[1].parameters["properties"]["circuit"]["properties"]["type"]["const"],
+        "Circuit"
+    );
+    assert_eq!(page.next_cursor, None);
+    // Paged one at a time, the cursor is fenced to the catalog revision.
+    let first = host
+        .get_applicable_operations(&json!({ "resource": circuit, "limit": 1 }))
+        .unwrap();
+    let cursor = first.next_cursor.clone().unwrap();
+    let second = host
+        .get_applicable_operations(&json!({ "resource": circuit, "limit": 1, "cursor": cursor }))
+        .unwrap();
+    assert_eq!(second.operations[0].tool, "use");
+    // A registration the policy allows changes the catalog; one it refuses does not.
+    let ref_schema = json!({"type": "object",
+        "properties": {"$resource": {"type": "string"}, "type": {"const": "Circuit"}},
+        "required": ["$resource", "type"], "additionalProperties": false});
+    let tool = |name: &str| {
+        json!({
+            "name": name, "description": "Another circuit tool",
+            "parameters": {"type": "object", "properties": {"circuit": ref_schema}},
+            "operation": {"id": format!("circuit.{name}"),
+                "resource_inputs": [{"path": "/circuit", "type": "Circuit", "access": "exclusive"}],
+                "resource_outputs": []}
+        })
+    };
+    let grown = tool_json(
+        &ext,
+        "grow",
+        json!({"tools": [tool("probe"), tool("measure")]}),
+    );
+    assert_eq!(
+        grown["result"]["tools"].as_array().unwrap().len(),
+        10,
+        "{grown}"
+    );
+    let stale = host
+        .get_applicable_operations(&json!({ "resource": circuit, "limit": 1, "cursor": cursor }));
+    assert_eq!(stale, Err(DiscoveryError::StaleCursor));
+    let page = host
+        .get_applicable_operations(&json!({ "resource": circuit }))
+        .unwrap();
+    let tools: Vec<&str> = page.operations.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, ["inspect", "measure", "use"]);
+    // The resource is validated first.
+    let unknown = json!({"$resource": "res-nope", "type": "Circuit"});
+    assert_eq!(
+        host.get_applicable_operations(&json!({ "resource": unknown })),
+        Err(DiscoveryError::ResourceUnavailable)
+    );
+    // No extension may offer the host tool's name once discovery is on.
+    let mut clash = tool("get_applicable_operations");
+    clash["operation"]["id"] = json!("x");
+    let refused = tool_json(&ext, "grow", json!({"tools": [clash]}));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}

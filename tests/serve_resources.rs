@@ -55,3 +55,33 @@ fn serve_offers_resource_refs_to_the_extension_its_start_names() {
     serve_harness::assert_lines_follow_the_schema(&serve.seen);
     serve.close_input().unwrap();
 }
+
+#[test]
+fn serve_runs_operation_discovery_when_its_flag_turns_it_on() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = resource_extension(root.path(), "circuits", "");
+    let mut options = octet_host::serve::ServeOptions::new(workspace.path())
+        .no_global_extensions()
+        .extension_dir(dir);
+    options.resource_refs = true;
+    options.operation_discovery = true;
+    let mut serve = Serve::start(options, vec![workspace, root]);
+    serve.start_extension("circuits");
+    serve.send(
+        json!({"op": "call", "call_id": "m", "extension": "circuits", "tool": "make",
+                      "arguments": {}}),
+    );
+    let circuit = serve.result(json!("m"))["output"]["structured_content"]["circuit"].clone();
+    let page = serve.request(json!({"id": 9, "op": "get_applicable_operations",
+                                    "arguments": {"resource": circuit, "limit": 1}}));
+    assert_eq!(page["ok"], true, "{page}");
+    assert_eq!(page["operations"][0]["operation_id"], "circuit.inspect");
+    assert!(page["next_cursor"].is_string());
+    let bad = serve.request(json!({"id": 10, "op": "get_applicable_operations",
+                                   "arguments": {"resource": circuit, "limit": 99}}));
+    assert_eq!(bad["error"]["code"], "discovery_refused");
+    assert_eq!(bad["error"]["reason"], "invalid_arguments");
+    serve_harness::assert_lines_follow_the_schema(&serve.seen);
+    serve.close_input().unwrap();
+}

@@ -95,6 +95,10 @@ pub(crate) struct GlobalArgs {
     /// docs/serve-protocol.md, "Resource refs")
     #[arg(long = "resource-refs", global = true)]
     pub resource_refs: bool,
+    /// Make `get_applicable_operations` a host tool: serve's `get_applicable_operations`
+    /// op lists the tools that take a resource value (section 2.26)
+    #[arg(long = "operation-discovery", global = true)]
+    pub operation_discovery: bool,
 }
 
 /// The subcommands.
@@ -224,6 +228,7 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     options.tool_composition = global.tool_composition;
     options.composition_store = global.composition_store.clone();
     options.resource_refs = global.resource_refs;
+    options.operation_discovery = global.operation_discovery;
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {
@@ -294,7 +299,7 @@ fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
 }
 
 /// The global options, by their clap ids.
-const GLOBAL_OPTIONS: [&str; 11] = [
+const GLOBAL_OPTIONS: [&str; 12] = [
     "workspace",
     "extension_dirs",
     "json",
@@ -306,6 +311,7 @@ const GLOBAL_OPTIONS: [&str; 11] = [
     "tool_composition",
     "composition_store",
     "resource_refs",
+    "operation_discovery",
 ];
 
 /// The global options `subcommand` reads: its help lists only these. Every subcommand
@@ -326,6 +332,7 @@ fn options_of(subcommand: &str) -> &'static [&'static str] {
             "tool_composition",
             "composition_store",
             "resource_refs",
+            "operation_discovery",
         ],
         _ => &GLOBAL_OPTIONS,
     }

@@ -65,6 +65,12 @@ pub(crate) enum Command {
     },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
+    /// Where a resource value lives: the routed, ready generation whose records hold
+    /// it active (section 2.26, operation discovery).
+    ResourceHome {
+        resource: crate::validate::resource::ResourceRef,
+        reply: Sender<Option<crate::services::operation_discovery::ResourceHome>>,
+    },
     /// The routed generations an awaited session-operation hook goes to: ready, API 0.4,
     /// `session_entries` negotiated, `hook` declared; in the order they were started
     /// (section 1.4b, "in registration order").

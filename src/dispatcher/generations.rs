@@ -305,7 +305,7 @@ impl Dispatcher {
     /// from `initialize` on (sections 2.11, 5), before the generation is routed.
     fn tool_conflict(&self, name: &str, negotiated: &Negotiated) -> Option<(String, String)> {
         for tool in &negotiated.tools {
-            if self.shared.host_tools.contains(&tool.name) {
+            if self.shared.is_host_tool(&tool.name) {
                 return Some((tool.name.clone(), "the host".into()));
             }
             if self.shared.tool_namespace == crate::model::settings::ToolNamespace::PerExtension {

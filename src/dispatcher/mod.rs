@@ -109,6 +109,8 @@ pub(crate) struct Shared {
     pub extension_services: Mutex<HashMap<String, crate::services::bound::ServiceBindings>>,
     /// The host's own tool names, which no extension may register (section 2.11).
     pub host_tools: Vec<String>,
+    /// `get_applicable_operations` is a host tool (section 2.26).
+    pub operation_discovery: std::sync::atomic::AtomicBool,
     /// Whether tool names are reserved across extensions.
     pub tool_namespace: crate::model::settings::ToolNamespace,
     /// How long the dispatcher, each generation's reader and writer, and waiting callers
@@ -138,6 +140,17 @@ pub(crate) struct Shared {
     pub composition: crate::services::composition::CompositionSettings,
     /// Who the runtime-served features are offered to (sections 2.25-2.27).
     pub runtime_offers: crate::services::runtime_features::RuntimeOffers,
+}
+
+impl Shared {
+    /// True when `name` is one of the host's own tools, which no extension may offer.
+    pub fn is_host_tool(&self, name: &str) -> bool {
+        self.host_tools.iter().any(|t| t == name)
+            || (name == crate::services::operation_discovery::TOOL_NAME
+                && self
+                    .operation_discovery
+                    .load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// A frontend's answer to an extension-originated request, sent from the thread that
@@ -439,6 +452,9 @@ impl Dispatcher {
             Command::Shutdown { cap, reply } => self.begin_host_shutdown(cap, Some(reply)),
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
+            }
+            Command::ResourceHome { resource, reply } => {
+                let _ = reply.send(self.resource_home(&resource));
             }
             Command::AutocompleteChains { reply } => {
                 let _ = reply.send(self.autocomplete_chains());

@@ -272,6 +272,24 @@ impl Dispatcher {
         self.dispose(conn, retired);
     }
 
+    /// The routed, ready generation whose records hold `resource` active.
+    pub(super) fn resource_home(
+        &self,
+        resource: &ResourceRef,
+    ) -> Option<crate::services::operation_discovery::ResourceHome> {
+        self.routes.values().find_map(|conn| {
+            let c = self.conns.get(conn)?;
+            (c.state == LifecycleState::Ready && c.resources.is_active(resource)).then(|| {
+                crate::services::operation_discovery::ResourceHome {
+                    extension: c.source.extension.clone(),
+                    generation: c.source.generation,
+                    revision: c.catalog_revision,
+                    catalog: c.catalog.clone(),
+                }
+            })
+        })
+    }
+
     /// Sends `resource/dispose` for `retired`, 32 refs a request.
     fn dispose(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
         if retired.is_empty() {

@@ -153,10 +153,7 @@ impl Dispatcher {
                     clash.name
                 )));
             }
-            if let Some(clash) = catalog
-                .iter()
-                .find(|t| self.shared.host_tools.contains(&t.name))
-            {
+            if let Some(clash) = catalog.iter().find(|t| self.shared.is_host_tool(&t.name)) {
                 return Err(invalid(format!(
                     "tool `{}` is one of the host's own tools",
                     clash.name

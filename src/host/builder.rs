@@ -420,6 +420,7 @@ impl ExtensionHostBuilder {
             services: self.bound,
             extension_services: Mutex::new(self.bound_per_extension),
             host_tools: self.host_tools,
+            operation_discovery: std::sync::atomic::AtomicBool::new(false),
             tool_namespace: self.tool_namespace,
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,

@@ -155,6 +155,62 @@ impl ExtensionHost {
         self.allow_feature(name, crate::negotiation::Feature::ToolCompositionV1);
     }
 
+    /// Makes `get_applicable_operations` (section 2.26) one of the host's own tools:
+    /// no extension may offer a tool of that name from now on, and
+    /// [`ExtensionHost::get_applicable_operations`] answers it. Offer
+    /// [`operation_discovery::tool_definition`](crate::services::operation_discovery::tool_definition)
+    /// to the model beside the extensions' tools.
+    pub fn enable_operation_discovery(&self) {
+        self.inner
+            .shared
+            .operation_discovery
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Runs the `get_applicable_operations` host tool with the model's `arguments`
+    /// `{"resource", "limit"?, "cursor"?}`: the resource is checked first (a live value
+    /// of a running extension), then that extension's tools whose operation descriptor
+    /// takes an input of exactly its type and that the host's tool policy allows,
+    /// ordered by operation id and input path, 8 cards a page by default and at most
+    /// 32. A page's `next_cursor` is stale once the extension's catalog or generation
+    /// changed.
+    pub fn get_applicable_operations(
+        &self,
+        arguments: &serde_json::Value,
+    ) -> Result<
+        crate::services::operation_discovery::ApplicableOperations,
+        crate::services::operation_discovery::DiscoveryError,
+    > {
+        use crate::services::operation_discovery::{self as discovery, DiscoveryError};
+        let shared = &self.inner.shared;
+        if !shared
+            .operation_discovery
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Err(DiscoveryError::NotEnabled);
+        }
+        let request = discovery::DiscoveryRequest::parse(arguments)?;
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::ResourceHome {
+            resource: request.resource.clone(),
+            reply,
+        };
+        if self.inner.commands.send(command).is_err() {
+            return Err(DiscoveryError::ResourceUnavailable);
+        }
+        let home = answer
+            .recv()
+            .ok()
+            .flatten()
+            .ok_or(DiscoveryError::ResourceUnavailable)?;
+        let policy = shared.services.tool_policy_service().cloned();
+        discovery::select(&request, &home, |tool| {
+            policy
+                .as_ref()
+                .is_none_or(|policy| policy.allows(&home.extension, tool))
+        })
+    }
+
     /// Offers a feature the runtime serves itself (`tool_composition_v1`,
     /// `resource_refs_v1`, `operation_descriptors_v1`) to the API 0.4 extension `name`
     /// from its next start on, as serve's `start` does for its `features`.

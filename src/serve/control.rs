@@ -138,6 +138,8 @@ pub(crate) enum Op {
     },
     /// Snapshot every live generation.
     Status,
+    /// Run the `get_applicable_operations` host tool (section 2.26).
+    ApplicableOperations { arguments: Value },
     /// Report a lifecycle observation (section 1.10).
     Lifecycle(LifecycleNotification),
     /// Shut everything down and exit.
@@ -246,6 +248,7 @@ const OPS: &[&str] = &[
     "agent_report",
     "agent_event",
     "status",
+    "get_applicable_operations",
     "lifecycle",
     "shutdown",
 ];
@@ -435,6 +438,9 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "agent_report" => super::agents::report(f).map(Op::Agent),
         "agent_event" => super::agents::event(f).map(Op::Agent),
         "status" => Ok(Op::Status),
+        "get_applicable_operations" => Ok(Op::ApplicableOperations {
+            arguments: f.value("arguments")?,
+        }),
         "lifecycle" => Ok(Op::Lifecycle(lifecycle(f)?)),
         "shutdown" => Ok(Op::Shutdown),
         _ => Err(ServeError::new(

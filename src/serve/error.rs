@@ -101,6 +101,9 @@ pub enum ErrorCode {
     /// An input resource of the call was refused before anything was sent (section
     /// 2.26); `path` names the input and `resource_error` the protocol's name for why.
     ResourceRefused,
+    /// `get_applicable_operations` was refused; `reason` says why (`not_enabled`,
+    /// `invalid_arguments`, `resource_unavailable`, `stale_cursor`).
+    DiscoveryRefused,
 }
 
 impl ErrorCode {
@@ -148,6 +151,7 @@ impl ErrorCode {
             ErrorCode::NotificationRefused => "notification_refused",
             ErrorCode::ReportRefused => "report_refused",
             ErrorCode::ResourceRefused => "resource_refused",
+            ErrorCode::DiscoveryRefused => "discovery_refused",
         }
     }
 

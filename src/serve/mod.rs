@@ -129,6 +129,9 @@ pub struct ServeOptions {
     /// extension (`serve --resource-refs`); a `start` with
     /// `"features":["resource_refs_v1"]` offers them to one.
     pub resource_refs: bool,
+    /// Make `get_applicable_operations` a host tool that the `get_applicable_operations`
+    /// op runs (`serve --operation-discovery`, section 2.26).
+    pub operation_discovery: bool,
 }
 
 impl ServeOptions {
@@ -143,6 +146,7 @@ impl ServeOptions {
             tool_composition: false,
             composition_store: None,
             resource_refs: false,
+            operation_discovery: false,
             startup_timeout: None,
             no_input: false,
             signals: None,
@@ -228,7 +232,11 @@ impl ServeOptions {
         for dir in self.extension_dirs {
             builder = builder.extension_dir(dir);
         }
-        builder.build()
+        let host = builder.build()?;
+        if self.operation_discovery {
+            host.enable_operation_discovery();
+        }
+        Ok(host)
     }
 }
 

@@ -199,6 +199,16 @@ impl Session {
                     self.host.status().iter().map(encode::status).collect();
                 self.reply_ok(id, json!({"extensions": extensions}));
             }
+            Op::ApplicableOperations { arguments } => {
+                match self.host.get_applicable_operations(&arguments) {
+                    Ok(page) => self.reply_ok(id, page.to_value()),
+                    Err(error) => self.reply_error(
+                        id,
+                        ServeError::new(ErrorCode::DiscoveryRefused, error.to_string())
+                            .with("reason", error.name()),
+                    ),
+                }
+            }
             Op::Lifecycle(notification) => {
                 self.host.lifecycle(notification);
                 self.reply_ok(id, json!({}));

@@ -6,6 +6,7 @@ pub mod autocomplete;
 pub mod bound;
 pub mod composition;
 pub mod operation;
+pub mod operation_discovery;
 pub mod owner;
 pub mod policy;
 pub mod presentation;
