@@ -518,3 +518,64 @@ fn operation_discovery_lists_the_tools_that_take_a_resource_by_live_policy() {
     let refused = tool_json(&ext, "grow", json!({"tools": [clash]}));
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
 }
+
+#[test]
+fn the_sdk_builds_a_native_value_another_call_takes_and_disposes_of_it() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = sdk_extension(
+        root.path(),
+        "circuits",
+        "0.4",
+        "circuits",
+        r#"tools = ["build_circuit", "simulate", "scrap"]"#,
+    );
+    let host = host_builder(workspace.path(), &[dir])
+        .resource_refs(true)
+        .build()
+        .unwrap();
+    let ext = host.start("circuits").unwrap();
+    let built = ext
+        .call_tool("build_circuit", json!({"gates": 3}), options())
+        .unwrap();
+    let circuit = built.structured_content.unwrap()["circuit"].clone();
+    let simulated = ext
+        .call_tool("simulate", json!({"circuit": circuit}), options())
+        .unwrap();
+    assert_eq!(simulated.text(), "simulated 3 gates: all settled (1 live)");
+    let scrapped = ext
+        .call_tool("scrap", json!({"circuit": circuit}), options())
+        .unwrap();
+    assert!(
+        scrapped.text().starts_with("scrapped"),
+        "{}",
+        scrapped.text()
+    );
+    assert_eq!(
+        refused(
+            ext.call_tool("simulate", json!({"circuit": circuit}), options())
+                .map(|o| o.text())
+        ),
+        ResourceError::Unavailable
+    );
+    // The SDK's dispose handler dropped the native circuit: a new one is the only
+    // one left.
+    let other = ext
+        .call_tool("build_circuit", json!({"gates": 5}), options())
+        .unwrap()
+        .structured_content
+        .unwrap()["circuit"]
+        .clone();
+    eventually("the scrapped circuit is disposed of", || {
+        let out = ext
+            .call_tool("simulate", json!({"circuit": other}), options())
+            .unwrap();
+        out.text() == "simulated 5 gates: all settled (1 live)"
+    });
+    let status = host.status();
+    assert_eq!(status[0].generation, 1, "{status:?}");
+    assert_eq!(
+        status[0].state,
+        octet_host::model::status::LifecycleState::Ready
+    );
+}

@@ -37,6 +37,9 @@ pub(crate) type LifecycleFn = dyn Fn(LifecycleNotice, &Context) + Send + Sync;
 
 pub(crate) type ShortcutFn = dyn Fn(&Context) + Send + Sync;
 pub(crate) type MessageUpdateFn = dyn Fn(super::request::MessageUpdate, &Context) + Send + Sync;
+/// The cleanup of one retired native resource: true when it was cleaned up.
+pub(crate) type DisposeFn =
+    dyn Fn(&crate::validate::resource::ResourceRef, &Context) -> bool + Send + Sync;
 /// The handler of terminal notices (section 2.24).
 pub(crate) type TerminalFn = dyn Fn(super::request::TerminalNotice, &Context) + Send + Sync;
 /// The handler of `ui/autocomplete/complete`.
@@ -84,6 +87,9 @@ pub struct Tool {
     /// The composition declaration (API 0.4, `tool_composition_v1`, section 2.25):
     /// sent only when the host offered the feature.
     pub composition: Option<crate::negotiation::Composition>,
+    /// The operation descriptor (API 0.4, section 2.26): sent only when the host offered
+    /// the features it needs.
+    pub operation: Option<super::resources::Operation>,
 }
 
 impl Tool {
@@ -97,7 +103,17 @@ impl Tool {
             prompt_snippet: None,
             prompt_guidelines: Vec::new(),
             composition: None,
+            operation: None,
         }
+    }
+
+    /// Declares the tool's operation (API 0.4, section 2.26): the resources it takes
+    /// and returns. The paths must reach [`resource_ref_schema`](super::resource_ref_schema)
+    /// values through `properties` of `parameters` (inputs) and `output_schema`
+    /// (outputs).
+    pub fn operation(mut self, operation: super::resources::Operation) -> Tool {
+        self.operation = Some(operation);
+        self
     }
 
     /// Declares the tool a composing tool (API 0.4, section 2.25): its handler may run
@@ -152,6 +168,7 @@ impl Tool {
         api_version: ApiVersion,
         prompt_metadata: bool,
         composition: bool,
+        operations: (bool, bool),
     ) -> Value {
         let mut def = Map::new();
         def.insert("name".into(), Value::from(self.name.as_str()));
@@ -167,6 +184,12 @@ impl Tool {
                 "composition".into(),
                 serde_json::to_value(declared).expect("a composition serializes"),
             );
+        }
+        // (operation_descriptors_v1, resource_refs_v1) negotiated.
+        if let (true, Some(operation)) = (operations.0, &self.operation) {
+            if operations.1 || !operation.is_resource_bearing() {
+                def.insert("operation".into(), operation.to_wire());
+            }
         }
         if prompt_metadata {
             if let Some(snippet) = &self.prompt_snippet {
@@ -271,6 +294,8 @@ pub struct Extension {
     pub(crate) autocomplete: Option<AutocompleteEntry>,
     /// The handler of terminal notices (section 2.24).
     pub(crate) terminal: Option<Arc<TerminalFn>>,
+    /// The cleanup of native resources the host retired (section 2.26).
+    pub(crate) resource_dispose: Option<Arc<DisposeFn>>,
 }
 
 impl std::fmt::Debug for Extension {
@@ -335,6 +360,7 @@ impl Extension {
             message_update: None,
             autocomplete: None,
             terminal: None,
+            resource_dispose: None,
         }
     }
 

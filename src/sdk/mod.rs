@@ -76,6 +76,7 @@ mod features;
 mod menu;
 mod output;
 mod request;
+mod resources;
 mod runtime;
 mod services;
 mod session_control;
@@ -104,6 +105,9 @@ pub use output::{
 };
 pub use request::TerminalNotice;
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};
+pub use resources::{
+    resource_ref_schema, Operation, FEATURE_OPERATION_DESCRIPTORS, FEATURE_RESOURCE_REFS,
+};
 pub use services::MessageUpdate;
 pub use terminal::{FEATURE_TERMINAL_HANDOFF, FEATURE_TERMINAL_INPUT};
 

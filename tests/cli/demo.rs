@@ -15,7 +15,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
     };
     assert!(has_line(&["Discovery"]), "{text}");
-    assert!(has_line(&["10 extensions found"]), "{text}");
+    assert!(has_line(&["11 extensions found"]), "{text}");
     assert!(has_line(&["invalid_manifest", "broken-example"]), "{text}");
     assert!(has_line(&["initialize", "0.1"]), "{text}");
     assert!(has_line(&["initialize", "0.4"]), "{text}");
@@ -106,6 +106,12 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         &["hello_world: Hello, composition!"],
         &["git_status: "],
         &["← both nested calls ran on their own extensions in one call"],
+        // Resource refs: circuits passes a native circuit from one call to the next.
+        &["Resource refs (circuits, API 0.4"],
+        &["features", "resource_refs_v1", "operation_descriptors_v1"],
+        &["structured_content.circuit = {\"$resource\":"],
+        &["← simulated 3 gates: all settled"],
+        &["refused before sending", "resource_unavailable"],
     ];
     for needles in later {
         assert!(has_line(needles), "{needles:?} missing:\n{text}");
@@ -129,6 +135,7 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         "turns#1",
         "delegate#1",
         "compose#1",
+        "circuits#1",
     ] {
         assert!(has_line(&[name, "acknowledged, not forced"]), "{text}");
     }

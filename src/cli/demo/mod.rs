@@ -14,6 +14,7 @@ mod agents;
 mod bound_services;
 mod canonical;
 mod composition;
+mod resources;
 mod services;
 mod session_services;
 mod setup;
@@ -48,7 +49,8 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
             setup::DELEGATE,
             ServiceBindings::new().agent_sessions(ScriptedAgents::new(&world.workspace)),
         )
-        .tool_composition(true);
+        .tool_composition(true)
+        .resource_refs(true);
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }
@@ -132,6 +134,7 @@ impl Demo<'_> {
         self.session_services();
         self.agent_sessions();
         self.composition();
+        self.resource_refs();
         self.canonical_wire();
         self.host_events();
         self.shutdown();

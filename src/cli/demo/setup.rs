@@ -77,12 +77,15 @@ pub(super) const DELEGATE: &str = "delegate";
 /// The tool composition example, on API 0.4.
 pub(super) const COMPOSE: &str = "compose";
 
+/// The resource refs example, on API 0.4.
+pub(super) const CIRCUITS: &str = "circuits";
+
 /// hello-world's second manifest, on the API 0.3 canonical wire.
 pub(super) const CANONICAL: &str = "hello-canonical";
 
 /// The examples of the later sections, each started there: the test-extension fixture
 /// and showcase on API 0.4, and hello-world once more on API 0.3.
-pub(super) const MORE_EXAMPLES: [Example; 7] = [
+pub(super) const MORE_EXAMPLES: [Example; 8] = [
     Example {
         name: TEST_EXTENSION,
         program: "test-extension",
@@ -138,6 +141,14 @@ pub(super) const MORE_EXAMPLES: [Example; 7] = [
         description: "A tool that calls other extensions' tools through the host",
         capabilities: no_capabilities,
         contributes: compose_contributes,
+    },
+    Example {
+        name: CIRCUITS,
+        program: "circuits",
+        api: "0.4",
+        description: "Native circuits that stay in the extension, passed on as resource refs",
+        capabilities: no_capabilities,
+        contributes: circuits_contributes,
     },
 ];
 
@@ -243,6 +254,15 @@ fn delegate_contributes() -> Table {
 fn compose_contributes() -> Table {
     let mut t = Table::new();
     t.insert("tools".into(), strings(&["survey", "repeat"]));
+    t
+}
+
+fn circuits_contributes() -> Table {
+    let mut t = Table::new();
+    t.insert(
+        "tools".into(),
+        strings(&["build_circuit", "simulate", "scrap"]),
+    );
     t
 }
 

@@ -7,6 +7,7 @@
 //! `OCTET_EXTENSION_API_VERSION`.
 
 mod checkpoint;
+mod circuits;
 pub mod compose;
 pub mod delegate;
 mod git_status;
@@ -17,6 +18,7 @@ mod test_extension;
 pub mod turns;
 
 pub use checkpoint::checkpoint;
+pub use circuits::circuits_example as circuits;
 pub use compose::compose;
 pub use delegate::delegate;
 pub use git_status::git_status;
@@ -29,7 +31,7 @@ pub use turns::turns;
 use super::Extension;
 
 /// The canonical names [`by_name`] accepts (manifest-style, with hyphens).
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 11] = [
     "hello-world",
     "hello-canonical",
     "git-status",
@@ -40,6 +42,7 @@ pub const NAMES: [&str; 10] = [
     "turns",
     "delegate",
     "compose",
+    "circuits",
 ];
 
 /// The example called `name`: one of [`NAMES`], or the same with underscores.
@@ -55,6 +58,7 @@ pub fn by_name(name: &str) -> Option<Extension> {
         "turns" => Some(turns()),
         "delegate" => Some(delegate()),
         "compose" => Some(compose()),
+        "circuits" => Some(circuits()),
         _ => None,
     }
 }
@@ -82,6 +86,7 @@ mod tests {
         assert_eq!(names(&notes()), ["save_draft"]);
         assert_eq!(names(&delegate()), ["delegate", "observe"]);
         assert_eq!(names(&compose()), ["survey", "repeat"]);
+        assert_eq!(names(&circuits()), ["build_circuit", "simulate", "scrap"]);
         assert_eq!(
             names(&test_extension()),
             [

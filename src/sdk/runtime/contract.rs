@@ -123,7 +123,10 @@ pub(crate) fn negotiate(ext: &Extension, params: &Value) -> Result<(Value, Sessi
     let tools: Vec<Value> = ext
         .tools
         .iter()
-        .map(|t| t.tool.to_wire(ApiVersion::V0_3, false, false))
+        .map(|t| {
+            t.tool
+                .to_wire(ApiVersion::V0_3, false, false, (false, false))
+        })
         .collect();
     let result = json!({
         "api_version": ApiVersion::V0_3.as_str(),

@@ -32,6 +32,8 @@ pub(crate) enum Method {
     ToolRender,
     /// `ui/autocomplete/complete` (section 2.24b).
     AutocompleteComplete,
+    /// `resource/dispose` (section 2.26, API 0.4).
+    ResourceDispose,
 }
 
 impl Method {
@@ -51,6 +53,7 @@ impl Method {
             "ui/autocomplete/complete" if ext.autocomplete.is_some() => {
                 Method::AutocompleteComplete
             }
+            "resource/dispose" if api_version == ApiVersion::V0_4 => Method::ResourceDispose,
             _ => return None,
         };
         Some(method)
@@ -141,6 +144,7 @@ fn run(
             Ok(to_value(&handler(cx)?))
         }
         Method::AutocompleteComplete => crate::sdk::autocomplete::complete(ext, params, cx),
+        Method::ResourceDispose => Ok(crate::sdk::resources::dispose(ext, &params, cx)),
         Method::ToolRender => {
             let request: RenderRequest =
                 serde_json::from_value(Value::Object(params)).map_err(|e| {

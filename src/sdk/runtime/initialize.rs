@@ -64,10 +64,17 @@ pub(crate) fn negotiate(
     }
     let prompt_metadata = session.has_feature(FEATURE_TOOL_PROMPT_METADATA);
     let composition = session.has_feature(FEATURE_TOOL_COMPOSITION);
+    let operations = (
+        session.has_feature(crate::sdk::FEATURE_OPERATION_DESCRIPTORS),
+        session.has_feature(crate::sdk::FEATURE_RESOURCE_REFS),
+    );
     let tools: Vec<Value> = ext
         .tools
         .iter()
-        .map(|t| t.tool.to_wire(api_version, prompt_metadata, composition))
+        .map(|t| {
+            t.tool
+                .to_wire(api_version, prompt_metadata, composition, operations)
+        })
         .collect();
     let commands: Vec<Value> = ext.commands.iter().map(|c| c.command.to_wire()).collect();
     result.insert("tools".into(), Value::Array(tools));
@@ -122,6 +129,13 @@ fn select_protocol(
     }
     if api_version == ApiVersion::V0_4 && ext.tools.iter().any(|t| t.tool.composition.is_some()) {
         wanted.push(FEATURE_TOOL_COMPOSITION);
+    }
+    let operations = || ext.tools.iter().filter_map(|t| t.tool.operation.as_ref());
+    if api_version == ApiVersion::V0_4 && operations().next().is_some() {
+        wanted.push(crate::sdk::FEATURE_OPERATION_DESCRIPTORS);
+    }
+    if api_version == ApiVersion::V0_4 && operations().any(|o| o.is_resource_bearing()) {
+        wanted.push(crate::sdk::FEATURE_RESOURCE_REFS);
     }
     let mut features: Vec<String> = Vec::new();
     for feature in required
