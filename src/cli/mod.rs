@@ -99,6 +99,12 @@ pub(crate) struct GlobalArgs {
     /// op lists the tools that take a resource value (section 2.26)
     #[arg(long = "operation-discovery", global = true)]
     pub operation_discovery: bool,
+    /// Configure bulk storage in DIR, which offers immutable bulk objects
+    /// (`bulk_objects_v1`, API 0.4) to every extension: large bytes pass as files in
+    /// DIR/transfer, snapshot and verified by the host (docs/serve-protocol.md, "Bulk
+    /// objects")
+    #[arg(long = "bulk-storage", global = true, value_name = "DIR")]
+    pub bulk_storage: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -229,6 +235,7 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     options.composition_store = global.composition_store.clone();
     options.resource_refs = global.resource_refs;
     options.operation_discovery = global.operation_discovery;
+    options.bulk_storage = global.bulk_storage.clone();
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {
@@ -299,7 +306,7 @@ fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
 }
 
 /// The global options, by their clap ids.
-const GLOBAL_OPTIONS: [&str; 12] = [
+const GLOBAL_OPTIONS: [&str; 13] = [
     "workspace",
     "extension_dirs",
     "json",
@@ -312,6 +319,7 @@ const GLOBAL_OPTIONS: [&str; 12] = [
     "composition_store",
     "resource_refs",
     "operation_discovery",
+    "bulk_storage",
 ];
 
 /// The global options `subcommand` reads: its help lists only these. Every subcommand
@@ -333,6 +341,7 @@ fn options_of(subcommand: &str) -> &'static [&'static str] {
             "composition_store",
             "resource_refs",
             "operation_discovery",
+            "bulk_storage",
         ],
         _ => &GLOBAL_OPTIONS,
     }

@@ -110,6 +110,7 @@ impl Dispatcher {
                 }
                 Answerer::Frontend => self.on_frontend_question(conn, id, host, params),
                 Answerer::Composition => self.on_composition_request(conn, id, host, params),
+                Answerer::Bulk => self.on_bulk_request(conn, id, host, params),
                 // Notifications only: no request routes here.
                 Answerer::Embedder => Err(unknown_method(c.api, method)),
             },

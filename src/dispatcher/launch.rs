@@ -82,6 +82,10 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
                 offer = offer.with_feature(feature);
             }
         }
+        // Bulk objects are offered only with configured storage (section 2.27).
+        if let (Some(store), true) = (&shared.bulk, offered.contains(Feature::BulkObjectsV1)) {
+            offer = offer.with_bulk_objects(store.offer());
+        }
     }
     for capability in services.kinds().filter_map(|kind| kind.capability()) {
         if manifest.api_version == manifest::ApiVersion::V0_3 {

@@ -11,10 +11,12 @@ mod agent_trees;
 mod agents;
 mod bound;
 mod brokered;
+mod bulk;
 mod children;
 mod command;
 mod composition;
 mod connection;
+mod exports;
 mod generations;
 mod guard;
 mod guards;
@@ -138,6 +140,8 @@ pub(crate) struct Shared {
     pub next_call: Arc<std::sync::atomic::AtomicU64>,
     /// The composing tools' stores (section 2.25).
     pub composition: crate::services::composition::CompositionSettings,
+    /// The bulk store, when the embedder configured one (section 2.27).
+    pub bulk: Option<Arc<crate::services::bulk::store::BulkStore>>,
     /// Who the runtime-served features are offered to (sections 2.25-2.27).
     pub runtime_offers: crate::services::runtime_features::RuntimeOffers,
 }

@@ -145,6 +145,7 @@ impl Dispatcher {
                 let _ = reply.send(Err(error));
                 return;
             }
+            self.grant_blobs(conn, id, name, arguments);
         }
         let c = self
             .conns
@@ -217,6 +218,7 @@ impl Dispatcher {
                 // service answer that comes after the outcome is always refused.
                 self.settle_children(conn, id);
                 self.retire_resources(conn, id);
+                self.discard_blobs(conn, id);
                 if let PendingKind::Call { reply, .. } = pending.kind {
                     let _ = reply.send(Err(error));
                 }
@@ -355,7 +357,8 @@ impl Dispatcher {
                             store: Arc::clone(store),
                             owner: c.owner.clone(),
                         });
-                    let resources = negotiated.features.contains(Feature::ResourceRefsV1);
+                    let resources = negotiated.features.contains(Feature::ResourceRefsV1)
+                        || negotiated.features.contains(Feature::BulkObjectsV1);
                     let mut answer = match response.outcome {
                         Ok(value) => Ok(RawResult {
                             value,
@@ -369,9 +372,10 @@ impl Dispatcher {
                     self.settle_children(conn, id);
                     if resources {
                         if let Some(error) = match &answer {
-                            Ok(raw) => self.settle_resources(conn, id, raw),
+                            Ok(raw) => self.settle_outputs(conn, id, raw),
                             Err(_) => {
                                 self.retire_resources(conn, id);
+                                self.discard_blobs(conn, id);
                                 None
                             }
                         } {
@@ -433,6 +437,7 @@ impl Dispatcher {
         c.tombstones.insert(id, Instant::now(), false);
         self.settle_children(conn, id);
         self.retire_resources(conn, id);
+        self.discard_blobs(conn, id);
         self.unpin_resources(conn, id);
         if let PendingKind::Call { call, reply, .. } = pending.kind {
             self.calls.remove(&call);

@@ -8,8 +8,8 @@
 //!   ([`Dispatcher::unpin_resources`]): its answer, a refused answer, or a cancelled
 //!   call's late answer; a frame the writer never started releases them at once.
 //! - A call's answer exports its declared outputs, checked on the dispatcher with the
-//!   whole result so that activation is atomic ([`Dispatcher::settle_resources`]); a
-//!   failed, invalid or cancelled call retires what it registered.
+//!   whole result so that activation is atomic (`exports.rs`); a failed, invalid or
+//!   cancelled call retires what it registered.
 //! - Retired values are disposed of with host-to-extension `resource/dispose`
 //!   requests of at most 32 refs; an answer without a known status for every ref, an
 //!   error answer or none within the deadline ends the generation.
@@ -23,14 +23,13 @@ use super::route::HostMethod;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{MAX_DISPOSE_RESOURCES, RESOURCE_DISPOSE_TIMEOUT};
-use crate::model::call::{CallError, RawResult};
+use crate::model::call::CallError;
 use crate::model::events::Diagnostic;
 use crate::model::status::LifecycleState;
 use crate::negotiation::Feature;
 use crate::services::resources::ResourceError;
 use crate::transport::ConnId;
-use crate::validate::resource::{ResourceRef, ResourceSlot, TypeId};
-use crate::validate::{ResultError, ResultErrorKind};
+use crate::validate::resource::{ResourceRef, TypeId};
 use crate::wire::ResponseError;
 
 /// A malformed resource request.
@@ -211,57 +210,6 @@ impl Dispatcher {
         self.dispose(conn, retired);
     }
 
-    /// The call `id` was answered with `raw`: when its tool declares outputs, the
-    /// result is validated here, and its outputs exported together, or retired with
-    /// everything else it registered. Returns the error the call fails with, when the
-    /// result is invalid or its outputs are not what the call registered.
-    pub(super) fn settle_resources(
-        &mut self,
-        conn: ConnId,
-        id: u64,
-        raw: &RawResult,
-    ) -> Option<CallError> {
-        let c = self.conns.get_mut(&conn)?;
-        let Some((tool, outputs)) = c.resources.forget_outputs(id) else {
-            self.retire_resources(conn, id);
-            return None;
-        };
-        let exports = match raw.tool_output(&tool) {
-            Ok(result) if !result.is_error => exports_of(&outputs, result.structured_content),
-            Ok(_) => {
-                self.retire_resources(conn, id);
-                return None;
-            }
-            Err(error) => {
-                self.retire_resources(conn, id);
-                return Some(error);
-            }
-        };
-        let c = self.conns.get_mut(&conn).expect("checked above");
-        let outcome = exports.and_then(|exports| {
-            c.resources.export(id, &exports).map_err(|error| {
-                ResultError::new(
-                    "structured_content",
-                    ResultErrorKind::Resource {
-                        reason: format!(
-                            "a declared resource output is not a value this call registered: {error}"
-                        ),
-                    },
-                )
-            })
-        });
-        match outcome {
-            Ok(retired) => {
-                self.dispose(conn, retired);
-                None
-            }
-            Err(error) => {
-                self.retire_resources(conn, id);
-                Some(CallError::InvalidResult(error))
-            }
-        }
-    }
-
     /// Every live value of `conn` is invalidated (its owner went away); they are
     /// disposed of, each pinned one once its call settles.
     pub(super) fn invalidate_resources(&mut self, conn: ConnId) {
@@ -288,6 +236,11 @@ impl Dispatcher {
                 }
             })
         })
+    }
+
+    /// Sends `resource/dispose` for `retired` (values an export retired).
+    pub(super) fn dispose_retired(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
+        self.dispose(conn, retired);
     }
 
     /// Sends `resource/dispose` for `retired`, 32 refs a request.
@@ -374,39 +327,6 @@ impl Dispatcher {
         self.set_state(conn, LifecycleState::Degraded);
         self.terminate(conn, LifecycleState::Degraded);
     }
-}
-
-/// The refs at `outputs` of a call's structured content, each of its slot's type.
-fn exports_of(
-    outputs: &[ResourceSlot],
-    structured: Option<Value>,
-) -> Result<Vec<ResourceRef>, ResultError> {
-    let structured = structured.unwrap_or(Value::Null);
-    let mut exports = Vec::new();
-    for slot in outputs {
-        let Some(value) = slot.path.lookup(&structured) else {
-            continue;
-        };
-        let at = format!("structured_content{}", slot.path);
-        let resource = ResourceRef::parse(value).map_err(|problem| {
-            ResultError::new(
-                at.clone(),
-                ResultErrorKind::Resource {
-                    reason: problem.to_string(),
-                },
-            )
-        })?;
-        if resource.type_id != slot.type_id {
-            return Err(ResultError::new(
-                at,
-                ResultErrorKind::Resource {
-                    reason: format!("the output must be a `{}`", slot.type_id),
-                },
-            ));
-        }
-        exports.push(resource);
-    }
-    Ok(exports)
 }
 
 /// Why a dispose answer leaves the cleanup of `tokens` unknown, if it does.

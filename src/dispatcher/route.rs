@@ -14,6 +14,8 @@
 //!   (`children.rs`).
 //! - [`Answerer::Composition`]: the runtime's composition of the host's own tools
 //!   (`composition/`), whose nested calls run on their targets like any call.
+//! - [`Answerer::Bulk`]: the runtime's bulk store (`bulk.rs`); its copies run on a
+//!   thread of their own.
 //! - [`Answerer::Embedder`]: a notification the embedder receives as a
 //!   [`crate::HostEvent`] once it is checked.
 //!
@@ -45,6 +47,8 @@ pub(super) enum Answerer {
     /// The runtime's tool composition (`composition/`): the dispatcher admits the
     /// request and runs nested calls on their targets like any call.
     Composition,
+    /// The runtime's bulk store (`bulk.rs`): at once, or a copy on a thread of its own.
+    Bulk,
     /// The embedder, as an event (notifications only).
     Embedder,
 }
@@ -132,6 +136,14 @@ host_methods! {
     ResourceRegister = request "resource/register", Runtime, apis V0_4_APIS;
     /// `resource/release` (section 2.26): retires a value; its dispose follows.
     ResourceRelease = request "resource/release", Runtime, apis V0_4_APIS;
+    /// `bulk/write` (section 2.27): a write ticket and its locator.
+    BulkWrite = request "bulk/write", Bulk, apis V0_4_APIS;
+    /// `bulk/commit` (section 2.27): the ticket's file, snapshot and verified.
+    BulkCommit = request "bulk/commit", Bulk, apis V0_4_APIS;
+    /// `bulk/read` (section 2.27): a read lease on a blob.
+    BulkRead = request "bulk/read", Bulk, apis V0_4_APIS;
+    /// `bulk/release` (section 2.27): ends a ticket or a lease.
+    BulkRelease = request "bulk/release", Bulk, apis V0_4_APIS;
     /// `confirmation/request` (section 2.2): a yes or no from the person.
     ConfirmationRequest = request "confirmation/request", Frontend, apis ALL_APIS;
     /// `input/request` (section 2.7): a line of text from the person, perhaps secret.

@@ -354,6 +354,7 @@ impl Dispatcher {
         }
         self.terminal_closed(conn);
         self.composition_gone(conn);
+        self.drop_bulk_generation(conn);
         let Some(mut c) = self.conns.remove(&conn) else {
             return;
         };

@@ -43,6 +43,7 @@ pub struct ExtensionHostBuilder {
     host_context: HostContext,
     session_id: Option<String>,
     runtime_features: FeatureSet,
+    bulk_storage: Option<crate::services::bulk::BulkStorage>,
     composition_store: Option<PathBuf>,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
@@ -81,6 +82,7 @@ impl ExtensionHostBuilder {
             wire_trace: false,
             session_id: None,
             runtime_features: FeatureSet::new(),
+            bulk_storage: None,
             composition_store: None,
         }
     }
@@ -361,6 +363,17 @@ impl ExtensionHostBuilder {
         self.runtime_feature(Feature::OperationDescriptorsV1, enabled)
     }
 
+    /// Configures bulk storage (section 2.27), which offers `bulk_objects_v1` to every
+    /// API 0.4 extension: large bytes pass as files in the store's transfer directory,
+    /// snapshot and verified by the host (`bulk/write`, `bulk/commit`, `bulk/read`,
+    /// `bulk/release`), and results carry only BlobRefs.
+    /// [`BulkStorage::temporary`](crate::services::bulk::BulkStorage::temporary) lives
+    /// in the host's scratch directory; either kind is removed with the host.
+    pub fn bulk_storage(mut self, storage: crate::services::bulk::BulkStorage) -> Self {
+        self.bulk_storage = Some(storage);
+        self.runtime_feature(Feature::BulkObjectsV1, true)
+    }
+
     fn runtime_feature(mut self, feature: Feature, enabled: bool) -> Self {
         if enabled {
             self.runtime_features.insert(feature);
@@ -405,7 +418,24 @@ impl ExtensionHostBuilder {
                 return Err(std::io::Error::last_os_error());
             }
         }
+        let bulk = match &self.bulk_storage {
+            None => None,
+            Some(storage) => {
+                storage.limits.check().map_err(|e| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
+                })?;
+                let root = match &storage.directory {
+                    Some(dir) => dir.clone(),
+                    None => scratch_root.path().join("bulk"),
+                };
+                Some(crate::services::bulk::store::BulkStore::new(
+                    &root,
+                    storage.limits,
+                )?)
+            }
+        };
         let shared = Arc::new(Shared {
+            bulk,
             workspace: workspace.clone(),
             host_context: self.host_context,
             host_value,

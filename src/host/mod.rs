@@ -211,6 +211,12 @@ impl ExtensionHost {
         })
     }
 
+    /// True when bulk storage is configured
+    /// ([`ExtensionHostBuilder::bulk_storage`](super::ExtensionHostBuilder::bulk_storage)).
+    pub fn has_bulk_storage(&self) -> bool {
+        self.inner.shared.bulk.is_some()
+    }
+
     /// Offers a feature the runtime serves itself (`tool_composition_v1`,
     /// `resource_refs_v1`, `operation_descriptors_v1`) to the API 0.4 extension `name`
     /// from its next start on, as serve's `start` does for its `features`.

@@ -323,7 +323,8 @@ impl Default for BulkLimits {
 }
 
 impl BulkLimits {
-    fn check(&self) -> Result<(), NegotiationError> {
+    /// Checks that every limit is at least 1 and at most 2^53 - 1.
+    pub fn check(&self) -> Result<(), NegotiationError> {
         let named = [
             ("object_bytes", self.object_bytes),
             ("owner_bytes", self.owner_bytes),

@@ -198,6 +198,7 @@ pub(super) const RUNTIME_FEATURES: &[Feature] = &[
     Feature::ToolCompositionV1,
     Feature::ResourceRefsV1,
     Feature::OperationDescriptorsV1,
+    Feature::BulkObjectsV1,
 ];
 
 /// `features`: the runtime-served features (of [`RUNTIME_FEATURES`]) to offer the

@@ -132,6 +132,9 @@ pub struct ServeOptions {
     /// Make `get_applicable_operations` a host tool that the `get_applicable_operations`
     /// op runs (`serve --operation-discovery`, section 2.26).
     pub operation_discovery: bool,
+    /// Configure bulk storage in this directory (`serve --bulk-storage DIR`), which
+    /// offers `bulk_objects_v1` to every API 0.4 extension (section 2.27).
+    pub bulk_storage: Option<PathBuf>,
 }
 
 impl ServeOptions {
@@ -147,6 +150,7 @@ impl ServeOptions {
             composition_store: None,
             resource_refs: false,
             operation_discovery: false,
+            bulk_storage: None,
             startup_timeout: None,
             no_input: false,
             signals: None,
@@ -223,6 +227,9 @@ impl ServeOptions {
         builder = builder
             .tool_composition(self.tool_composition)
             .resource_refs(self.resource_refs);
+        if let Some(dir) = self.bulk_storage {
+            builder = builder.bulk_storage(crate::services::bulk::BulkStorage::in_directory(dir));
+        }
         if let Some(store) = self.composition_store {
             builder = builder.composition_store(store);
         }

@@ -159,10 +159,21 @@ impl Session {
                 services,
                 features,
             } => {
-                for feature in features {
-                    self.host.allow_feature(&extension, feature);
+                if features.contains(&crate::negotiation::Feature::BulkObjectsV1)
+                    && !self.host.has_bulk_storage()
+                {
+                    let error = ServeError::new(
+                        ErrorCode::InvalidValue,
+                        "`bulk_objects_v1` needs bulk storage: start serve with --bulk-storage DIR",
+                    )
+                    .with("field", "features");
+                    self.reply_error(id, error);
+                } else {
+                    for feature in features {
+                        self.host.allow_feature(&extension, feature);
+                    }
+                    self.start(id, extension, startup_timeout, services)
                 }
-                self.start(id, extension, startup_timeout, services)
             }
             Op::Stop { extension } => self.stop(id, extension),
             Op::Reload { extension } => self.reload(id, extension),

@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod artifacts;
 pub mod autocomplete;
 pub mod bound;
+pub mod bulk;
 pub mod composition;
 pub mod operation;
 pub mod operation_discovery;

@@ -273,6 +273,28 @@ pub fn resource_extension(root: &Path, name: &str, env: &str) -> PathBuf {
     write_manifest(root, name, &manifest)
 }
 
+/// The bulk peer (`tests/fixtures/bulk_peer.py`, API 0.4) as extension `name`.
+pub fn bulk_extension(root: &Path, name: &str) -> PathBuf {
+    bulk_extension_prefixed(root, name, "")
+}
+
+/// The bulk peer as extension `name`, each tool name starting with `prefix`.
+pub fn bulk_extension_prefixed(root: &Path, name: &str, prefix: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bulk_peer.py");
+    let tools: Vec<String> = ["put", "get", "get_last", "raw", "seen"]
+        .iter()
+        .map(|t| format!("{prefix}{t}"))
+        .collect();
+    let manifest = format!(
+        "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.4\"\n\n\
+         [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\n\
+         env = {{ OCTET_BULK_PREFIX = {prefix:?} }}\n\n\
+         [contributes]\ntools = {tools:?}\n",
+        script.to_string_lossy(),
+    );
+    write_manifest(root, name, &manifest)
+}
+
 /// Lines a test's service records as it is called, shared with the test.
 #[derive(Clone, Default)]
 pub struct Journal(std::sync::Arc<std::sync::Mutex<Vec<String>>>);

@@ -1,0 +1,180 @@
+//! What a successful `tool/call` publishes (sections 2.26, 2.27): its declared resource
+//! outputs and the blobs it committed, together or not at all.
+//!
+//! On a generation that negotiated resource refs or bulk objects, the answer of a call
+//! whose tool declares resource outputs, or that runs with bulk objects, is validated
+//! here on the dispatcher, as its caller will validate it again: only a valid,
+//! successful result publishes. Its resource outputs must be values it registered, and
+//! every BlobRef in its structured content must match a blob it committed (published
+//! now) or an exported blob of its owner. Anything else fails the call as an invalid
+//! result, and everything it made is retired.
+
+use serde_json::Value;
+
+use super::Dispatcher;
+use crate::model::call::{CallError, RawResult};
+use crate::services::bulk::BlobRef;
+use crate::transport::ConnId;
+use crate::validate::resource::{ResourceRef, ResourceSlot};
+use crate::validate::{ResultError, ResultErrorKind};
+
+/// Most BlobRefs one result may carry.
+const MAX_RESULT_BLOBS: usize = 256;
+
+fn invalid(at: impl Into<String>, reason: impl Into<String>) -> ResultError {
+    ResultError::new(
+        at,
+        ResultErrorKind::Resource {
+            reason: reason.into(),
+        },
+    )
+}
+
+impl Dispatcher {
+    /// The call `id` was answered with `raw`: publishes what it made, or retires it.
+    /// Returns the error the call fails with instead, when its result is invalid.
+    pub(super) fn settle_outputs(
+        &mut self,
+        conn: ConnId,
+        id: u64,
+        raw: &RawResult,
+    ) -> Option<CallError> {
+        let c = self.conns.get_mut(&conn)?;
+        let resource_outputs = c.resources.forget_outputs(id);
+        let owner = c.owner.session_id.clone();
+        let bulk_tool = self
+            .shared
+            .bulk
+            .as_ref()
+            .and_then(|store| store.take_grant(conn, id));
+        let tool = match (&resource_outputs, bulk_tool) {
+            (Some((tool, _)), _) => tool.clone(),
+            (None, Some(tool)) => tool,
+            (None, None) => {
+                self.retire_made(conn, id);
+                return None;
+            }
+        };
+        let result = match raw.tool_output(&tool) {
+            Ok(result) if !result.is_error => result,
+            Ok(_) => {
+                self.retire_made(conn, id);
+                return None;
+            }
+            Err(error) => {
+                self.retire_made(conn, id);
+                return Some(error);
+            }
+        };
+        let structured = result.structured_content.unwrap_or(Value::Null);
+        let checked = self.check_blobs(conn, id, &owner, &structured).and_then(|blobs| {
+            let slots = resource_outputs.map(|(_, slots)| slots).unwrap_or_default();
+            let refs = resources_of(&slots, &structured)?;
+            let c = self.conns.get_mut(&conn).expect("checked above");
+            let retired = c.resources.export(id, &refs).map_err(|error| {
+                invalid(
+                    "structured_content",
+                    format!("a declared resource output is not a value this call registered: {error}"),
+                )
+            })?;
+            Ok((blobs, retired))
+        });
+        match checked {
+            Ok((blobs, retired)) => {
+                if let Some(store) = &self.shared.bulk {
+                    store.export(conn, id, &blobs);
+                }
+                self.dispose_retired(conn, retired);
+                None
+            }
+            Err(error) => {
+                self.retire_made(conn, id);
+                Some(CallError::InvalidResult(error))
+            }
+        }
+    }
+
+    /// Retires the resources and discards the blobs the call `id` made.
+    fn retire_made(&mut self, conn: ConnId, id: u64) {
+        self.retire_resources(conn, id);
+        self.discard_blobs(conn, id);
+    }
+
+    /// The tokens of the blobs the call's structured content publishes.
+    fn check_blobs(
+        &self,
+        conn: ConnId,
+        id: u64,
+        owner: &str,
+        structured: &Value,
+    ) -> Result<Vec<String>, ResultError> {
+        let Some(store) = &self.shared.bulk else {
+            return Ok(Vec::new());
+        };
+        let mut refs = Vec::new();
+        for value in blob_values(structured, MAX_RESULT_BLOBS + 1) {
+            if refs.len() == MAX_RESULT_BLOBS {
+                return Err(invalid(
+                    "structured_content",
+                    format!("a result carries at most {MAX_RESULT_BLOBS} BlobRefs"),
+                ));
+            }
+            let blob = BlobRef::parse(value)
+                .map_err(|problem| invalid("structured_content", problem.to_string()))?;
+            refs.push(blob);
+        }
+        store
+            .check_outputs(conn, id, owner, &refs)
+            .map_err(|why| invalid("structured_content", why))
+    }
+}
+
+/// The objects with a `$blob` member in `value`, at most `max`.
+fn blob_values(value: &Value, max: usize) -> Vec<&Value> {
+    let mut found = Vec::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        if found.len() == max {
+            break;
+        }
+        match value {
+            Value::Object(map) if map.contains_key("$blob") => found.push(value),
+            Value::Object(map) => stack.extend(map.values()),
+            Value::Array(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The resource refs at `outputs` of a call's structured content, each of its slot's type.
+fn resources_of(
+    outputs: &[ResourceSlot],
+    structured: &Value,
+) -> Result<Vec<ResourceRef>, ResultError> {
+    let mut exports = Vec::new();
+    for slot in outputs {
+        let Some(value) = slot.path.lookup(structured) else {
+            continue;
+        };
+        let at = format!("structured_content{}", slot.path);
+        let resource = ResourceRef::parse(value).map_err(|problem| {
+            ResultError::new(
+                at.clone(),
+                ResultErrorKind::Resource {
+                    reason: problem.to_string(),
+                },
+            )
+        })?;
+        if resource.type_id != slot.type_id {
+            return Err(ResultError::new(
+                at,
+                ResultErrorKind::Resource {
+                    reason: format!("the output must be a `{}`", slot.type_id),
+                },
+            ));
+        }
+        exports.push(resource);
+    }
+    Ok(exports)
+}
