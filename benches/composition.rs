@@ -68,7 +68,7 @@ fn main() {
             root.path(),
             "compose",
             "compose",
-            "tools = [\"survey\", \"repeat\"]",
+            "tools = [\"survey\", \"repeat\", \"read_blob\"]",
         ))
         .tool_composition(true)
         .composition_store(root.path().join("store"))

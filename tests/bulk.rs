@@ -305,3 +305,51 @@ fn without_storage_bulk_is_neither_offered_nor_served() {
         "{refused}"
     );
 }
+
+#[test]
+fn the_sdk_writes_a_blob_one_example_exports_and_another_reads() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dirs = [
+        sdk_extension(
+            root.path(),
+            "circuits",
+            "0.4",
+            "circuits",
+            r#"tools = ["build_circuit", "simulate", "export_netlist", "scrap"]"#,
+        ),
+        sdk_extension(
+            root.path(),
+            "compose",
+            "0.4",
+            "compose",
+            r#"tools = ["survey", "repeat", "read_blob"]"#,
+        ),
+    ];
+    let host = host_builder(workspace.path(), &dirs)
+        .resource_refs(true)
+        .bulk_storage(BulkStorage::temporary())
+        .build()
+        .unwrap();
+    let circuits = host.start("circuits").unwrap();
+    let compose = host.start("compose").unwrap();
+    let circuit = circuits
+        .call_tool("build_circuit", json!({"gates": 2}), options())
+        .unwrap()
+        .structured_content
+        .unwrap()["circuit"]
+        .clone();
+    let netlist = circuits
+        .call_tool("export_netlist", json!({"circuit": circuit}), options())
+        .unwrap()
+        .structured_content
+        .unwrap()["netlist"]
+        .clone();
+    assert_eq!(netlist["media_type"], "text/plain");
+    let read = compose
+        .call_tool("read_blob", json!({"blob": netlist}), options())
+        .unwrap()
+        .text();
+    assert!(read.starts_with("read "), "{read}");
+    assert!(read.contains("of 2 gates"), "{read}");
+}

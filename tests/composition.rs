@@ -326,7 +326,7 @@ fn a_composing_sdk_extension_calls_another_extensions_tools_and_keeps_its_store(
             "compose",
             "0.4",
             "compose",
-            "tools = [\"survey\", \"repeat\"]",
+            "tools = [\"survey\", \"repeat\", \"read_blob\"]",
         ),
         sdk_extension(
             root.path(),

@@ -528,7 +528,7 @@ fn the_sdk_builds_a_native_value_another_call_takes_and_disposes_of_it() {
         "circuits",
         "0.4",
         "circuits",
-        r#"tools = ["build_circuit", "simulate", "scrap"]"#,
+        r#"tools = ["build_circuit", "simulate", "export_netlist", "scrap"]"#,
     );
     let host = host_builder(workspace.path(), &[dir])
         .resource_refs(true)

@@ -491,6 +491,11 @@ impl Context {
         outcome
     }
 
+    /// The transfer directory of bulk objects the host offered (section 2.27).
+    pub(crate) fn session_transfer_directory(&self) -> Option<&std::path::Path> {
+        self.session.transfer_directory.as_deref()
+    }
+
     /// The session's catalog epochs, when `dynamic_tools` was negotiated.
     pub(crate) fn catalog(&self) -> Option<&catalog::CatalogEpochs> {
         self.session.catalog.as_ref()

@@ -57,6 +57,7 @@ use std::time::Duration;
 
 mod agents;
 mod autocomplete;
+mod bulk;
 mod cancel;
 mod composition;
 mod context;
@@ -86,6 +87,7 @@ pub use crate::services::bound::MessageRole;
 pub use autocomplete::{
     CompletionItem, CompletionQuery, Completions, FEATURE_AUTOCOMPLETE, FEATURE_AUTOCOMPLETE_EDIT,
 };
+pub use bulk::FEATURE_BULK_OBJECTS;
 pub use composition::{ComposableTool, CompositionContext, CompositionLimits, NestedOutcome};
 pub use context::{CancellationToken, Context};
 pub use error::{ChildRequestError, HandlerError, RunError};

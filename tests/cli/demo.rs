@@ -111,6 +111,8 @@ fn demo_runs_the_whole_flow_and_leaves_no_process() {
         &["features", "resource_refs_v1", "operation_descriptors_v1"],
         &["structured_content.circuit = {\"$resource\":"],
         &["← simulated 3 gates: all settled"],
+        &["structured_content.netlist = {\"$blob\":"],
+        &["← read 92 bytes (sha256 checked): netlist res-"],
         &["refused before sending", "resource_unavailable"],
     ];
     for needles in later {

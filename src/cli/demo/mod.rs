@@ -50,7 +50,8 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
             ServiceBindings::new().agent_sessions(ScriptedAgents::new(&world.workspace)),
         )
         .tool_composition(true)
-        .resource_refs(true);
+        .resource_refs(true)
+        .bulk_storage(crate::services::bulk::BulkStorage::temporary());
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }

@@ -253,7 +253,7 @@ fn delegate_contributes() -> Table {
 
 fn compose_contributes() -> Table {
     let mut t = Table::new();
-    t.insert("tools".into(), strings(&["survey", "repeat"]));
+    t.insert("tools".into(), strings(&["survey", "repeat", "read_blob"]));
     t
 }
 
@@ -261,7 +261,7 @@ fn circuits_contributes() -> Table {
     let mut t = Table::new();
     t.insert(
         "tools".into(),
-        strings(&["build_circuit", "simulate", "scrap"]),
+        strings(&["build_circuit", "simulate", "export_netlist", "scrap"]),
     );
     t
 }

@@ -7,8 +7,9 @@
 //! plain tool, releases it, and the host's `resource/dispose` then drops the native
 //! object. The
 //! host must offer `resource_refs_v1` and `operation_descriptors_v1` (the demo's
-//! builder does); the manifest needs
-//! `contributes.tools = ["build_circuit", "simulate", "scrap"]`.
+//! builder does). `export_netlist {"circuit"}` writes the circuit's netlist as a bulk
+//! object (section 2.27, with `bulk_objects_v1`) and returns its BlobRef. The manifest
+//! needs `contributes.tools = ["build_circuit", "simulate", "export_netlist", "scrap"]`.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -72,6 +73,17 @@ pub fn circuits_example() -> Extension {
             .input("/circuit", "Circuit")
             .receiver("/circuit"),
     );
+    let export = Tool::new(
+        "export_netlist",
+        "Export a circuit's netlist as a bulk object another extension can read",
+        json!({"type": "object", "properties": {"circuit": resource_ref_schema("Circuit")},
+               "required": ["circuit"]}),
+    )
+    .output_schema(
+        json!({"type": "object", "properties": {"netlist": {"type": "object"}},
+                          "required": ["netlist"]}),
+    )
+    .operation(Operation::new("circuit.export").input("/circuit", "Circuit"));
     // Not an operation: a call that pinned the circuit could not release it.
     let scrap = Tool::new("scrap", "Scrap a circuit", takes_circuit);
     Extension::new()
@@ -92,6 +104,17 @@ pub fn circuits_example() -> Extension {
             Ok(ToolOutput::text(format!(
                 "simulated {gates} gates: all settled ({live} live)"
             )))
+        })
+        .feature(crate::sdk::FEATURE_BULK_OBJECTS)
+        .tool_def(export, |args: Take, cx: &Context| {
+            let (resource, gates) = native(&args.circuit)?;
+            let mut netlist = format!("netlist {} of {gates} gates\n", resource.token);
+            for gate in 0..gates {
+                netlist.push_str(&format!("g{gate} nand in{gate} out{gate}\n"));
+            }
+            let blob = cx.write_blob(netlist.as_bytes(), "text/plain")?;
+            Ok(ToolOutput::text(format!("exported {} bytes", blob.bytes))
+                .with_structured_content(json!({"netlist": blob.to_value()})))
         })
         .tool_def(scrap, |args: Take, cx: &Context| {
             let (resource, _) = native(&args.circuit)?;

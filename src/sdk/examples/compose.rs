@@ -9,8 +9,11 @@
 //! "times"}` runs one nested call `times` times (at most 125: each is followed by a
 //! call the host refuses at once, the program's own round trip to the host) and
 //! answers the medians of both in microseconds, as the composing program saw them
-//! (what `benches/composition.rs` measures). The host must offer `tool_composition_v1` (the
-//! demo's builder does); the manifest needs `contributes.tools = ["survey", "repeat"]`.
+//! (what `benches/composition.rs` measures). Its tool `read_blob {"blob"}` reads a bulk
+//! object (section 2.27) the host hands it, such as the circuits example's netlist.
+//! The host must offer `tool_composition_v1` (the demo's builder does), and
+//! `bulk_objects_v1` for `read_blob`; the manifest needs
+//! `contributes.tools = ["survey", "repeat", "read_blob"]`.
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -46,6 +49,12 @@ struct Repeat {
     times: usize,
 }
 
+/// `read_blob`'s arguments.
+#[derive(Deserialize)]
+struct ReadBlob {
+    blob: Value,
+}
+
 /// The `compose` example.
 pub fn compose() -> Extension {
     let parameters = json!({
@@ -59,6 +68,12 @@ pub fn compose() -> Extension {
         "required": ["calls"],
         "additionalProperties": false
     });
+    let read_blob = Tool::new(
+        "read_blob",
+        "Read a bulk object another extension made, as the host hands it over",
+        json!({"type": "object", "properties": {"blob": {"type": "object"}},
+               "required": ["blob"]}),
+    );
     let survey = Tool::new(
         "survey",
         "Run several of the host's tools in one call and report each result",
@@ -84,6 +99,18 @@ pub fn compose() -> Extension {
         .feature(FEATURE_TOOL_COMPOSITION)
         .tool_def(survey, |program: Program, cx: &Context| run(cx, program))
         .tool_def(repeat, |args: Repeat, cx: &Context| time_nested(cx, args))
+        .feature(crate::sdk::FEATURE_BULK_OBJECTS)
+        .tool_def(read_blob, |args: ReadBlob, cx: &Context| {
+            let blob = crate::services::bulk::BlobRef::parse(&args.blob)
+                .map_err(|problem| HandlerError::invalid_params(problem.to_string()))?;
+            let data = cx.read_blob(&blob)?;
+            let text = String::from_utf8_lossy(&data);
+            let first = text.lines().next().unwrap_or_default();
+            Ok(ToolOutput::text(format!(
+                "read {} bytes (sha256 checked): {first}",
+                data.len()
+            )))
+        })
 }
 
 fn time_nested(cx: &Context, args: Repeat) -> Result<ToolOutput, HandlerError> {

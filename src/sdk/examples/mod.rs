@@ -85,8 +85,11 @@ mod tests {
         assert_eq!(names(&showcase()), ["snapshot"]);
         assert_eq!(names(&notes()), ["save_draft"]);
         assert_eq!(names(&delegate()), ["delegate", "observe"]);
-        assert_eq!(names(&compose()), ["survey", "repeat"]);
-        assert_eq!(names(&circuits()), ["build_circuit", "simulate", "scrap"]);
+        assert_eq!(names(&compose()), ["survey", "repeat", "read_blob"]);
+        assert_eq!(
+            names(&circuits()),
+            ["build_circuit", "simulate", "export_netlist", "scrap"]
+        );
         assert_eq!(
             names(&test_extension()),
             [

@@ -156,6 +156,7 @@ pub(crate) fn negotiate(ext: &Extension, params: &Value) -> Result<(Value, Sessi
         lifecycle_events: Vec::new(),
         // API 0.3 has no dynamic tools.
         catalog: None,
+        transfer_directory: None,
     };
     Ok((result, session))
 }

@@ -45,6 +45,10 @@ pub(crate) fn negotiate(
         workspace,
         lifecycle_events: Vec::new(),
         catalog: None,
+        transfer_directory: params
+            .pointer("/protocol/bulk_objects_v1/transfer_directory")
+            .and_then(Value::as_str)
+            .map(std::path::PathBuf::from),
     };
     if api_version.is_feature_negotiated() {
         let protocol = params.get("protocol").ok_or_else(|| {

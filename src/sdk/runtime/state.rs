@@ -41,6 +41,8 @@ pub(crate) struct Session {
     pub(crate) lifecycle_events: Vec<String>,
     /// The tool catalog's epochs, when `dynamic_tools` was negotiated (section 2.12).
     pub(crate) catalog: Option<super::catalog::CatalogEpochs>,
+    /// `protocol.bulk_objects_v1.transfer_directory` of the offer (section 2.27).
+    pub(crate) transfer_directory: Option<std::path::PathBuf>,
 }
 
 impl Session {
