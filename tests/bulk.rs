@@ -353,3 +353,67 @@ fn the_sdk_writes_a_blob_one_example_exports_and_another_reads() {
     assert!(read.starts_with("read "), "{read}");
     assert!(read.contains("of 2 gates"), "{read}");
 }
+
+#[test]
+fn a_durable_store_recovers_a_retained_blob_in_a_later_host_under_a_fresh_id() {
+    use octet_host::services::bulk::{BlobRef, BulkError};
+    let storage = tempfile::tempdir().unwrap();
+    let dir = storage.path().join("bulk");
+    let first = fixture(BulkStorage::in_directory(&dir));
+    let (_, blob) = put(&first.a, json!({"data": "kept across hosts"}));
+    let blob = BlobRef::parse(&blob.unwrap()).unwrap();
+    first.host.retain_durable(&blob).unwrap();
+    drop(first);
+    let later = fixture(BulkStorage::in_directory(&dir));
+    // The old id authorizes nothing in the new host.
+    let stale = tool_json(&later.b, "get", json!({ "blob": blob.to_value() }));
+    assert_eq!(error_name(&stale["read"]), "blob_unavailable");
+    let recovered = later.host.recover_durable(&blob).unwrap();
+    assert_ne!(recovered.token, blob.token);
+    assert_eq!(
+        (recovered.bytes, &recovered.sha256),
+        (blob.bytes, &blob.sha256)
+    );
+    let got = tool_json(&later.b, "get", json!({ "blob": recovered.to_value() }));
+    assert_eq!(got["data"], "kept across hosts", "{got}");
+    // Other metadata recovers nothing.
+    let mut other = blob.clone();
+    other.media_type = "image/png".into();
+    assert!(matches!(
+        later.host.recover_durable(&other),
+        Err(BulkError::BlobUnavailable(_))
+    ));
+    // A temporary store refuses durability.
+    let temporary = fixture(BulkStorage::temporary());
+    let (_, blob) = put(&temporary.a, json!({"data": "fleeting"}));
+    let blob = BlobRef::parse(&blob.unwrap()).unwrap();
+    assert!(matches!(
+        temporary.host.retain_durable(&blob),
+        Err(BulkError::StorageUnavailable(_))
+    ));
+}
+
+#[test]
+fn a_diagnostic_may_name_a_blob_the_call_publishes_but_never_publish_one() {
+    let f = fixture(BulkStorage::temporary());
+    // The blob the result publishes may be attached to its diagnostic.
+    let (_, blob) = put(&f.a, json!({"data": "attached", "diagnose": true}));
+    assert!(blob.is_some());
+    // One it keeps out of its structured content may not: a diagnostic alone
+    // publishes nothing.
+    let kept = f.a.call_tool(
+        "put",
+        json!({"data": "hidden", "diagnose": true, "export": false}),
+        options(),
+    );
+    assert!(matches!(kept, Err(CallError::InvalidResult(_))), "{kept:?}");
+    let unknown = f.a.call_tool(
+        "put",
+        json!({"data": "x", "diagnose": "blob-never-made"}),
+        options(),
+    );
+    match unknown {
+        Err(CallError::InvalidResult(e)) => assert!(e.to_string().contains("blob"), "{e}"),
+        other => panic!("expected an invalid result, got {other:?}"),
+    }
+}

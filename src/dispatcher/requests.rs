@@ -361,6 +361,17 @@ impl Dispatcher {
                         || negotiated.features.contains(Feature::BulkObjectsV1);
                     let mut answer = match response.outcome {
                         Ok(value) => Ok(RawResult {
+                            bulk: self
+                                .shared
+                                .bulk
+                                .as_ref()
+                                .filter(|_| negotiated.features.contains(Feature::BulkObjectsV1))
+                                .map(|store| crate::model::call::BulkScope {
+                                    store: store.clone(),
+                                    conn,
+                                    call: id,
+                                    owner: c.owner.session_id.clone(),
+                                }),
                             value,
                             negotiated,
                             tools: catalog,

@@ -431,6 +431,7 @@ impl ExtensionHostBuilder {
                 Some(crate::services::bulk::store::BulkStore::new(
                     &root,
                     storage.limits,
+                    storage.directory.is_some(),
                 )?)
             }
         };

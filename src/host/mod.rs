@@ -217,6 +217,34 @@ impl ExtensionHost {
         self.inner.shared.bulk.is_some()
     }
 
+    /// Keeps a verified copy of the exported blob `blob` of this host's session in the
+    /// bulk store's durable directory (`DIR/durable`), for a later host over the same
+    /// directory to recover with [`ExtensionHost::recover_durable`]. A temporary store
+    /// refuses (`storage_unavailable`); so does a store without bulk storage.
+    pub fn retain_durable(
+        &self,
+        blob: &crate::services::bulk::BlobRef,
+    ) -> Result<(), crate::services::bulk::BulkError> {
+        let store = self.inner.shared.bulk.as_ref().ok_or_else(|| {
+            crate::services::bulk::BulkError::StorageUnavailable("no bulk storage".into())
+        })?;
+        store.retain_durable(self.session_id(), blob)
+    }
+
+    /// Recovers a blob an earlier host retained: the bytes are verified again against
+    /// `blob`'s size and SHA-256, and become an exported blob of this host's session
+    /// with a fresh id, which is returned. Hand that BlobRef to a call's arguments for
+    /// an extension to read it; the old id authorizes nothing.
+    pub fn recover_durable(
+        &self,
+        blob: &crate::services::bulk::BlobRef,
+    ) -> Result<crate::services::bulk::BlobRef, crate::services::bulk::BulkError> {
+        let store = self.inner.shared.bulk.as_ref().ok_or_else(|| {
+            crate::services::bulk::BulkError::StorageUnavailable("no bulk storage".into())
+        })?;
+        store.recover_durable(self.session_id(), blob)
+    }
+
     /// Offers a feature the runtime serves itself (`tool_composition_v1`,
     /// `resource_refs_v1`, `operation_descriptors_v1`) to the API 0.4 extension `name`
     /// from its next start on, as serve's `start` does for its `features`.

@@ -266,6 +266,44 @@ pub struct RawResult {
     /// What media parts resolve against; `None` unless the generation negotiated
     /// `artifacts` (every media part is then refused).
     pub(crate) media: Option<MediaScope>,
+    /// What the blobs its diagnostics name resolve against; `None` unless the
+    /// generation negotiated `bulk_objects_v1` (every blob is then unknown).
+    pub(crate) bulk: Option<BulkScope>,
+}
+
+/// The bulk objects a result's diagnostics may name (section 2.27): the owner's
+/// exported blobs, and the blobs this call committed that its structured content
+/// publishes (a diagnostic alone never publishes one).
+#[derive(Clone, Debug)]
+pub(crate) struct BulkScope {
+    /// The host's bulk store.
+    pub store: std::sync::Arc<crate::services::bulk::store::BulkStore>,
+    /// The answering generation.
+    pub conn: crate::transport::ConnId,
+    /// The call's host request id.
+    pub call: u64,
+    /// The owner's session.
+    pub owner: String,
+}
+
+/// [`BulkScope`] for one result: the tokens its structured content carries.
+struct ResultBlobs<'a> {
+    scope: &'a BulkScope,
+    published: Vec<String>,
+}
+
+impl crate::validate::diagnostics::BlobResolver for ResultBlobs<'_> {
+    fn blob(&self, id: &str) -> Option<crate::validate::diagnostics::BlobStanding> {
+        use crate::validate::diagnostics::BlobStanding;
+        match self
+            .scope
+            .store
+            .standing(self.scope.conn, self.scope.call, &self.scope.owner, id)?
+        {
+            BlobStanding::Provisional if !self.published.iter().any(|t| t == id) => None,
+            standing => Some(standing),
+        }
+    }
 }
 
 impl RawResult {
@@ -298,7 +336,19 @@ impl RawResult {
         if let Some(view) = &view {
             context.media = MediaPolicy::Artifacts(view);
         }
-        crate::validate::tool_output(&self.value, &context).map_err(CallError::InvalidResult)
+        let blobs = self.bulk.as_ref().map(|scope| ResultBlobs {
+            scope,
+            published: self
+                .value
+                .get("structured_content")
+                .map(crate::services::bulk::blob_tokens)
+                .unwrap_or_default(),
+        });
+        let resolver = blobs
+            .as_ref()
+            .map(|b| b as &dyn crate::validate::diagnostics::BlobResolver);
+        crate::validate::tool_result::tool_output_with_blobs(&self.value, &context, resolver)
+            .map_err(CallError::InvalidResult)
     }
 }
 

@@ -120,6 +120,16 @@ impl ToolResultContext<'_> {
 #[doc(hidden)]
 /// Validates the `result` of one `tool/call`.
 pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult, ResultError> {
+    tool_output_with_blobs(result, ctx, None)
+}
+
+/// [`tool_output`], with the bulk objects (section 2.27) its diagnostics may name
+/// resolved by `blobs`.
+pub(crate) fn tool_output_with_blobs(
+    result: &Value,
+    ctx: &ToolResultContext,
+    blobs: Option<&dyn diagnostics::BlobResolver>,
+) -> Result<ToolResult, ResultError> {
     let root = Path::Root;
     let object = as_object(result, &root)?;
     if ctx.api_version == ApiVersion::V0_1 {
@@ -136,7 +146,7 @@ pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult
         Some(metadata) => {
             check_bounds(metadata, Bounds::METADATA)
                 .map_err(|error| root.key("metadata").error(ResultErrorKind::Bounds(error)))?;
-            check_diagnostics(metadata, &root.key("metadata"), ctx.media, is_error)?;
+            check_diagnostics(metadata, &root.key("metadata"), ctx.media, blobs, is_error)?;
             Some(metadata.clone())
         }
         None => None,
@@ -151,12 +161,13 @@ pub fn tool_output(result: &Value, ctx: &ToolResultContext) -> Result<ToolResult
 
 /// The reserved `octet_diagnostics_v1` member of `metadata`, when present: the closed
 /// profile, and every artifact or blob it names checked against the host's records
-/// (the generation's artifacts for the call's owner; no blob is any owner's until bulk
-/// objects are served).
+/// (the generation's artifacts for the call's owner; the owner's bulk objects, with
+/// bulk storage).
 fn check_diagnostics(
     metadata: &Value,
     path: &Path,
     media: MediaPolicy,
+    blobs: Option<&dyn diagnostics::BlobResolver>,
     is_error: bool,
 ) -> Result<(), ResultError> {
     let Some(value) = metadata.get(diagnostics::METADATA_KEY) else {
@@ -168,7 +179,7 @@ fn check_diagnostics(
         MediaPolicy::Artifacts(resolver) => Some(resolver),
         MediaPolicy::NotNegotiated => None,
     };
-    diagnostics::check_references(&records, &path, artifacts, None, is_error)
+    diagnostics::check_references(&records, &path, artifacts, blobs, is_error)
 }
 
 /// The frozen API 0.1 result.

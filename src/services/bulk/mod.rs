@@ -38,6 +38,26 @@ pub use blob::{BlobRef, BlobRefProblem};
 use crate::negotiation::BulkLimits;
 use crate::wire::{codes, ResponseError};
 
+/// The `$blob` tokens of the BlobRef-shaped objects in `value` (at most 256).
+pub(crate) fn blob_tokens(value: &serde_json::Value) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        if tokens.len() == 256 {
+            break;
+        }
+        match value {
+            serde_json::Value::Object(map) => match map.get("$blob") {
+                Some(serde_json::Value::String(token)) => tokens.push(token.clone()),
+                _ => stack.extend(map.values()),
+            },
+            serde_json::Value::Array(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+    tokens
+}
+
 /// The bulk storage an embedder configures, which offers `bulk_objects_v1` (section
 /// 2.27) to every API 0.4 extension.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,8 +80,9 @@ impl BulkStorage {
     }
 
     /// A store in `directory` (created owner-only), with the default limits. Its
-    /// contents are still the host's own: every snapshot is removed when the host
-    /// shuts down.
+    /// snapshots and locators are removed when the host shuts down; blobs retained with
+    /// [`ExtensionHost::retain_durable`](crate::ExtensionHost::retain_durable) stay in
+    /// `directory/durable` for a later host to recover.
     pub fn in_directory(directory: impl Into<PathBuf>) -> BulkStorage {
         BulkStorage {
             directory: Some(directory.into()),

@@ -132,6 +132,9 @@ struct State {
 pub(crate) struct BulkStore {
     transfer: Dir,
     objects: Dir,
+    /// Retained blobs of a store in a configured directory; a temporary store has none
+    /// and refuses durability.
+    durable: Option<Dir>,
     limits: BulkLimits,
     prefix: String,
     state: Mutex<State>,
@@ -140,13 +143,17 @@ pub(crate) struct BulkStore {
 impl BulkStore {
     /// A store under `root`: `transfer/` (the negotiated transfer directory) and
     /// `objects/` (the snapshots), both owner-only.
-    pub fn new(root: &Path, limits: BulkLimits) -> io::Result<Arc<BulkStore>> {
+    pub fn new(root: &Path, limits: BulkLimits, durable: bool) -> io::Result<Arc<BulkStore>> {
         let root = std::path::absolute(root)?;
         fs::create_dir_all(&root)?;
         fs::set_permissions(&root, fs::Permissions::from_mode(0o700))?;
         Ok(Arc::new(BulkStore {
             transfer: Dir::create(root.join("transfer"))?,
             objects: Dir::create(root.join("objects"))?,
+            durable: match durable {
+                true => Some(Dir::create(root.join("durable"))?),
+                false => None,
+            },
             limits,
             prefix: crate::hex::random(8)?,
             state: Mutex::new(State::default()),
@@ -580,6 +587,155 @@ impl BulkStore {
             } else {
                 self.transfer.unlink(&name);
             }
+        }
+    }
+}
+
+impl BulkStore {
+    /// `BulkStorage::retain_durable`: keeps a verified copy of the exported blob `blob`
+    /// of `owner` in the durable directory, named by its digest, for a later host to
+    /// recover.
+    pub fn retain_durable(&self, owner: &str, blob: &BlobRef) -> Result<(), BulkError> {
+        let durable = self.durable.as_ref().ok_or_else(|| {
+            BulkError::StorageUnavailable("a temporary store refuses durability".into())
+        })?;
+        let snapshot = {
+            let state = self.state.lock();
+            let record = state
+                .blobs
+                .get(&blob.token)
+                .filter(|b| b.reference == *blob && b.owner == owner)
+                .filter(|b| b.state == BlobState::Exported)
+                .ok_or_else(|| {
+                    BulkError::unavailable("no exported blob of this session matches")
+                })?;
+            record.snapshot.clone()
+        };
+        let storage = |e: io::Error| BulkError::StorageUnavailable(format!("cannot retain: {e}"));
+        let source = self
+            .objects
+            .open(&snapshot, libc::O_RDONLY, 0)
+            .map_err(storage)?;
+        let partial = format!("{}.partial", blob.sha256);
+        durable.unlink(&partial);
+        let mut target = durable
+            .open(
+                &partial,
+                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY,
+                0o600,
+            )
+            .map_err(storage)?;
+        let (count, digest) = copy_hashing(&source, &mut target, blob.bytes).map_err(storage)?;
+        target.sync_all().map_err(storage)?;
+        if count != blob.bytes || digest != blob.sha256 {
+            durable.unlink(&partial);
+            return Err(BulkError::IntegrityMismatch);
+        }
+        let meta = serde_json::json!({"bytes": blob.bytes, "media_type": blob.media_type});
+        fs::write(
+            durable.path.join(format!("{}.json", blob.sha256)),
+            meta.to_string(),
+        )
+        .map_err(storage)?;
+        fs::rename(
+            durable.path.join(&partial),
+            durable.path.join(format!("{}.bin", blob.sha256)),
+        )
+        .map_err(storage)
+    }
+
+    /// `BulkStorage::recover_durable`: the retained blob of `blob`'s digest, size and
+    /// media type, verified again byte for byte, as a new exported blob of `owner` with
+    /// a fresh id (the old id authorizes nothing).
+    pub fn recover_durable(&self, owner: &str, blob: &BlobRef) -> Result<BlobRef, BulkError> {
+        let durable = self.durable.as_ref().ok_or_else(|| {
+            BulkError::StorageUnavailable("a temporary store refuses durability".into())
+        })?;
+        let unavailable = || BulkError::unavailable("no retained blob matches");
+        let meta: serde_json::Value =
+            fs::read_to_string(durable.path.join(format!("{}.json", blob.sha256)))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .ok_or_else(unavailable)?;
+        if meta["bytes"].as_u64() != Some(blob.bytes)
+            || meta["media_type"].as_str() != Some(&blob.media_type)
+        {
+            return Err(unavailable());
+        }
+        let source = durable
+            .open(&format!("{}.bin", blob.sha256), libc::O_RDONLY, 0)
+            .map_err(|_| unavailable())?;
+        if !source
+            .metadata()
+            .is_ok_and(|m| m.file_type().is_file() && m.len() == blob.bytes)
+        {
+            return Err(BulkError::SizeMismatch);
+        }
+        let (name, token) = {
+            let mut state = self.state.lock();
+            let usage = state.usage.get(owner).copied().unwrap_or_default();
+            if usage.bytes + blob.bytes > self.limits.owner_bytes
+                || usage.blobs >= self.limits.blobs_per_owner
+            {
+                return Err(BulkError::QuotaExceeded(
+                    "the session's bulk quota is full".into(),
+                ));
+            }
+            (
+                Self::token(&mut state, &self.prefix, "object"),
+                Self::token(&mut state, &self.prefix, "blob"),
+            )
+        };
+        let storage = |e: io::Error| BulkError::StorageUnavailable(format!("cannot recover: {e}"));
+        let mut snapshot = self
+            .objects
+            .open(&name, libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY, 0o600)
+            .map_err(storage)?;
+        let copied = copy_hashing(&source, &mut snapshot, blob.bytes).map_err(storage)?;
+        if copied != (blob.bytes, blob.sha256.clone()) {
+            self.objects.unlink(&name);
+            return Err(BulkError::IntegrityMismatch);
+        }
+        let reference = BlobRef {
+            token: token.clone(),
+            ..blob.clone()
+        };
+        let mut state = self.state.lock();
+        let usage = state.usage.entry(owner.to_string()).or_default();
+        usage.bytes += blob.bytes;
+        usage.blobs += 1;
+        state.blobs.insert(
+            token,
+            Blob {
+                reference: reference.clone(),
+                owner: owner.to_string(),
+                extension: String::new(),
+                snapshot: name,
+                state: BlobState::Exported,
+            },
+        );
+        Ok(reference)
+    }
+}
+
+impl BulkStore {
+    /// How the blob `token` stands for the call `call` of `conn` of `owner`.
+    pub fn standing(
+        &self,
+        conn: ConnId,
+        call: u64,
+        owner: &str,
+        token: &str,
+    ) -> Option<crate::validate::diagnostics::BlobStanding> {
+        use crate::validate::diagnostics::BlobStanding;
+        let state = self.state.lock();
+        let blob = state.blobs.get(token)?;
+        match blob.state {
+            BlobState::Provisional { conn: c, parent } if c == conn && parent == call => {
+                Some(BlobStanding::Provisional)
+            }
+            BlobState::Exported if blob.owner == owner => Some(BlobStanding::Exported),
+            _ => None,
         }
     }
 }
