@@ -17,7 +17,6 @@ use serde_json::{json, Map, Value};
 use super::connection::{ChildKind, ChildRequest};
 use super::route::HostMethod;
 use super::Dispatcher;
-use crate::model::events::Diagnostic;
 use crate::model::frontend::CancelFlag;
 use crate::negotiation::{BulkObjectsOffer, Feature};
 use crate::services::bound::{Outcome, ServiceAnswer};
@@ -106,15 +105,7 @@ impl Dispatcher {
             }
             Ok(None) => Ok(()),
             Err(error) => {
-                if let Some(c) = self.conns.get(&conn) {
-                    self.shared.events.diagnostic(
-                        &c.source,
-                        Diagnostic::Refused {
-                            method: method.name().into(),
-                            reason: error.to_string(),
-                        },
-                    );
-                }
+                self.report_refused(conn, method.name(), error.to_string());
                 self.send_error(conn, id, &error.to_response_error());
                 Ok(())
             }
@@ -338,8 +329,10 @@ impl Dispatcher {
             return;
         }
         let mut tokens = HashSet::new();
-        for blob in blob_refs(arguments, MAX_GRANTED_BLOBS) {
-            tokens.insert(blob.token);
+        for value in crate::services::bulk::blob_values(arguments, MAX_GRANTED_BLOBS) {
+            if let Ok(blob) = BlobRef::parse(value) {
+                tokens.insert(blob.token);
+            }
         }
         store.grant(conn, id, tool, tokens);
     }
@@ -358,27 +351,4 @@ impl Dispatcher {
             store.discard(conn, None);
         }
     }
-}
-
-/// The BlobRef-shaped objects (those with a `$blob` member) of `value`, at most
-/// `max`, depth first; members that are not BlobRefs are skipped.
-pub(super) fn blob_refs(value: &Value, max: usize) -> Vec<BlobRef> {
-    let mut found = Vec::new();
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        if found.len() == max {
-            break;
-        }
-        match value {
-            Value::Object(map) if map.contains_key("$blob") => {
-                if let Ok(blob) = BlobRef::parse(value) {
-                    found.push(blob);
-                }
-            }
-            Value::Object(map) => stack.extend(map.values()),
-            Value::Array(items) => stack.extend(items.iter()),
-            _ => {}
-        }
-    }
-    found
 }

@@ -40,6 +40,19 @@ fn unknown_method(api: ApiVersion, method: &str) -> ResponseError {
 }
 
 impl Dispatcher {
+    /// Reports that a request of `method` from `conn` was refused, and why.
+    pub(super) fn report_refused(&self, conn: ConnId, method: &str, reason: String) {
+        if let Some(c) = self.conns.get(&conn) {
+            self.shared.events.diagnostic(
+                &c.source,
+                Diagnostic::Refused {
+                    method: method.to_string(),
+                    reason,
+                },
+            );
+        }
+    }
+
     /// An extension-originated request.
     pub(super) fn on_extension_request(&mut self, conn: ConnId, request: Request) {
         let Request { id, method, params } = request;

@@ -112,7 +112,7 @@ impl Dispatcher {
             return Ok(Vec::new());
         };
         let mut refs = Vec::new();
-        for value in blob_values(structured, MAX_RESULT_BLOBS + 1) {
+        for value in crate::services::bulk::blob_values(structured, MAX_RESULT_BLOBS + 1) {
             if refs.len() == MAX_RESULT_BLOBS {
                 return Err(invalid(
                     "structured_content",
@@ -127,24 +127,6 @@ impl Dispatcher {
             .check_outputs(conn, id, owner, &refs)
             .map_err(|why| invalid("structured_content", why))
     }
-}
-
-/// The objects with a `$blob` member in `value`, at most `max`.
-fn blob_values(value: &Value, max: usize) -> Vec<&Value> {
-    let mut found = Vec::new();
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        if found.len() == max {
-            break;
-        }
-        match value {
-            Value::Object(map) if map.contains_key("$blob") => found.push(value),
-            Value::Object(map) => stack.extend(map.values()),
-            Value::Array(items) => stack.extend(items.iter()),
-            _ => {}
-        }
-    }
-    found
 }
 
 /// The resource refs at `outputs` of a call's structured content, each of its slot's type.

@@ -24,7 +24,6 @@ use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{MAX_DISPOSE_RESOURCES, RESOURCE_DISPOSE_TIMEOUT};
 use crate::model::call::CallError;
-use crate::model::events::Diagnostic;
 use crate::model::status::LifecycleState;
 use crate::negotiation::Feature;
 use crate::services::resources::ResourceError;
@@ -71,15 +70,7 @@ impl Dispatcher {
     ) -> Result<Value, ResponseError> {
         let answer = self.resource_request(conn, method, params);
         if let Err(error) = &answer {
-            if let Some(c) = self.conns.get(&conn) {
-                self.shared.events.diagnostic(
-                    &c.source,
-                    Diagnostic::Refused {
-                        method: method.name().into(),
-                        reason: error.to_string(),
-                    },
-                );
-            }
+            self.report_refused(conn, method.name(), error.to_string());
         }
         answer.map_err(|error| error.to_response_error())
     }
@@ -316,14 +307,7 @@ impl Dispatcher {
              resource/dispose {why}"
         );
         c.last_error = Some(reason.clone());
-        let source = c.source.clone();
-        self.shared.events.diagnostic(
-            &source,
-            Diagnostic::Refused {
-                method: "resource/dispose".into(),
-                reason,
-            },
-        );
+        self.report_refused(conn, "resource/dispose", reason);
         self.set_state(conn, LifecycleState::Degraded);
         self.terminate(conn, LifecycleState::Degraded);
     }

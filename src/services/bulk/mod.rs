@@ -38,24 +38,32 @@ pub use blob::{BlobRef, BlobRefProblem};
 use crate::negotiation::BulkLimits;
 use crate::wire::{codes, ResponseError};
 
-/// The `$blob` tokens of the BlobRef-shaped objects in `value` (at most 256).
-pub(crate) fn blob_tokens(value: &serde_json::Value) -> Vec<String> {
-    let mut tokens = Vec::new();
+/// The BlobRef-shaped objects (those with a `$blob` member) of `value`, at most `max`,
+/// depth first; whether each is a valid BlobRef is the caller's to check.
+pub(crate) fn blob_values(value: &serde_json::Value, max: usize) -> Vec<&serde_json::Value> {
+    let mut found = Vec::new();
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
-        if tokens.len() == 256 {
+        if found.len() == max {
             break;
         }
         match value {
-            serde_json::Value::Object(map) => match map.get("$blob") {
-                Some(serde_json::Value::String(token)) => tokens.push(token.clone()),
-                _ => stack.extend(map.values()),
-            },
+            serde_json::Value::Object(map) if map.contains_key("$blob") => found.push(value),
+            serde_json::Value::Object(map) => stack.extend(map.values()),
             serde_json::Value::Array(items) => stack.extend(items.iter()),
             _ => {}
         }
     }
-    tokens
+    found
+}
+
+/// The `$blob` tokens of the BlobRef-shaped objects in `value` (at most 256).
+pub(crate) fn blob_tokens(value: &serde_json::Value) -> Vec<String> {
+    blob_values(value, 256)
+        .into_iter()
+        .filter_map(|v| v.get("$blob").and_then(serde_json::Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The bulk storage an embedder configures, which offers `bulk_objects_v1` (section

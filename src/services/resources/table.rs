@@ -223,36 +223,32 @@ impl ResourceTable {
     /// provisional value it registered is retired and returned for its dispose.
     pub fn retire_parent(&mut self, parent: u64) -> Vec<ResourceRef> {
         self.registrations.remove(&parent);
-        let mut retired = Vec::new();
-        for (token, record) in &mut self.records {
-            if record.state == (State::Provisional { parent }) {
-                record.state = State::Disposing;
-                retired.push(ResourceRef {
-                    token: token.clone(),
-                    type_id: record.type_id.clone(),
-                });
-            }
-        }
-        retired.sort_by(|a, b| a.token.cmp(&b.token));
-        retired
+        self.retire_where(|state| state == State::Provisional { parent })
     }
 
     /// Invalidates every live value (the owner went away). Unpinned ones are returned
     /// for their dispose; pinned ones are disposed of when their call settles.
     pub fn invalidate(&mut self) -> Vec<ResourceRef> {
         self.registrations.clear();
+        self.retire_where(|state| matches!(state, State::Active | State::Provisional { .. }))
+    }
+
+    /// Retires the records whose state `which` picks: unpinned ones are returned, in
+    /// token order, for their dispose; a pinned one waits for its call to settle.
+    fn retire_where(&mut self, which: impl Fn(State) -> bool) -> Vec<ResourceRef> {
         let mut retired = Vec::new();
         for (token, record) in &mut self.records {
-            if matches!(record.state, State::Active | State::Provisional { .. }) {
-                if record.pinned_by.is_some() {
-                    record.state = State::Retired;
-                } else {
-                    record.state = State::Disposing;
-                    retired.push(ResourceRef {
-                        token: token.clone(),
-                        type_id: record.type_id.clone(),
-                    });
-                }
+            if !which(record.state) {
+                continue;
+            }
+            if record.pinned_by.is_some() {
+                record.state = State::Retired;
+            } else {
+                record.state = State::Disposing;
+                retired.push(ResourceRef {
+                    token: token.clone(),
+                    type_id: record.type_id.clone(),
+                });
             }
         }
         retired.sort_by(|a, b| a.token.cmp(&b.token));
