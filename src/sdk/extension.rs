@@ -89,7 +89,7 @@ pub struct Tool {
     pub composition: Option<crate::negotiation::Composition>,
     /// The operation descriptor (API 0.4, section 2.26): sent only when the host offered
     /// the features it needs.
-    pub operation: Option<super::resources::Operation>,
+    pub operation: Option<super::operation::Operation>,
 }
 
 impl Tool {
@@ -111,7 +111,7 @@ impl Tool {
     /// and returns. The paths must reach [`resource_ref_schema`](super::resource_ref_schema)
     /// values through `properties` of `parameters` (inputs) and `output_schema`
     /// (outputs).
-    pub fn operation(mut self, operation: super::resources::Operation) -> Tool {
+    pub fn operation(mut self, operation: super::operation::Operation) -> Tool {
         self.operation = Some(operation);
         self
     }

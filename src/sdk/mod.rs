@@ -75,6 +75,7 @@ pub mod diagnostics {
 mod extension;
 mod features;
 mod menu;
+mod operation;
 mod output;
 mod request;
 mod resources;
