@@ -230,10 +230,31 @@ fn quotas_bound_tickets_objects_and_owner_bytes() {
         assert_eq!(released["result"], json!({"released": true}));
     }
     // Blobs count against the owner: three, then the fourth write is refused.
+    let mut blobs = Vec::new();
     for data in ["one", "two", "six"] {
-        assert!(put(&f.a, json!({ "data": data })).1.is_some());
+        blobs.push(put(&f.a, json!({ "data": data })).1.unwrap());
     }
     assert_eq!(error_name(&write(1)), "quota_exceeded");
+    // One read lease per generation: a second one waits for the first's release.
+    let read = || {
+        tool_json(
+            &f.a,
+            "raw",
+            json!({"method": "bulk/read",
+            "params": {"profile": "local-file.v1", "blob": blobs[0]}}),
+        )
+    };
+    let lease = read();
+    assert!(lease.get("result").is_some(), "{lease}");
+    assert_eq!(error_name(&read()), "quota_exceeded");
+    let released = tool_json(
+        &f.a,
+        "raw",
+        json!({"method": "bulk/release",
+        "params": {"id": lease["result"]["lease"]}}),
+    );
+    assert_eq!(released["result"], json!({"released": true}));
+    assert!(read().get("result").is_some());
 }
 
 #[test]

@@ -64,3 +64,51 @@ fn a_start_asking_for_bulk_objects_without_storage_is_refused() {
         .contains("--bulk-storage"));
     serve.close_input().unwrap();
 }
+
+#[test]
+fn a_start_with_bulk_storage_configures_it_for_that_extension() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let storage = tempfile::tempdir().unwrap();
+    let dirs = vec![
+        bulk_extension(root.path(), "producer"),
+        bulk_extension_prefixed(root.path(), "plain", "p_"),
+        bulk_extension_prefixed(root.path(), "other", "o_"),
+    ];
+    let mut serve = Serve::over(workspace, root, dirs);
+    let dir = storage.path().join("bulk");
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "producer",
+                                     "bulk_storage": dir}));
+    assert!(
+        reply["features"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("bulk_objects_v1")),
+        "{reply}"
+    );
+    assert!(dir.join("transfer").is_dir());
+    // Another extension is not offered it unless its start asks.
+    let plain = serve.request(json!({"id": 2, "op": "start", "extension": "plain"}));
+    assert!(
+        !plain["features"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("bulk_objects_v1")),
+        "{plain}"
+    );
+    // A second directory is refused.
+    let other = serve.request(json!({"id": 3, "op": "start", "extension": "other",
+                                     "bulk_storage": storage.path().join("elsewhere")}));
+    assert_eq!(other["error"]["code"], "invalid_value", "{other}");
+    assert_eq!(other["error"]["field"], "bulk_storage");
+    serve.send(
+        json!({"op": "call", "call_id": "put", "extension": "producer", "tool": "put",
+                      "arguments": {"data": "configured at start"}}),
+    );
+    let put = serve.result(json!("put"));
+    assert_eq!(
+        put["output"]["structured_content"]["blob"]["bytes"], 19,
+        "{put}"
+    );
+    serve.close_input().unwrap();
+}

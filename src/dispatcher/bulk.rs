@@ -122,7 +122,7 @@ impl Dispatcher {
     ) -> Result<Option<Value>, BulkError> {
         let c = self.conns.get(&conn).expect("connection is live");
         let store = match (
-            &self.shared.bulk,
+            self.shared.bulk.get(),
             c.features().contains(Feature::BulkObjectsV1),
         ) {
             (Some(store), true) => store.clone(),
@@ -318,7 +318,7 @@ impl Dispatcher {
     /// that negotiated bulk objects: the BlobRefs its arguments carry (at most 64) are
     /// the blobs it may read.
     pub(super) fn grant_blobs(&mut self, conn: ConnId, id: u64, tool: &str, arguments: &Value) {
-        let Some(store) = &self.shared.bulk else {
+        let Some(store) = self.shared.bulk.get() else {
             return;
         };
         let negotiated = self
@@ -339,7 +339,7 @@ impl Dispatcher {
 
     /// The call `id` of `conn` ended without success: its provisional blobs go.
     pub(super) fn discard_blobs(&mut self, conn: ConnId, id: u64) {
-        if let Some(store) = &self.shared.bulk {
+        if let Some(store) = self.shared.bulk.get() {
             store.take_grant(conn, id);
             store.discard(conn, Some(id));
         }
@@ -347,7 +347,7 @@ impl Dispatcher {
 
     /// The generation `conn` went away: its tickets, leases and provisional blobs go.
     pub(super) fn drop_bulk_generation(&mut self, conn: ConnId) {
-        if let Some(store) = &self.shared.bulk {
+        if let Some(store) = self.shared.bulk.get() {
             store.discard(conn, None);
         }
     }

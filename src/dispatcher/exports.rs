@@ -45,7 +45,7 @@ impl Dispatcher {
         let bulk_tool = self
             .shared
             .bulk
-            .as_ref()
+            .get()
             .and_then(|store| store.take_grant(conn, id));
         let tool = match (&resource_outputs, bulk_tool) {
             (Some((tool, _)), _) => tool.clone(),
@@ -81,7 +81,7 @@ impl Dispatcher {
         });
         match checked {
             Ok((blobs, retired)) => {
-                if let Some(store) = &self.shared.bulk {
+                if let Some(store) = self.shared.bulk.get() {
                     store.export(conn, id, &blobs);
                 }
                 self.dispose_retired(conn, retired);
@@ -108,7 +108,7 @@ impl Dispatcher {
         owner: &str,
         structured: &Value,
     ) -> Result<Vec<String>, ResultError> {
-        let Some(store) = &self.shared.bulk else {
+        let Some(store) = self.shared.bulk.get() else {
             return Ok(Vec::new());
         };
         let mut refs = Vec::new();

@@ -83,7 +83,7 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
             }
         }
         // Bulk objects are offered only with configured storage (section 2.27).
-        if let (Some(store), true) = (&shared.bulk, offered.contains(Feature::BulkObjectsV1)) {
+        if let (Some(store), true) = (shared.bulk.get(), offered.contains(Feature::BulkObjectsV1)) {
             offer = offer.with_bulk_objects(store.offer());
         }
     }

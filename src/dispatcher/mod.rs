@@ -140,8 +140,9 @@ pub(crate) struct Shared {
     pub next_call: Arc<std::sync::atomic::AtomicU64>,
     /// The composing tools' stores (section 2.25).
     pub composition: crate::services::composition::CompositionSettings,
-    /// The bulk store, when the embedder configured one (section 2.27).
-    pub bulk: Option<Arc<crate::services::bulk::store::BulkStore>>,
+    /// The bulk store, once the embedder configured one (section 2.27): on the builder,
+    /// or once at run time ([`crate::ExtensionHost::configure_bulk_storage`]).
+    pub bulk: std::sync::OnceLock<Arc<crate::services::bulk::store::BulkStore>>,
     /// Who the runtime-served features are offered to (sections 2.25-2.27).
     pub runtime_offers: crate::services::runtime_features::RuntimeOffers,
 }

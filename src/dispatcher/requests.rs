@@ -364,7 +364,7 @@ impl Dispatcher {
                             bulk: self
                                 .shared
                                 .bulk
-                                .as_ref()
+                                .get()
                                 .filter(|_| negotiated.features.contains(Feature::BulkObjectsV1))
                                 .map(|store| crate::model::call::BulkScope {
                                     store: store.clone(),

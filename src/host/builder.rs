@@ -436,7 +436,10 @@ impl ExtensionHostBuilder {
             }
         };
         let shared = Arc::new(Shared {
-            bulk,
+            bulk: match bulk {
+                Some(store) => std::sync::OnceLock::from(store),
+                None => std::sync::OnceLock::new(),
+            },
             workspace: workspace.clone(),
             host_context: self.host_context,
             host_value,

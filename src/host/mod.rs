@@ -214,7 +214,47 @@ impl ExtensionHost {
     /// True when bulk storage is configured
     /// ([`ExtensionHostBuilder::bulk_storage`](super::ExtensionHostBuilder::bulk_storage)).
     pub fn has_bulk_storage(&self) -> bool {
-        self.inner.shared.bulk.is_some()
+        self.inner.shared.bulk.get().is_some()
+    }
+
+    /// Configures bulk storage (section 2.27) once, after the host was built, as serve's
+    /// `start` with `bulk_storage` does: `bulk_objects_v1` is then offered to the
+    /// extensions [`ExtensionHost::allow_feature`] names for it, from their next start
+    /// on. The same directory again is accepted; another directory, or storage that
+    /// cannot be set up, is refused.
+    pub fn configure_bulk_storage(
+        &self,
+        storage: crate::services::bulk::BulkStorage,
+    ) -> Result<(), crate::services::bulk::BulkError> {
+        use crate::services::bulk::BulkError;
+        let shared = &self.inner.shared;
+        if let Some(existing) = shared.bulk.get() {
+            return match &storage.directory {
+                Some(dir) if existing.root() == std::path::absolute(dir).ok().as_deref() => Ok(()),
+                _ => Err(BulkError::StorageUnavailable(
+                    "bulk storage is already configured in another directory".into(),
+                )),
+            };
+        }
+        storage
+            .limits
+            .check()
+            .map_err(|e| BulkError::StorageUnavailable(e.to_string()))?;
+        let root = match &storage.directory {
+            Some(dir) => dir.clone(),
+            None => shared.scratch_root.path().join("bulk"),
+        };
+        let store = crate::services::bulk::store::BulkStore::new(
+            &root,
+            storage.limits,
+            storage.directory.is_some(),
+        )
+        .map_err(|e| {
+            BulkError::StorageUnavailable(format!("cannot set up {}: {e}", root.display()))
+        })?;
+        // A concurrent configuration may have won; either store serves.
+        let _ = shared.bulk.set(store);
+        Ok(())
     }
 
     /// Keeps a verified copy of the exported blob `blob` of this host's session in the
@@ -225,7 +265,7 @@ impl ExtensionHost {
         &self,
         blob: &crate::services::bulk::BlobRef,
     ) -> Result<(), crate::services::bulk::BulkError> {
-        let store = self.inner.shared.bulk.as_ref().ok_or_else(|| {
+        let store = self.inner.shared.bulk.get().ok_or_else(|| {
             crate::services::bulk::BulkError::StorageUnavailable("no bulk storage".into())
         })?;
         store.retain_durable(self.session_id(), blob)
@@ -239,7 +279,7 @@ impl ExtensionHost {
         &self,
         blob: &crate::services::bulk::BlobRef,
     ) -> Result<crate::services::bulk::BlobRef, crate::services::bulk::BulkError> {
-        let store = self.inner.shared.bulk.as_ref().ok_or_else(|| {
+        let store = self.inner.shared.bulk.get().ok_or_else(|| {
             crate::services::bulk::BulkError::StorageUnavailable("no bulk storage".into())
         })?;
         store.recover_durable(self.session_id(), blob)

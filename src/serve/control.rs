@@ -101,6 +101,9 @@ pub(crate) enum Op {
         /// The features the runtime serves itself that this extension is offered
         /// (`tool_composition_v1`, `resource_refs_v1`, `operation_descriptors_v1`).
         features: Vec<crate::negotiation::Feature>,
+        /// Configures the session's bulk storage in this directory (once) and offers
+        /// `bulk_objects_v1` to this extension.
+        bulk_storage: Option<std::path::PathBuf>,
     },
     /// Stop an extension.
     Stop { extension: String },
@@ -304,6 +307,7 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
             startup_timeout: f.opt_u64("startup_timeout_ms")?.map(Duration::from_millis),
             services: services(f)?,
             features: super::members::runtime_features(f)?,
+            bulk_storage: f.opt_string("bulk_storage")?.map(std::path::PathBuf::from),
         }),
         "stop" => Ok(Op::Stop {
             extension: f.string("extension")?,

@@ -157,9 +157,23 @@ impl Session {
                 extension,
                 startup_timeout,
                 services,
-                features,
+                mut features,
+                bulk_storage,
             } => {
-                if features.contains(&crate::negotiation::Feature::BulkObjectsV1)
+                let configured = match bulk_storage {
+                    None => Ok(()),
+                    Some(dir) => {
+                        features.push(crate::negotiation::Feature::BulkObjectsV1);
+                        self.host.configure_bulk_storage(
+                            crate::services::bulk::BulkStorage::in_directory(dir),
+                        )
+                    }
+                };
+                if let Err(error) = configured {
+                    let error = ServeError::new(ErrorCode::InvalidValue, error.to_string())
+                        .with("field", "bulk_storage");
+                    self.reply_error(id, error);
+                } else if features.contains(&crate::negotiation::Feature::BulkObjectsV1)
                     && !self.host.has_bulk_storage()
                 {
                     let error = ServeError::new(

@@ -130,6 +130,8 @@ struct State {
 /// Every bulk record of one host, and its two directories.
 #[derive(Debug)]
 pub(crate) struct BulkStore {
+    /// The store's directory.
+    root: PathBuf,
     transfer: Dir,
     objects: Dir,
     /// Retained blobs of a store in a configured directory; a temporary store has none
@@ -148,6 +150,7 @@ impl BulkStore {
         fs::create_dir_all(&root)?;
         fs::set_permissions(&root, fs::Permissions::from_mode(0o700))?;
         Ok(Arc::new(BulkStore {
+            root: root.clone(),
             transfer: Dir::create(root.join("transfer"))?,
             objects: Dir::create(root.join("objects"))?,
             durable: match durable {
@@ -158,6 +161,11 @@ impl BulkStore {
             prefix: crate::hex::random(8)?,
             state: Mutex::new(State::default()),
         }))
+    }
+
+    /// The store's directory, when it is not a temporary one.
+    pub fn root(&self) -> Option<&Path> {
+        self.durable.as_ref().map(|_| self.root.as_path())
     }
 
     /// The storage context offered in `initialize`.
@@ -323,6 +331,10 @@ impl BulkStore {
         snapshot: Option<String>,
         cancelled: &crate::model::frontend::CancelFlag,
     ) -> Option<BlobRef> {
+        // A commit that failed before its copy still removes the locator.
+        if snapshot.is_none() {
+            self.transfer.unlink(&ticket.locator);
+        }
         let mut state = self.state.lock();
         let record = !cancelled.is_cancelled();
         let usage = state.usage.entry(ticket.owner.clone()).or_default();
