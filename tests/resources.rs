@@ -579,3 +579,23 @@ fn the_sdk_builds_a_native_value_another_call_takes_and_disposes_of_it() {
         octet_host::model::status::LifecycleState::Ready
     );
 }
+
+#[test]
+fn a_queued_call_checks_and_pins_its_inputs_when_it_is_sent() {
+    // One call at a time: the second call waits in the host's queue.
+    let f = fixture("OCTET_RESOURCE_CONCURRENCY = \"1\"");
+    let circuit = make(&f.ext, json!({})).0.unwrap();
+    let first = f.ext.call_tool_async(
+        "use",
+        json!({"circuit": circuit, "sleep_ms": 800}),
+        options(),
+    );
+    // Admitted while the value is pinned, it is not refused: it is checked and pins
+    // the value only when the first call has settled and it is sent.
+    let queued = f
+        .ext
+        .call_tool_async("inspect", json!({"circuit": circuit}), options());
+    assert!(first.wait().is_ok());
+    let token = circuit["$resource"].as_str().unwrap();
+    assert_eq!(queued.wait().unwrap().text(), format!("\"used {token}\""));
+}
