@@ -51,6 +51,23 @@ fn make(ext: &ExtensionHandle, arguments: Value) -> (Option<Value>, Value) {
     (exported, serde_json::from_str(&out.text()).unwrap())
 }
 
+/// A new circuit, and a `use` of it that runs for `sleep_ms`.
+fn made_and_used(
+    ext: &ExtensionHandle,
+    sleep_ms: u64,
+) -> (
+    Value,
+    octet_host::host::PendingCall<octet_host::validate::ToolResult>,
+) {
+    let circuit = make(ext, json!({})).0.unwrap();
+    let running = ext.call_tool_async(
+        "use",
+        json!({"circuit": circuit, "sleep_ms": sleep_ms}),
+        options(),
+    );
+    (circuit, running)
+}
+
 fn use_ref(ext: &ExtensionHandle, circuit: &Value) -> Result<String, CallError> {
     ext.call_tool("use", json!({ "circuit": circuit }), options())
         .map(|out| out.text())
@@ -157,12 +174,7 @@ fn an_output_the_call_did_not_register_fails_the_call_and_retires_its_values() {
 #[test]
 fn a_pinned_value_is_busy_until_its_call_settles_and_release_retires_it() {
     let f = fixture("");
-    let circuit = make(&f.ext, json!({})).0.unwrap();
-    let slow = f.ext.call_tool_async(
-        "use",
-        json!({"circuit": circuit, "sleep_ms": 1500}),
-        options(),
-    );
+    let (circuit, slow) = made_and_used(&f.ext, 1500);
     // The first call pinned the value when it was sent, before this one came.
     assert_eq!(refused(use_ref(&f.ext, &circuit)), ResourceError::Busy);
     let inspect = f
@@ -198,12 +210,7 @@ fn a_pinned_value_is_busy_until_its_call_settles_and_release_retires_it() {
 #[test]
 fn a_cancelled_call_keeps_its_pin_until_the_extension_settles_it() {
     let f = fixture("");
-    let circuit = make(&f.ext, json!({})).0.unwrap();
-    let slow = f.ext.call_tool_async(
-        "use",
-        json!({"circuit": circuit, "sleep_ms": 1500}),
-        options(),
-    );
+    let (circuit, slow) = made_and_used(&f.ext, 1500);
     // Cancel only once the extension is running the call, so the frame was sent.
     let token = circuit["$resource"].as_str().unwrap();
     let events = collect_events(&f.host, Duration::from_secs(30), |events| {
@@ -584,12 +591,7 @@ fn the_sdk_builds_a_native_value_another_call_takes_and_disposes_of_it() {
 fn a_queued_call_checks_and_pins_its_inputs_when_it_is_sent() {
     // One call at a time: the second call waits in the host's queue.
     let f = fixture("OCTET_RESOURCE_CONCURRENCY = \"1\"");
-    let circuit = make(&f.ext, json!({})).0.unwrap();
-    let first = f.ext.call_tool_async(
-        "use",
-        json!({"circuit": circuit, "sleep_ms": 800}),
-        options(),
-    );
+    let (circuit, first) = made_and_used(&f.ext, 800);
     // Admitted while the value is pinned, it is not refused: it is checked and pins
     // the value only when the first call has settled and it is sent.
     let queued = f
