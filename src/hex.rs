@@ -15,6 +15,14 @@ pub(crate) fn lower(bytes: &[u8]) -> String {
     text
 }
 
+/// True for a SHA-256 as this host writes it: exactly 64 lowercase hex digits.
+pub(crate) fn is_sha256(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 /// `N` random bytes.
 pub(crate) fn random_bytes<const N: usize>() -> io::Result<[u8; N]> {
     let mut bytes = [0u8; N];

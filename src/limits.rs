@@ -798,3 +798,15 @@ pub const OPERATION_DISCOVERY_DEFAULT_LIMIT: usize = 8;
 
 /// Most cards one `get_applicable_operations` page holds (section 2.26: "maximum 32").
 pub const OPERATION_DISCOVERY_MAX_LIMIT: usize = 32;
+
+// ---------------------------------------------------------------------------
+// Bulk objects (section 2.27, API 0.4 `bulk_objects_v1`); the quotas' defaults are
+// above, with the offer.
+// ---------------------------------------------------------------------------
+
+/// Most BlobRefs one result's structured content may carry (a host bound).
+pub const MAX_RESULT_BLOBS: usize = 256;
+
+/// Most BlobRefs of one call's arguments that grant it a read (a host bound; more are
+/// ignored).
+pub const MAX_GRANTED_BLOBS: usize = 64;

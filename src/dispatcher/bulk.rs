@@ -26,9 +26,6 @@ use crate::services::bulk::{BlobRef, BulkError};
 use crate::transport::ConnId;
 use crate::wire::RequestId;
 
-/// Most BlobRefs of one call's arguments that grant it a read.
-const MAX_GRANTED_BLOBS: usize = 64;
-
 /// The closed params of a bulk request: `parent_request_id` and exactly `members`.
 fn closed<'a>(
     params: Option<&'a Value>,
@@ -329,7 +326,8 @@ impl Dispatcher {
             return;
         }
         let mut tokens = HashSet::new();
-        for value in crate::services::bulk::blob_values(arguments, MAX_GRANTED_BLOBS) {
+        for value in crate::services::bulk::blob_values(arguments, crate::limits::MAX_GRANTED_BLOBS)
+        {
             if let Ok(blob) = BlobRef::parse(value) {
                 tokens.insert(blob.token);
             }

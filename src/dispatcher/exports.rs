@@ -1,10 +1,10 @@
 //! What a successful `tool/call` publishes (sections 2.26, 2.27): its declared resource
 //! outputs and the blobs it committed, together or not at all.
 //!
-//! On a generation that negotiated resource refs or bulk objects, the answer of a call
-//! whose tool declares resource outputs, or that runs with bulk objects, is validated
-//! here on the dispatcher, as its caller will validate it again: only a valid,
-//! successful result publishes. Its resource outputs must be values it registered, and
+//! The answer of a call whose tool declares resource outputs, or that committed a
+//! blob, is validated here on the dispatcher, as its caller will validate it again:
+//! only a valid, successful result publishes. Other answers are validated by their
+//! caller alone, the BlobRefs they carry included. Its resource outputs must be values it registered, and
 //! every BlobRef in its structured content must match a blob it committed (published
 //! now) or an exported blob of its owner. Anything else fails the call as an invalid
 //! result, and everything it made is retired.
@@ -13,13 +13,9 @@ use serde_json::Value;
 
 use super::Dispatcher;
 use crate::model::call::{CallError, RawResult};
-use crate::services::bulk::BlobRef;
 use crate::transport::ConnId;
 use crate::validate::resource::{ResourceRef, ResourceSlot};
 use crate::validate::{ResultError, ResultErrorKind};
-
-/// Most BlobRefs one result may carry.
-const MAX_RESULT_BLOBS: usize = 256;
 
 fn invalid(at: impl Into<String>, reason: impl Into<String>) -> ResultError {
     ResultError::new(
@@ -42,11 +38,14 @@ impl Dispatcher {
         let c = self.conns.get_mut(&conn)?;
         let resource_outputs = c.resources.forget_outputs(id);
         let owner = c.owner.session_id.clone();
-        let bulk_tool = self
-            .shared
-            .bulk
-            .get()
-            .and_then(|store| store.take_grant(conn, id));
+        // Only a call that committed a blob has one to publish; the BlobRefs of any
+        // other result are checked by its caller (`RawResult::tool_output`), off the
+        // dispatcher.
+        let bulk_tool = self.shared.bulk.get().and_then(|store| {
+            store
+                .take_grant(conn, id)
+                .filter(|_| store.has_provisional(conn, id))
+        });
         let tool = match (&resource_outputs, bulk_tool) {
             (Some((tool, _)), _) => tool.clone(),
             (None, Some(tool)) => tool,
@@ -67,14 +66,22 @@ impl Dispatcher {
             }
         };
         let structured = result.structured_content.unwrap_or(Value::Null);
-        let checked = self.check_blobs(conn, id, &owner, &structured).and_then(|blobs| {
+        let blobs = match self.shared.bulk.get() {
+            Some(store) => store
+                .result_blobs(conn, id, &owner, &structured)
+                .map_err(|why| invalid("structured_content", why)),
+            None => Ok(Vec::new()),
+        };
+        let checked = blobs.and_then(|blobs| {
             let slots = resource_outputs.map(|(_, slots)| slots).unwrap_or_default();
             let refs = resources_of(&slots, &structured)?;
             let c = self.conns.get_mut(&conn).expect("checked above");
             let retired = c.resources.export(id, &refs).map_err(|error| {
                 invalid(
                     "structured_content",
-                    format!("a declared resource output is not a value this call registered: {error}"),
+                    format!(
+                        "a declared resource output is not a value this call registered: {error}"
+                    ),
                 )
             })?;
             Ok((blobs, retired))
@@ -84,7 +91,7 @@ impl Dispatcher {
                 if let Some(store) = self.shared.bulk.get() {
                     store.export(conn, id, &blobs);
                 }
-                self.dispose_retired(conn, retired);
+                self.dispose(conn, retired);
                 None
             }
             Err(error) => {
@@ -98,34 +105,6 @@ impl Dispatcher {
     fn retire_made(&mut self, conn: ConnId, id: u64) {
         self.retire_resources(conn, id);
         self.discard_blobs(conn, id);
-    }
-
-    /// The tokens of the blobs the call's structured content publishes.
-    fn check_blobs(
-        &self,
-        conn: ConnId,
-        id: u64,
-        owner: &str,
-        structured: &Value,
-    ) -> Result<Vec<String>, ResultError> {
-        let Some(store) = self.shared.bulk.get() else {
-            return Ok(Vec::new());
-        };
-        let mut refs = Vec::new();
-        for value in crate::services::bulk::blob_values(structured, MAX_RESULT_BLOBS + 1) {
-            if refs.len() == MAX_RESULT_BLOBS {
-                return Err(invalid(
-                    "structured_content",
-                    format!("a result carries at most {MAX_RESULT_BLOBS} BlobRefs"),
-                ));
-            }
-            let blob = BlobRef::parse(value)
-                .map_err(|problem| invalid("structured_content", problem.to_string()))?;
-            refs.push(blob);
-        }
-        store
-            .check_outputs(conn, id, owner, &refs)
-            .map_err(|why| invalid("structured_content", why))
     }
 }
 

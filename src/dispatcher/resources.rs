@@ -229,13 +229,8 @@ impl Dispatcher {
         })
     }
 
-    /// Sends `resource/dispose` for `retired` (values an export retired).
-    pub(super) fn dispose_retired(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
-        self.dispose(conn, retired);
-    }
-
     /// Sends `resource/dispose` for `retired`, 32 refs a request.
-    fn dispose(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
+    pub(super) fn dispose(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
         if retired.is_empty() {
             return;
         }

@@ -419,21 +419,11 @@ impl ExtensionHostBuilder {
             }
         }
         let bulk = match &self.bulk_storage {
+            Some(storage) => Some(crate::services::bulk::store::BulkStore::for_storage(
+                storage,
+                scratch_root.path(),
+            )?),
             None => None,
-            Some(storage) => {
-                storage.limits.check().map_err(|e| {
-                    std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
-                })?;
-                let root = match &storage.directory {
-                    Some(dir) => dir.clone(),
-                    None => scratch_root.path().join("bulk"),
-                };
-                Some(crate::services::bulk::store::BulkStore::new(
-                    &root,
-                    storage.limits,
-                    storage.directory.is_some(),
-                )?)
-            }
         };
         let shared = Arc::new(Shared {
             bulk: match bulk {

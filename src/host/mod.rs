@@ -236,22 +236,11 @@ impl ExtensionHost {
                 )),
             };
         }
-        storage
-            .limits
-            .check()
-            .map_err(|e| BulkError::StorageUnavailable(e.to_string()))?;
-        let root = match &storage.directory {
-            Some(dir) => dir.clone(),
-            None => shared.scratch_root.path().join("bulk"),
-        };
-        let store = crate::services::bulk::store::BulkStore::new(
-            &root,
-            storage.limits,
-            storage.directory.is_some(),
+        let store = crate::services::bulk::store::BulkStore::for_storage(
+            &storage,
+            shared.scratch_root.path(),
         )
-        .map_err(|e| {
-            BulkError::StorageUnavailable(format!("cannot set up {}: {e}", root.display()))
-        })?;
+        .map_err(|e| BulkError::StorageUnavailable(format!("cannot set up bulk storage: {e}")))?;
         // A concurrent configuration may have won; either store serves.
         let _ = shared.bulk.set(store);
         Ok(())

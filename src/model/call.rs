@@ -347,8 +347,24 @@ impl RawResult {
         let resolver = blobs
             .as_ref()
             .map(|b| b as &dyn crate::validate::diagnostics::BlobResolver);
-        crate::validate::tool_result::tool_output_with_blobs(&self.value, &context, resolver)
-            .map_err(CallError::InvalidResult)
+        let result =
+            crate::validate::tool_result::tool_output_with_blobs(&self.value, &context, resolver)
+                .map_err(CallError::InvalidResult)?;
+        // Every BlobRef a successful result carries names a blob the host holds, of
+        // its metadata, that the call published or its owner exported (section 2.27).
+        if let (Some(scope), false) = (&self.bulk, result.is_error) {
+            let structured = result.structured_content.as_ref().unwrap_or(&Value::Null);
+            scope
+                .store
+                .result_blobs(scope.conn, scope.call, &scope.owner, structured)
+                .map_err(|why| {
+                    CallError::InvalidResult(crate::validate::ResultError::new(
+                        "structured_content",
+                        crate::validate::ResultErrorKind::Resource { reason: why },
+                    ))
+                })?;
+        }
+        Ok(result)
     }
 }
 

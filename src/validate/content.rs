@@ -282,7 +282,7 @@ fn mime_essence(mime_type: &str) -> Option<&str> {
 }
 
 /// True for an RFC 6838 `restricted-name`.
-fn restricted_name(name: &str) -> bool {
+pub(crate) fn restricted_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     let Some(first) = bytes.next() else {
         return false;

@@ -34,11 +34,7 @@ impl BlobRef {
             return Err(BlobRefProblem::UnknownMember { name: name.clone() });
         }
         let token = match map.get("$blob") {
-            Some(Value::String(t))
-                if !t.is_empty() && t.len() <= 128 && t.bytes().all(|b| b.is_ascii_graphic()) =>
-            {
-                t.clone()
-            }
+            Some(Value::String(t)) if crate::validate::resource::is_token(t) => t.clone(),
             _ => return Err(BlobRefProblem::Token),
         };
         let bytes = map
@@ -77,27 +73,16 @@ pub(crate) fn parse_digest(digest: Option<&Value>) -> Option<String> {
         return None;
     }
     let value = map.get("value")?.as_str()?;
-    (value.len() == 64
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
-    .then(|| value.to_string())
+    crate::hex::is_sha256(value).then(|| value.to_string())
 }
 
 /// True for a `type/subtype` of RFC 6838 restricted names, without parameters.
 pub(crate) fn is_media_type(text: &str) -> bool {
-    let name = |part: &str| {
-        !part.is_empty()
-            && part.len() <= 127
-            && part.as_bytes()[0].is_ascii_alphanumeric()
-            && part
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
-    };
+    use crate::validate::content::restricted_name;
     text.len() <= MAX_MEDIA_TYPE_BYTES
         && text
             .split_once('/')
-            .is_some_and(|(kind, sub)| name(kind) && name(sub))
+            .is_some_and(|(kind, sub)| restricted_name(kind) && restricted_name(sub))
 }
 
 /// Why a value is not a BlobRef.

@@ -163,6 +163,19 @@ impl BulkStore {
         }))
     }
 
+    /// The store `storage` configures: in its directory (durable), or in `scratch/bulk`
+    /// (temporary). Limits outside 1..=2^53-1 are refused.
+    pub fn for_storage(storage: &super::BulkStorage, scratch: &Path) -> io::Result<Arc<BulkStore>> {
+        storage
+            .limits
+            .check()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+        match &storage.directory {
+            Some(dir) => BulkStore::new(dir, storage.limits, true),
+            None => BulkStore::new(&scratch.join("bulk"), storage.limits, false),
+        }
+    }
+
     /// The store's directory, when it is not a temporary one.
     pub fn root(&self) -> Option<&Path> {
         self.durable.as_ref().map(|_| self.root.as_path())
@@ -525,6 +538,41 @@ impl BulkStore {
             }
         }
         Ok(exports)
+    }
+
+    /// Checks the BlobRefs of a successful result's `structured` content (at most
+    /// [`crate::limits::MAX_RESULT_BLOBS`], each a valid BlobRef) with
+    /// [`BulkStore::check_outputs`]: the tokens to export, or why the result is
+    /// invalid.
+    pub fn result_blobs(
+        &self,
+        conn: ConnId,
+        call: u64,
+        owner: &str,
+        structured: &serde_json::Value,
+    ) -> Result<Vec<String>, String> {
+        use crate::limits::MAX_RESULT_BLOBS;
+        let values = super::blob_values(structured, MAX_RESULT_BLOBS + 1);
+        if values.len() > MAX_RESULT_BLOBS {
+            return Err(format!(
+                "a result carries at most {MAX_RESULT_BLOBS} BlobRefs"
+            ));
+        }
+        let refs = values
+            .into_iter()
+            .map(|value| BlobRef::parse(value).map_err(|problem| problem.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.check_outputs(conn, call, owner, &refs)
+    }
+
+    /// True when the call `call` of `conn` committed a blob not yet published or
+    /// discarded.
+    pub fn has_provisional(&self, conn: ConnId, call: u64) -> bool {
+        self.state
+            .lock()
+            .blobs
+            .values()
+            .any(|b| b.state == BlobState::Provisional { conn, parent: call })
     }
 
     /// The call `parent` of `conn` settled successfully: `exports` are published, its

@@ -527,11 +527,7 @@ fn source(value: &Value, path: &Path) -> Result<Source, ResultError> {
                 return Err(rule(&path.key("path"), DiagnosticRule::WorkspacePath));
             }
             let revision = as_str(required(object, "revision", path)?, &path.key("revision"))?;
-            let hex = revision.len() == 64
-                && revision
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-            if !hex {
+            if !crate::hex::is_sha256(revision) {
                 return Err(rule(&path.key("revision"), DiagnosticRule::Revision));
             }
             Ok(Source::Workspace {

@@ -100,8 +100,9 @@ impl ResourceRef {
     }
 }
 
-/// True when `token` may be a `$resource` token: 1–128 printable ASCII bytes.
-fn is_token(token: &str) -> bool {
+/// True when `token` may be a host token (`$resource`, `$blob`): 1–128 printable
+/// ASCII bytes.
+pub(crate) fn is_token(token: &str) -> bool {
     !token.is_empty()
         && token.len() <= MAX_RESOURCE_TOKEN_BYTES
         && token.bytes().all(|b| b.is_ascii_graphic())
