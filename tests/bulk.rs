@@ -277,6 +277,13 @@ fn only_a_successful_call_publishes_the_blobs_it_returns() {
         Err(CallError::InvalidResult(e)) => assert!(e.to_string().contains("blob"), "{e}"),
         other => panic!("expected an invalid result, got {other:?}"),
     }
+    // So does one in a call that committed nothing, which its caller checks.
+    let alone =
+        f.a.call_tool("put", json!({"data": "x", "mode": "forge_only"}), options());
+    match alone {
+        Err(CallError::InvalidResult(e)) => assert!(e.to_string().contains("blob"), "{e}"),
+        other => panic!("expected an invalid result, got {other:?}"),
+    }
 }
 
 #[test]
