@@ -171,3 +171,67 @@ fn methods_a_binding_does_not_implement_are_refused_as_unsupported() {
     assert!(message.starts_with("unsupported_feature: "), "{message}");
     assert!(message.contains("composer/set"), "{message}");
 }
+
+/// The schema's `service_kinds` annotation, which the Python package's service classes
+/// are generated from, is the table itself: every kind in order, each with exactly its
+/// rows that reach serve's client (method, trait method name, API versions,
+/// notification or not, and the params member that tells a row apart), then the
+/// brokers.
+#[test]
+fn the_schema_service_kinds_are_the_table_and_the_brokers() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/serve-protocol.schema.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let kinds = schema["$defs"]["service_kinds"]["x-kinds"]
+        .as_array()
+        .expect("$defs.service_kinds.x-kinds");
+    let row = |kind: &Value| {
+        let methods: Vec<Value> = kind["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                json!({
+                    "method": m["method"], "fn": m["fn"], "apis": m["apis"],
+                    "notification": m["notification"],
+                    "marker": m.get("marker").cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        json!({"kind": kind["kind"], "broker": kind["broker"], "methods": methods})
+    };
+    let listed: Vec<Value> = kinds.iter().map(row).collect();
+    let mut table: Vec<Value> = ServiceKind::ALL
+        .iter()
+        .map(|kind| {
+            let methods: Vec<Value> = ServiceMethod::ALL
+                .iter()
+                .filter(|m| m.kind() == *kind && !m.is_guarded())
+                .map(|m| {
+                    let apis: Vec<String> = m.apis().iter().map(|a| a.to_string()).collect();
+                    json!({
+                        "method": m.name(), "fn": m.fn_name(), "apis": apis,
+                        "notification": m.is_notification(),
+                        "marker": m.admission().marker(),
+                    })
+                })
+                .collect();
+            json!({"kind": kind.name(), "broker": false, "methods": methods})
+        })
+        .collect();
+    let brokers = [
+        ("policy", "evaluate"),
+        ("approvals", "approve"),
+        ("secrets", "get"),
+        ("provider_credentials", "credentials"),
+    ];
+    for ((name, fn_name), method) in brokers.into_iter().zip(BROKER_METHODS) {
+        table.push(json!({"kind": name, "broker": true, "methods": [{
+            "method": method, "fn": fn_name, "apis": ["0.1", "0.2", "0.3", "0.4"],
+            "notification": false, "marker": null,
+        }]}));
+    }
+    assert_eq!(listed, table);
+}

@@ -463,10 +463,7 @@ fn a_headless_client_is_never_asked() {
 
 #[test]
 fn the_schema_refuses_lines_serve_never_writes() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let schema = octet_host::validate::schema::OutputSchema::compile(&schema).unwrap();
+    let schema = crate::support::serve_harness::output_schema();
     for bad in [
         json!({"type": "result", "call_id": 1, "op": "call", "extension": "x", "ok": true}),
         json!({"type": "reply", "id": 1, "ok": false}),

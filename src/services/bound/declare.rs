@@ -162,6 +162,14 @@ macro_rules! declare_table {
                 }
             }
 
+            /// The name of the service trait's method that serves it, such as `get` or
+            /// `append_entry` (other languages' service classes use the same names).
+            pub fn fn_name(self) -> &'static str {
+                match self {
+                    $($(ServiceMethod::$method => stringify!($fn_name),)*)*
+                }
+            }
+
             /// The service that serves it.
             pub fn kind(self) -> ServiceKind {
                 match self {

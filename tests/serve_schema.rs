@@ -1,0 +1,89 @@
+//! serve's JSON Schema describes the control lines too (`$defs.control_line`), which
+//! other languages' clients are generated from: it names exactly the operations serve
+//! accepts, and every line the schema calls well-formed is read as its operation.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+use support::serve_harness::Serve;
+
+fn control_lines() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/serve-protocol.schema.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    schema["$defs"]["control_line"]["oneOf"]
+        .as_array()
+        .expect("$defs.control_line.oneOf")
+        .clone()
+}
+
+#[test]
+fn the_schema_names_exactly_the_operations_serve_accepts() {
+    let mut serve = Serve::fixture();
+    let error = serve.request(json!({"id": 1, "op": "no_such_op"}));
+    assert_eq!(error["error"]["code"], "unknown_op", "{error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    let accepted: BTreeSet<&str> = message
+        .trim_start_matches("`op` must be one of ")
+        .split(", ")
+        .collect();
+    let lines = control_lines();
+    let listed: BTreeSet<&str> = lines
+        .iter()
+        .map(|line| line["properties"]["op"]["const"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, accepted);
+    serve.close_input().unwrap();
+}
+
+/// A line with only the members the schema requires, each of the simplest value of
+/// its type, is never an `unknown_op`, `missing_field` or `wrong_type`: the schema's
+/// required members and types are serve's.
+#[test]
+fn a_line_with_the_schema_required_members_is_read_as_its_operation() {
+    let mut serve = Serve::fixture();
+    for (n, line) in control_lines().iter().enumerate() {
+        let op = line["properties"]["op"]["const"].as_str().unwrap();
+        if op == "shutdown" {
+            continue;
+        }
+        let mut sent = json!({"id": n, "op": op});
+        // Of members one of which is required, the first.
+        let first_of = line["anyOf"][0]["required"].as_array().cloned();
+        let required = line["required"].as_array().unwrap().iter();
+        for member in required.chain(first_of.iter().flatten()) {
+            let member = member.as_str().unwrap();
+            if member == "op" {
+                continue;
+            }
+            let schema = &line["properties"][member];
+            let types: Vec<&str> = match &schema["type"] {
+                Value::String(t) => vec![t.as_str()],
+                Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+                _ => vec!["string"],
+            };
+            sent[member] = match types[0] {
+                "integer" => json!(1),
+                "boolean" => json!(false),
+                "object" => json!({}),
+                "array" => json!([]),
+                _ => json!(format!("x-{n}")),
+            };
+        }
+        let reply = serve.request(sent.clone());
+        let code = reply["error"]["code"].as_str().unwrap_or_default();
+        // A nested member (`report.agent_id`) is inside an object the schema leaves open.
+        let nested = reply["error"]["field"]
+            .as_str()
+            .is_some_and(|f| f.contains('.'));
+        assert!(
+            nested || !["unknown_op", "missing_field", "wrong_type"].contains(&code),
+            "{op}: {sent} got {reply}"
+        );
+    }
+    serve.close_input().unwrap();
+}
