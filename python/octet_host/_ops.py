@@ -1,0 +1,236 @@
+"""Every serve operation once: the control line it writes and what its answer means.
+
+Both APIs (``octet_host.Host`` and ``octet_host.aio.Host``) build a :class:`Request`
+here and hand it to the core; they differ only in how they wait for it.
+"""
+
+from __future__ import annotations
+
+from ._future import Future
+from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequence, TypeVar, Union
+
+from ._core import Core, Line, Subscriber
+from .errors import ServeError, error_for
+
+T = TypeVar("T")
+Id = Union[str, int]
+Json = Dict[str, Any]
+
+
+class Request(Generic[T]):
+    """One operation, ready to send: ``kind`` is ``reply`` (answered by its reply),
+    ``call`` (answered by its ``result`` line) or ``start`` (a reply that also binds
+    the extension's services)."""
+
+    def __init__(
+        self,
+        kind: str,
+        line: Dict[str, Any],
+        convert: Callable[[Line], T],
+        *,
+        progress: Optional[Subscriber] = None,
+        services: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        self.kind = kind
+        self.line = line
+        self.convert = convert
+        self.progress = progress
+        self.services = services
+
+
+def send(core: Core, request: "Request[Any]") -> "tuple[Optional[Id], Future[Line]]":
+    """Sends ``request``: the call id (for calls) and the future of its answer line."""
+    if request.kind == "call":
+        return core.call(request.line, request.progress)
+    if request.kind == "start" and request.services is not None:
+        core.bind(request.line["extension"], request.services)
+    return None, core.request(request.line)
+
+
+def outcome(request: "Request[T]", line: Line) -> T:
+    """The value of the answer ``line``, or its error raised."""
+    if not line.get("ok"):
+        error = line.get("error") or {"code": "unknown", "message": "no error object"}
+        raise error_for(error, starting=request.kind == "start")
+    return request.convert(line)
+
+
+def _members(line: Line) -> Json:
+    return {k: v for k, v in line.items() if k not in ("type", "id", "ok")}
+
+
+def _output(line: Line) -> Json:
+    output = line.get("output")
+    return output if isinstance(output, dict) else {"value": output}
+
+
+def _nothing(line: Line) -> None:
+    return None
+
+
+def _opt(line: Dict[str, Any], **members: Any) -> Dict[str, Any]:
+    for key, value in members.items():
+        if value is not None:
+            line[key] = value
+    return line
+
+
+def _services(services: Union[Mapping[str, Any], Sequence[str], None]) -> Optional[Dict[str, Any]]:
+    if services is None:
+        return None
+    if isinstance(services, Mapping):
+        return dict(services)
+    return {name: None for name in services}
+
+
+# Session.
+
+
+def discover() -> "Request[Json]":
+    return Request("reply", {"op": "discover"}, _members)
+
+
+def start(
+    extension: str,
+    services: Union[Mapping[str, Any], Sequence[str], None],
+    features: Optional[Sequence[str]],
+    startup_timeout_ms: Optional[int],
+    bulk_storage: Optional[str],
+) -> "Request[Json]":
+    bound = _services(services)
+    line = _opt(
+        {"op": "start", "extension": extension},
+        services=list(bound) if bound is not None else None,
+        features=list(features) if features is not None else None,
+        startup_timeout_ms=startup_timeout_ms,
+        bulk_storage=bulk_storage,
+    )
+    return Request("start", line, _members, services=bound or {})
+
+
+def stop(extension: str) -> "Request[Json]":
+    return Request("reply", {"op": "stop", "extension": extension}, lambda l: l.get("report") or {})
+
+
+def reload(extension: str) -> "Request[Json]":
+    return Request("start", {"op": "reload", "extension": extension}, _members)
+
+
+def status() -> "Request[List[Json]]":
+    return Request("reply", {"op": "status"}, lambda l: list(l.get("extensions") or []))
+
+
+def shutdown() -> "Request[Json]":
+    return Request("reply", {"op": "shutdown"}, lambda l: l.get("report") or {})
+
+
+# Calls.
+
+
+def call_line(op: str, extension: str, timeout_ms: Optional[int], call_id: Optional[Id],
+              **members: Any) -> Dict[str, Any]:
+    return _opt({"op": op, "extension": extension}, timeout_ms=timeout_ms, call_id=call_id,
+                **members)
+
+
+def call(op: str, extension: str, *, timeout_ms: Optional[int] = None,
+         call_id: Optional[Id] = None, progress: Optional[Subscriber] = None,
+         **members: Any) -> "Request[Json]":
+    return Request("call", call_line(op, extension, timeout_ms, call_id, **members), _output,
+                   progress=progress)
+
+
+def cancel(call_id: Id) -> "Request[None]":
+    return Request("reply", {"op": "cancel", "call_id": call_id}, _nothing)
+
+
+# Answers.
+
+
+def answer_confirmation(request_id: int, confirmed: bool) -> "Request[None]":
+    return Request("reply", {"op": "answer_confirmation", "request_id": request_id,
+                             "confirmed": confirmed}, _nothing)
+
+
+def answer_input(request_id: int, value: Optional[str]) -> "Request[None]":
+    return Request("reply", {"op": "answer_input", "request_id": request_id, "value": value},
+                   _nothing)
+
+
+def service_answer(request_id: int, result: Optional[Json], refusal: Optional[str],
+                   message: Optional[str]) -> "Request[None]":
+    line = _opt({"op": "service_answer", "request_id": request_id}, result=result,
+                refusal=refusal, message=message)
+    return Request("reply", line, _nothing)
+
+
+# Notifications to extensions.
+
+
+def notify(extension: str, method: str, params: Optional[Json], generation: Optional[int]) -> "Request[None]":
+    return Request("reply", _opt({"op": "notify", "extension": extension, "method": method,
+                                  "params": params or {}}, generation=generation), _nothing)
+
+
+def message_delta(extension: str, message_id: str, deltas: Union[str, Sequence[str]],
+                  generation: Optional[int]) -> "Request[None]":
+    line: Dict[str, Any] = {"op": "message_delta", "extension": extension, "message_id": message_id}
+    if isinstance(deltas, str):
+        line["delta"] = deltas
+    else:
+        line["deltas"] = list(deltas)
+    return Request("reply", _opt(line, generation=generation), _nothing)
+
+
+def message_settled(extension: str, message_id: str, generation: Optional[int]) -> "Request[None]":
+    return Request("reply", _opt({"op": "message_settled", "extension": extension,
+                                  "message_id": message_id}, generation=generation), _nothing)
+
+
+def terminal_revoke(extension: str, reason: str, generation: Optional[int]) -> "Request[None]":
+    return Request("reply", _opt({"op": "terminal_revoke", "extension": extension,
+                                  "reason": reason}, generation=generation), _nothing)
+
+
+def autocomplete(text: str, cursor: int, revision: int, extension: Optional[str]) -> "Request[Json]":
+    return Request("reply", _opt({"op": "autocomplete", "text": text, "cursor": cursor,
+                                  "revision": revision}, extension=extension), _members)
+
+
+def lifecycle(event: str, params: Mapping[str, Any]) -> "Request[None]":
+    return Request("reply", {**params, "op": "lifecycle", "event": event}, _nothing)
+
+
+# Child agent sessions and resources.
+
+
+def agent_report(report: Json) -> "Request[None]":
+    return Request("reply", {"op": "agent_report", "report": report}, _nothing)
+
+
+def agent_event(agent_id: str, event: Json) -> "Request[int]":
+    return Request("reply", {"op": "agent_event", "agent_id": agent_id, "event": event},
+                   lambda l: int(l["sequence"]))
+
+
+def get_applicable_operations(arguments: Json) -> "Request[Json]":
+    return Request("reply", {"op": "get_applicable_operations", "arguments": arguments},
+                   _members)
+
+
+#: The Host method of every serve operation (the tests hold it to the schema's OPS).
+METHOD_OF_OP: Dict[str, str] = {
+    "discover": "discover", "start": "start", "stop": "stop", "reload": "reload",
+    "call": "call", "command": "command", "hook": "hook", "context": "context",
+    "status_collect": "status_collect", "render": "render", "menu": "menu",
+    "menu_action": "menu_action", "cancel": "cancel",
+    "answer_confirmation": "answer_confirmation", "answer_input": "answer_input",
+    "service_answer": "service_answer", "notify": "notify",
+    "message_delta": "message_delta", "message_settled": "message_settled",
+    "autocomplete": "autocomplete", "terminal_revoke": "terminal_revoke",
+    "agent_report": "agent_report", "agent_event": "agent_event", "status": "status",
+    "get_applicable_operations": "get_applicable_operations", "lifecycle": "lifecycle",
+    "shutdown": "shutdown",
+}
+
+__all__ = ["Request", "ServeError", "METHOD_OF_OP"]

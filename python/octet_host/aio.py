@@ -1,0 +1,364 @@
+"""The asyncio API: :class:`Host` is :class:`octet_host.Host` for asyncio programs.
+
+It shares the protocol core (the reader thread, the routing, the worker pool) with the
+synchronous API; each operation awaits the core's answer through the running loop,
+so no call blocks the loop. Service handlers and question callbacks may be plain
+functions (run on the worker pool) or coroutine functions (run on this loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import (
+    Any,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+)
+
+from . import _ops
+from ._core import Core, Line, Subscriber
+from ._future import Future
+from .host import serve_argv
+
+T = TypeVar("T")
+Id = Union[str, int]
+Json = Dict[str, Any]
+Services = Union[Mapping[str, Any], Sequence[str], None]
+Question = Callable[[Json], Union[Any, Awaitable[Any]]]
+
+
+def _awaitable(future: "Future[T]", loop: asyncio.AbstractEventLoop) -> "asyncio.Future[T]":
+    """An asyncio future of the core's future, resolved on ``loop``."""
+    waiter: "asyncio.Future[T]" = loop.create_future()
+
+    def settle(done: "Future[T]") -> None:
+        def apply() -> None:
+            if waiter.cancelled():
+                return
+            error = done.exception()
+            if error is not None:
+                waiter.set_exception(error)
+            else:
+                waiter.set_result(done.result())
+
+        try:
+            loop.call_soon_threadsafe(apply)
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+
+    future.add_done_callback(settle)
+    return waiter
+
+
+class PendingCall:
+    """A call in flight: ``await pending.result()``, ``await pending.cancel()``."""
+
+    def __init__(self, host: "Host", request: "_ops.Request[Json]", call_id: Id,
+                 future: "Future[Line]") -> None:
+        self._host = host
+        self._request = request
+        self.call_id = call_id
+        self._future = future
+
+    def done(self) -> bool:
+        """True once the call settled."""
+        return self._future.done()
+
+    async def result(self) -> Json:
+        """The call's output, or its error raised."""
+        line = await _awaitable(self._future, self._host._loop)
+        return _ops.outcome(self._request, line)
+
+    async def cancel(self) -> None:
+        """Sends ``cancel``; the result then tells how the call ended."""
+        if self._future.done():
+            return
+        try:
+            await self._host._do(_ops.cancel(self.call_id))
+        except Exception:
+            if not self._future.done():
+                raise
+
+
+class Host:
+    """``octet-host serve`` for asyncio: ``async with Host(workspace, ...) as host``.
+
+    Takes the options of :class:`octet_host.Host`; the process starts when the block
+    is entered (on a worker thread, so the loop keeps running).
+    """
+
+    def __init__(
+        self,
+        workspace: Union[str, "os.PathLike[str]"],
+        extension_dirs: Sequence[Union[str, "os.PathLike[str]"]] = (),
+        *,
+        no_global: bool = True,
+        no_input: bool = False,
+        prompt_wakeups: bool = True,
+        tool_composition: bool = False,
+        resource_refs: bool = False,
+        operation_discovery: bool = False,
+        bulk_storage: Optional[Union[str, "os.PathLike[str]"]] = None,
+        startup_timeout_ms: Optional[int] = None,
+        on_confirmation: Optional[Question] = None,
+        on_input: Optional[Question] = None,
+        binary: Optional[str] = None,
+        serve_args: Sequence[str] = (),
+        env: Optional[Mapping[str, str]] = None,
+        stderr: Any = None,
+        workers: int = 8,
+        event_buffer: int = 4096,
+        ready_timeout: float = 30.0,
+        shutdown_timeout: float = 10.0,
+    ) -> None:
+        self._argv = serve_argv(
+            binary, workspace, extension_dirs, no_global=no_global, no_input=no_input,
+            prompt_wakeups=prompt_wakeups, tool_composition=tool_composition,
+            resource_refs=resource_refs, operation_discovery=operation_discovery,
+            bulk_storage=bulk_storage, startup_timeout_ms=startup_timeout_ms,
+            serve_args=serve_args,
+        )
+        self._options: Dict[str, Any] = dict(
+            env=env, stderr=stderr, workers=workers, event_buffer=event_buffer,
+            ready_timeout=ready_timeout, on_confirmation=on_confirmation, on_input=on_input,
+            prompt_wakeups=prompt_wakeups,
+        )
+        self._shutdown_timeout = shutdown_timeout
+        self._core_or_none: Optional[Core] = None
+        self._loop_or_none: Optional[asyncio.AbstractEventLoop] = None
+        self.report: Optional[Json] = None
+
+    @property
+    def _core(self) -> Core:
+        if self._core_or_none is None:
+            raise RuntimeError("enter `async with octet_host.aio.Host(...)` first")
+        return self._core_or_none
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        assert self._loop_or_none is not None
+        return self._loop_or_none
+
+    async def __aenter__(self) -> "Host":
+        self._loop_or_none = asyncio.get_running_loop()
+        core = await self._loop.run_in_executor(None, lambda: Core(self._argv, **self._options))
+        core.loop = self._loop
+        self._core_or_none = core
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def ready(self) -> Json:
+        """serve's ``ready`` line."""
+        return self._core.ready
+
+    @property
+    def pid(self) -> int:
+        """serve's process id."""
+        return self._core.process.pid
+
+    async def close(self) -> Optional[Json]:
+        """The ordered shutdown (idempotent); the shutdown report or None."""
+        core = self._core_or_none
+        if core is not None and self.report is None and not core.closing:
+            line = await self._loop.run_in_executor(None, core.close, self._shutdown_timeout)
+            self.report = (line or {}).get("report")
+        return self.report
+
+    def kill(self) -> None:
+        """Kills serve at once; its guardian ends every extension."""
+        self._core.kill()
+
+    async def _do(self, request: "_ops.Request[T]") -> T:
+        _, future = _ops.send(self._core, request)
+        line = await _awaitable(future, self._loop)
+        if request.kind == "start" and line.get("ok"):
+            self._core.set_api_version(request.line["extension"], line.get("api_version"))
+        return _ops.outcome(request, line)
+
+    # Events.
+
+    async def events(self, timeout: Optional[float] = None) -> AsyncIterator[Json]:
+        """The buffered events, then new ones; ends after ``timeout`` seconds without
+        one (None: when serve is gone)."""
+        while True:
+            event = await self._loop.run_in_executor(None, self._core.next_event, timeout)
+            if event is None:
+                return
+            yield event
+
+    def subscribe(self, callback: Subscriber, kind: Optional[str] = None) -> Callable[[], None]:
+        """As :meth:`octet_host.Host.subscribe`: called on the event thread; use
+        ``loop.call_soon_threadsafe`` in it to reach the loop."""
+        return self._core.subscribe(kind, callback)
+
+    # The session.
+
+    async def discover(self) -> Json:
+        """The extensions found and the rejected manifests."""
+        return await self._do(_ops.discover())
+
+    async def start(self, extension: str, *, services: Services = None,
+                    features: Optional[Sequence[str]] = None,
+                    startup_timeout_ms: Optional[int] = None,
+                    bulk_storage: Optional[str] = None) -> Json:
+        """Starts ``extension`` with ``services`` bound (see :meth:`octet_host.Host.start`)."""
+        return await self._do(_ops.start(extension, services, features, startup_timeout_ms,
+                                         bulk_storage))
+
+    async def stop(self, extension: str) -> Json:
+        """Stops ``extension``; its shutdown report."""
+        return await self._do(_ops.stop(extension))
+
+    async def reload(self, extension: str) -> Json:
+        """Starts a new generation candidate-first."""
+        return await self._do(_ops.reload(extension))
+
+    async def status(self) -> List[Json]:
+        """One entry per live generation."""
+        return await self._do(_ops.status())
+
+    # Calls.
+
+    def submit(self, op: str, extension: str, *, timeout_ms: Optional[int] = None,
+               call_id: Optional[Id] = None, progress: Optional[Subscriber] = None,
+               **members: Any) -> PendingCall:
+        """Sends any call without waiting (see :meth:`octet_host.Host.submit`)."""
+        request = _ops.call(op, extension, timeout_ms=timeout_ms, call_id=call_id,
+                            progress=progress, **members)
+        sent_id, future = _ops.send(self._core, request)
+        assert sent_id is not None
+        return PendingCall(self, request, sent_id, future)
+
+    async def call(self, extension: str, tool: str, arguments: Optional[Json] = None, *,
+                   timeout_ms: Optional[int] = None,
+                   progress: Optional[Subscriber] = None) -> Json:
+        """Calls a tool; its output."""
+        return await self.submit("call", extension, tool=tool, arguments=arguments or {},
+                                 timeout_ms=timeout_ms, progress=progress).result()
+
+    async def command(self, extension: str, name: str, arguments: Sequence[str] = (), *,
+                      timeout_ms: Optional[int] = None) -> Json:
+        """Runs a command."""
+        return await self.submit("command", extension, name=name, arguments=list(arguments),
+                                 timeout_ms=timeout_ms).result()
+
+    async def hook(self, extension: str, hook: str, payload: Optional[Json] = None, *,
+                   timeout_ms: Optional[int] = None) -> Json:
+        """Runs a hook."""
+        return await self.submit("hook", extension, hook=hook, payload=payload or {},
+                                 timeout_ms=timeout_ms).result()
+
+    async def context(self, extension: str, prompt: Optional[str] = None, *,
+                      timeout_ms: Optional[int] = None) -> Json:
+        """Collects context."""
+        return await self.submit("context", extension, prompt=prompt,
+                                 timeout_ms=timeout_ms).result()
+
+    async def status_collect(self, extension: str, surface: Optional[str] = None, *,
+                             timeout_ms: Optional[int] = None) -> Json:
+        """Collects a status surface."""
+        return await self.submit("status_collect", extension, surface=surface,
+                                 timeout_ms=timeout_ms).result()
+
+    async def render(self, extension: str, tool: str, output: str, *,
+                     arguments: Optional[Json] = None, is_error: bool = False,
+                     timeout_ms: Optional[int] = None) -> Json:
+        """Renders a tool's output."""
+        return await self.submit("render", extension, tool=tool, arguments=arguments or {},
+                                 output=output, is_error=is_error,
+                                 timeout_ms=timeout_ms).result()
+
+    async def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> Json:
+        """Collects the menu."""
+        return await self.submit("menu", extension, timeout_ms=timeout_ms).result()
+
+    async def menu_action(self, extension: str, item: Json, *,
+                          timeout_ms: Optional[int] = None) -> Json:
+        """Runs a menu action."""
+        return await self.submit("menu_action", extension, item=item,
+                                 timeout_ms=timeout_ms).result()
+
+    async def cancel(self, call_id: Id) -> None:
+        """Cancels the active call ``call_id``."""
+        await self._do(_ops.cancel(call_id))
+
+    # Answers.
+
+    async def answer_confirmation(self, request_id: int, confirmed: bool) -> None:
+        """Answers a ``confirmation_request``."""
+        await self._do(_ops.answer_confirmation(request_id, confirmed))
+
+    async def answer_input(self, request_id: int, value: Optional[str]) -> None:
+        """Answers an ``input_request``."""
+        await self._do(_ops.answer_input(request_id, value))
+
+    async def service_answer(self, request_id: int, *, result: Optional[Json] = None,
+                             refusal: Optional[str] = None,
+                             message: Optional[str] = None) -> None:
+        """Answers a ``service_request`` by hand."""
+        await self._do(_ops.service_answer(request_id, result, refusal, message))
+
+    # Notifications to extensions.
+
+    async def notify(self, extension: str, method: str, params: Optional[Json] = None, *,
+                     generation: Optional[int] = None) -> None:
+        """``shortcut/trigger``, ``ui/terminal-input`` or ``ui/resize``."""
+        await self._do(_ops.notify(extension, method, params, generation))
+
+    async def message_delta(self, extension: str, message_id: str,
+                            deltas: Union[str, Sequence[str]], *,
+                            generation: Optional[int] = None) -> None:
+        """Adds assistant-message text."""
+        await self._do(_ops.message_delta(extension, message_id, deltas, generation))
+
+    async def message_settled(self, extension: str, message_id: str, *,
+                              generation: Optional[int] = None) -> None:
+        """Sends the message's pending deltas at once."""
+        await self._do(_ops.message_settled(extension, message_id, generation))
+
+    async def terminal_revoke(self, extension: str, reason: str, *,
+                              generation: Optional[int] = None) -> None:
+        """Takes the terminal grant back."""
+        await self._do(_ops.terminal_revoke(extension, reason, generation))
+
+    async def autocomplete(self, text: str, cursor: int, revision: int, *,
+                           extension: Optional[str] = None) -> Json:
+        """Asks the admitted autocomplete chains."""
+        return await self._do(_ops.autocomplete(text, cursor, revision, extension))
+
+    async def lifecycle(self, event: str, **params: Any) -> None:
+        """Sends a lifecycle notification."""
+        await self._do(_ops.lifecycle(event, params))
+
+    # Child agent sessions and resources.
+
+    async def agent_report(self, report: Json) -> None:
+        """Reports one change of a child agent session."""
+        await self._do(_ops.agent_report(report))
+
+    async def agent_event(self, agent_id: str, event: Json) -> int:
+        """Records one observation of a child; its sequence number."""
+        return await self._do(_ops.agent_event(agent_id, event))
+
+    async def get_applicable_operations(self, arguments: Json) -> Json:
+        """Runs the host tool ``get_applicable_operations``."""
+        return await self._do(_ops.get_applicable_operations(arguments))
+
+    async def shutdown(self) -> Json:
+        """Ends the session now; the report."""
+        report = await self.close()
+        if report is None:
+            raise self._core.lost or RuntimeError("serve ended without a shutdown report")
+        return report

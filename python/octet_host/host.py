@@ -1,0 +1,371 @@
+"""The synchronous API: :class:`Host` runs ``octet-host serve`` and makes every serve
+operation a method."""
+
+from __future__ import annotations
+
+import os
+from ._future import Future
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+)
+
+from . import _ops
+from ._binary import find_binary
+from ._core import Core, Line, Subscriber
+from .errors import HostLost
+
+T = TypeVar("T")
+Id = Union[str, int]
+Json = Dict[str, Any]
+Services = Union[Mapping[str, Any], Sequence[str], None]
+
+
+def serve_argv(
+    binary: Optional[str],
+    workspace: Union[str, "os.PathLike[str]"],
+    extension_dirs: Sequence[Union[str, "os.PathLike[str]"]],
+    *,
+    no_global: bool,
+    no_input: bool,
+    prompt_wakeups: bool,
+    tool_composition: bool,
+    resource_refs: bool,
+    operation_discovery: bool,
+    bulk_storage: Optional[Union[str, "os.PathLike[str]"]],
+    startup_timeout_ms: Optional[int],
+    serve_args: Sequence[str],
+) -> List[str]:
+    """The command line of ``octet-host serve`` for these options."""
+    argv = [find_binary(binary), "serve", "--workspace", os.fspath(workspace)]
+    for directory in extension_dirs:
+        argv += ["--extension-dir", os.fspath(directory)]
+    flags = {
+        "--no-global": no_global,
+        "--no-input": no_input,
+        "--no-prompt-wakeups": not prompt_wakeups,
+        "--tool-composition": tool_composition,
+        "--resource-refs": resource_refs,
+        "--operation-discovery": operation_discovery,
+    }
+    argv += [flag for flag, on in flags.items() if on]
+    if bulk_storage is not None:
+        argv += ["--bulk-storage", os.fspath(bulk_storage)]
+    if startup_timeout_ms is not None:
+        argv += ["--startup-timeout", f"{startup_timeout_ms}ms"]
+    return argv + list(serve_args)
+
+
+class PendingCall:
+    """A call in flight: :meth:`result` waits for it, :meth:`cancel` cancels it."""
+
+    def __init__(self, host: "Host", request: "_ops.Request[Json]", call_id: Id,
+                 future: "Future[Line]") -> None:
+        self._host = host
+        self._request = request
+        self.call_id = call_id
+        self._future = future
+
+    def result(self, timeout: Optional[float] = None) -> Json:
+        """The call's output, or its error raised. ``timeout`` (seconds) bounds only this
+        wait (``TimeoutError``); the call's own deadline is its ``timeout_ms``."""
+        if timeout is None and self._request.progress is None:
+            # Read serve's output on this thread while waiting (one wake-up a call);
+            # a call with a progress callback settles on the event thread instead.
+            self._host._core.wait(self._future)
+        return _ops.outcome(self._request, self._future.result(timeout))
+
+    def done(self) -> bool:
+        """True once the call settled."""
+        return self._future.done()
+
+    def cancel(self) -> None:
+        """Sends ``cancel``; the result then tells how the call ended (usually
+        :class:`~octet_host.errors.Cancelled`; it may have settled first)."""
+        if self._future.done():
+            return
+        try:
+            self._host._do(_ops.cancel(self.call_id))
+        except Exception:
+            if not self._future.done():
+                raise
+
+
+class Host:
+    """``octet-host serve`` as a context manager.
+
+    ``Host(workspace, extension_dirs=[...])`` starts serve (the binary is
+    ``OCTET_HOST_BIN``, else the package's own, else PATH), reads its ``ready`` line and
+    refuses a serve protocol it does not know. Leaving the ``with`` block (or
+    :meth:`close`) runs the ordered shutdown and kills serve by pid if it does not end.
+
+    Questions from extensions go to ``on_confirmation(line) -> bool`` and
+    ``on_input(line) -> str | None`` (by default denied and cancelled); service
+    requests to the objects bound by :meth:`start`. Both run on a pool of ``workers``
+    threads, never on the reader. Events are kept in a buffer of ``event_buffer``
+    (:meth:`events`) and passed to subscribers (:meth:`subscribe`) in order.
+    """
+
+    def __init__(
+        self,
+        workspace: Union[str, "os.PathLike[str]"],
+        extension_dirs: Sequence[Union[str, "os.PathLike[str]"]] = (),
+        *,
+        no_global: bool = True,
+        no_input: bool = False,
+        prompt_wakeups: bool = True,
+        tool_composition: bool = False,
+        resource_refs: bool = False,
+        operation_discovery: bool = False,
+        bulk_storage: Optional[Union[str, "os.PathLike[str]"]] = None,
+        startup_timeout_ms: Optional[int] = None,
+        on_confirmation: Optional[Callable[[Json], bool]] = None,
+        on_input: Optional[Callable[[Json], Optional[str]]] = None,
+        binary: Optional[str] = None,
+        serve_args: Sequence[str] = (),
+        env: Optional[Mapping[str, str]] = None,
+        stderr: Any = None,
+        workers: int = 8,
+        event_buffer: int = 4096,
+        ready_timeout: float = 30.0,
+        shutdown_timeout: float = 10.0,
+    ) -> None:
+        argv = serve_argv(
+            binary, workspace, extension_dirs, no_global=no_global, no_input=no_input,
+            prompt_wakeups=prompt_wakeups, tool_composition=tool_composition,
+            resource_refs=resource_refs, operation_discovery=operation_discovery,
+            bulk_storage=bulk_storage, startup_timeout_ms=startup_timeout_ms,
+            serve_args=serve_args,
+        )
+        self._core = Core(
+            argv, env=env, stderr=stderr, workers=workers, event_buffer=event_buffer,
+            ready_timeout=ready_timeout, on_confirmation=on_confirmation, on_input=on_input,
+            prompt_wakeups=prompt_wakeups,
+        )
+        self._shutdown_timeout = shutdown_timeout
+        self.report: Optional[Json] = None
+
+    # The session.
+
+    @property
+    def ready(self) -> Json:
+        """serve's ``ready`` line (``version``, ``octet_version``, ``session_id``, ...)."""
+        return self._core.ready
+
+    @property
+    def pid(self) -> int:
+        """serve's process id."""
+        return self._core.process.pid
+
+    def __enter__(self) -> "Host":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> Optional[Json]:
+        """The ordered shutdown (idempotent): the shutdown report, or None when serve was
+        already gone or had to be killed."""
+        if self.report is None and not self._core.closing:
+            line = self._core.close(self._shutdown_timeout)
+            self.report = (line or {}).get("report")
+        return self.report
+
+    def kill(self) -> None:
+        """Kills serve at once; its guardian ends every extension."""
+        self._core.kill()
+
+    def _do(self, request: "_ops.Request[T]", timeout: Optional[float] = None) -> T:
+        call_id, future = _ops.send(self._core, request)
+        if timeout is None:
+            self._core.wait(future)
+        line = future.result(timeout)
+        if request.kind == "start" and line.get("ok"):
+            self._core.set_api_version(request.line["extension"], line.get("api_version"))
+        return _ops.outcome(request, line)
+
+    # Events.
+
+    def events(self, timeout: Optional[float] = None) -> Iterator[Json]:
+        """The buffered events in order, then new ones as they come; ends after
+        ``timeout`` seconds without one (None: when serve is gone)."""
+        while True:
+            event = self._core.next_event(timeout)
+            if event is None:
+                return
+            yield event
+
+    def subscribe(self, callback: Subscriber, kind: Optional[str] = None) -> Callable[[], None]:
+        """Calls ``callback(event)`` for every event (or those of ``kind``: ``progress``,
+        ``state``, ``tools_changed``, ``diagnostic``, ``stderr`` for extensions' stderr
+        lines, ``host_lost``, ``handler_error``, ...) on the event thread, in order.
+        Returns a function that unsubscribes."""
+        return self._core.subscribe(kind, callback)
+
+    # Operations: the session.
+
+    def discover(self) -> Json:
+        """The extensions found (``entries``) and rejected manifests (``diagnostics``)."""
+        return self._do(_ops.discover())
+
+    def start(self, extension: str, *, services: Services = None,
+              features: Optional[Sequence[str]] = None,
+              startup_timeout_ms: Optional[int] = None,
+              bulk_storage: Optional[str] = None) -> Json:
+        """Starts ``extension``; raises :class:`~octet_host.errors.StartError`.
+
+        ``services`` maps each service kind to the object that serves it
+        (``{"composer": MyComposer()}``; a name with ``None``, or a list of names, binds
+        a frontend feature such as ``terminal_input`` with no object)."""
+        return self._do(_ops.start(extension, services, features, startup_timeout_ms,
+                                   bulk_storage))
+
+    def stop(self, extension: str) -> Json:
+        """Stops ``extension`` in order; its shutdown report."""
+        return self._do(_ops.stop(extension))
+
+    def reload(self, extension: str) -> Json:
+        """Starts a new generation candidate-first; like :meth:`start`'s reply."""
+        return self._do(_ops.reload(extension))
+
+    def status(self) -> List[Json]:
+        """One entry per live generation."""
+        return self._do(_ops.status())
+
+    def shutdown(self) -> Json:
+        """Ends the session now (as :meth:`close` does); the report."""
+        report = self.close()
+        if report is None:
+            raise self._core.lost or HostLost("serve ended without a shutdown report")
+        return report
+
+    # Operations: calls.
+
+    def submit(self, op: str, extension: str, *, timeout_ms: Optional[int] = None,
+               call_id: Optional[Id] = None, progress: Optional[Subscriber] = None,
+               **members: Any) -> PendingCall:
+        """Sends any call (``call``, ``command``, ``hook``, ``context``,
+        ``status_collect``, ``render``, ``menu``, ``menu_action``) without waiting."""
+        request = _ops.call(op, extension, timeout_ms=timeout_ms, call_id=call_id,
+                            progress=progress, **members)
+        sent_id, future = _ops.send(self._core, request)
+        assert sent_id is not None
+        return PendingCall(self, request, sent_id, future)
+
+    def call(self, extension: str, tool: str, arguments: Optional[Json] = None, *,
+             timeout_ms: Optional[int] = None, progress: Optional[Subscriber] = None) -> Json:
+        """Calls a tool: ``{content, is_error, structured_content, metadata}``."""
+        return self.submit("call", extension, tool=tool, arguments=arguments or {},
+                           timeout_ms=timeout_ms, progress=progress).result()
+
+    def command(self, extension: str, name: str, arguments: Sequence[str] = (), *,
+                timeout_ms: Optional[int] = None) -> Json:
+        """Runs a command: ``{text, notifications, context}``."""
+        return self.submit("command", extension, name=name, arguments=list(arguments),
+                           timeout_ms=timeout_ms).result()
+
+    def hook(self, extension: str, hook: str, payload: Optional[Json] = None, *,
+             timeout_ms: Optional[int] = None) -> Json:
+        """Runs a hook: ``{hook, disposition, effective_disposition, ...}``."""
+        return self.submit("hook", extension, hook=hook, payload=payload or {},
+                           timeout_ms=timeout_ms).result()
+
+    def context(self, extension: str, prompt: Optional[str] = None, *,
+                timeout_ms: Optional[int] = None) -> Json:
+        """Collects context: ``{contributions}``."""
+        return self.submit("context", extension, prompt=prompt, timeout_ms=timeout_ms).result()
+
+    def status_collect(self, extension: str, surface: Optional[str] = None, *,
+                       timeout_ms: Optional[int] = None) -> Json:
+        """Collects a status surface: ``{contribution}``."""
+        return self.submit("status_collect", extension, surface=surface,
+                           timeout_ms=timeout_ms).result()
+
+    def render(self, extension: str, tool: str, output: str, *,
+               arguments: Optional[Json] = None, is_error: bool = False,
+               timeout_ms: Optional[int] = None) -> Json:
+        """Renders a tool's output: ``{segments}``."""
+        return self.submit("render", extension, tool=tool, arguments=arguments or {},
+                           output=output, is_error=is_error, timeout_ms=timeout_ms).result()
+
+    def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> Json:
+        """Collects the menu: ``{menu, fallback_reason}``."""
+        return self.submit("menu", extension, timeout_ms=timeout_ms).result()
+
+    def menu_action(self, extension: str, item: Json, *,
+                    timeout_ms: Optional[int] = None) -> Json:
+        """Runs a menu action as :meth:`menu` showed it; like :meth:`command`."""
+        return self.submit("menu_action", extension, item=item, timeout_ms=timeout_ms).result()
+
+    def cancel(self, call_id: Id) -> None:
+        """Cancels the active call ``call_id``."""
+        self._do(_ops.cancel(call_id))
+
+    # Operations: answers (the callbacks and bound services send these themselves).
+
+    def answer_confirmation(self, request_id: int, confirmed: bool) -> None:
+        """Answers a ``confirmation_request``."""
+        self._do(_ops.answer_confirmation(request_id, confirmed))
+
+    def answer_input(self, request_id: int, value: Optional[str]) -> None:
+        """Answers an ``input_request`` (None cancels it)."""
+        self._do(_ops.answer_input(request_id, value))
+
+    def service_answer(self, request_id: int, *, result: Optional[Json] = None,
+                       refusal: Optional[str] = None, message: Optional[str] = None) -> None:
+        """Answers a ``service_request`` by hand."""
+        self._do(_ops.service_answer(request_id, result, refusal, message))
+
+    # Operations: notifications to extensions.
+
+    def notify(self, extension: str, method: str, params: Optional[Json] = None, *,
+               generation: Optional[int] = None) -> None:
+        """``shortcut/trigger``, ``ui/terminal-input`` or ``ui/resize``."""
+        self._do(_ops.notify(extension, method, params, generation))
+
+    def message_delta(self, extension: str, message_id: str,
+                      deltas: Union[str, Sequence[str]], *,
+                      generation: Optional[int] = None) -> None:
+        """Adds assistant-message text (one delta, or several taken whole)."""
+        self._do(_ops.message_delta(extension, message_id, deltas, generation))
+
+    def message_settled(self, extension: str, message_id: str, *,
+                        generation: Optional[int] = None) -> None:
+        """Sends the message's pending deltas at once."""
+        self._do(_ops.message_settled(extension, message_id, generation))
+
+    def terminal_revoke(self, extension: str, reason: str, *,
+                        generation: Optional[int] = None) -> None:
+        """Takes the terminal grant back from its holder."""
+        self._do(_ops.terminal_revoke(extension, reason, generation))
+
+    def autocomplete(self, text: str, cursor: int, revision: int, *,
+                     extension: Optional[str] = None) -> Json:
+        """Asks the admitted chains: ``{claimed_by, prefix, items, failures}``."""
+        return self._do(_ops.autocomplete(text, cursor, revision, extension))
+
+    def lifecycle(self, event: str, **params: Any) -> None:
+        """Sends a lifecycle notification (``session/started``, ``turn/settled``, ...)."""
+        self._do(_ops.lifecycle(event, params))
+
+    # Operations: child agent sessions and resources.
+
+    def agent_report(self, report: Json) -> None:
+        """Reports one change of a child agent session."""
+        self._do(_ops.agent_report(report))
+
+    def agent_event(self, agent_id: str, event: Json) -> int:
+        """Records one observation of a child; its sequence number."""
+        return self._do(_ops.agent_event(agent_id, event))
+
+    def get_applicable_operations(self, arguments: Json) -> Json:
+        """Runs the host tool ``get_applicable_operations``."""
+        return self._do(_ops.get_applicable_operations(arguments))

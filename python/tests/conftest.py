@@ -1,0 +1,175 @@
+"""Shared set-up: the installed binary, extension manifests, hosts.
+
+The tests import the installed ``octet_host`` (``.ci/run`` installs the wheel into a
+fresh venv and runs them from outside the source tree). The extensions are real: the
+SDK's test extension (the binary re-invoked as ``__extension test-extension``) and
+the repository's stdlib-only raw peers in ``tests/fixtures``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
+
+import octet_host
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+
+SDK_TOOLS = ["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail",
+             "panic", "env", "events"]
+
+
+def toml_list(items: List[str]) -> str:
+    return json.dumps(items)
+
+
+def write_manifest(root: Path, name: str, text: str) -> Path:
+    directory = root / name
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "extension.toml").write_text(text)
+    return directory
+
+
+def sdk_extension(root: Path, name: str = "fixture") -> Path:
+    """The SDK test extension (API 0.4), as in docs/serve-protocol.md's transcript."""
+    exe = octet_host.find_binary()
+    return write_manifest(root, name, f"""name = "{name}"
+version = "0.1.0"
+api_version = "0.4"
+
+[entrypoint]
+command = {json.dumps(exe)}
+args = ["__extension", "test-extension"]
+
+[contributes]
+tools = {toml_list(SDK_TOOLS)}
+commands = ["fixture"]
+hooks = ["before_prompt"]
+context = true
+ui = ["status"]
+tool_renderers = ["echo"]
+notifications = true
+confirmations = true
+menu = true
+""")
+
+
+def env_table(env: Optional[Dict[str, str]]) -> str:
+    return ", ".join(f"{k} = {json.dumps(v)}" for k, v in (env or {}).items())
+
+
+def wave1_extension(root: Path, name: str = "peer", api: str = "0.4",
+                    env: Optional[Dict[str, str]] = None, extra: str = "") -> Path:
+    """The raw Wave-1 peer: its tool ``ask`` sends any host request and reports the
+    answers; ``seen`` reports what it received."""
+    script = FIXTURES / "wave1_peer.py"
+    return write_manifest(root, name, f"""name = "{name}"
+version = "0.1.0"
+api_version = "{api}"
+
+[entrypoint]
+command = {json.dumps(sys.executable)}
+args = [{json.dumps(str(script))}]
+env = {{ {env_table(env)} }}
+{extra}
+[contributes]
+tools = ["ask", "answers", "seen"]
+""" + ("hooks = [\"model_turn_start\"]\n" if api == "0.4" else ""))
+
+
+def peer03_extension(root: Path, name: str = "prov",
+                     select: str = "provider_auth,provider_catalog,session_lifecycle") -> Path:
+    """The raw API 0.3 peer with the optional capabilities in ``select``."""
+    script = FIXTURES / "peer03.py"
+    return write_manifest(root, name, f"""name = "{name}"
+version = "0.1.0"
+api_version = "0.3"
+
+[entrypoint]
+command = {json.dumps(sys.executable)}
+args = [{json.dumps(str(script))}, "good"]
+env = {{ OCTET_PEER_TOOLS = "ask,seen", OCTET_PEER_SELECT = {json.dumps(select)} }}
+
+[contributes]
+tools = ["ask", "seen"]
+""")
+
+
+def resource_extension(root: Path, name: str = "circuits") -> Path:
+    script = FIXTURES / "resource_peer.py"
+    tools = ["make", "use", "inspect", "plain", "release", "register", "disposed", "grow",
+             "crash"]
+    return write_manifest(root, name, f"""name = "{name}"
+version = "0.1.0"
+api_version = "0.4"
+
+[entrypoint]
+command = {json.dumps(sys.executable)}
+args = [{json.dumps(str(script))}]
+
+[contributes]
+tools = {toml_list(tools)}
+""")
+
+
+def ask(host: octet_host.Host, extension: str, requests: List[Dict[str, Any]],
+        timeout_ms: int = 60_000) -> Dict[str, Any]:
+    """Runs the peer's ``ask`` tool and returns its report of every answer."""
+    out = host.call(extension, "ask", {"requests": requests}, timeout_ms=timeout_ms)
+    report: Dict[str, Any] = json.loads(out["content"][0]["text"])
+    return report
+
+
+def child_pids(pid: int) -> List[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def extensions(tmp_path: Path) -> Path:
+    path = tmp_path / "extensions"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def fixture_host(workspace: Path, extensions: Path) -> Iterator[octet_host.Host]:
+    """A host over the SDK test extension, started as ``fixture``."""
+    with octet_host.Host(workspace, [sdk_extension(extensions)],
+                         on_confirmation=lambda q: True,
+                         on_input=lambda q: "typed") as host:
+        host.start("fixture")
+        yield host

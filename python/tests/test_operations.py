@@ -1,0 +1,261 @@
+"""Every serve operation through the client, against real extensions."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import octet_host
+import octet_host.aio
+from octet_host import OPS, ServiceCall
+from octet_host._ops import METHOD_OF_OP
+
+from conftest import ask, resource_extension, sdk_extension, wave1_extension
+
+
+def test_every_operation_of_the_schema_is_a_method_of_both_apis() -> None:
+    assert sorted(METHOD_OF_OP) == sorted(OPS)
+    for op, name in METHOD_OF_OP.items():
+        sync = getattr(octet_host.Host, name)
+        aio = getattr(octet_host.aio.Host, name)
+        assert callable(sync) and callable(aio), op
+        assert not inspect.iscoroutinefunction(sync), op
+        assert inspect.iscoroutinefunction(aio) or name == "submit", op
+
+
+def test_the_session_operations(workspace: Path, extensions: Path) -> None:
+    sdk_extension(extensions)
+    with octet_host.Host(workspace, [extensions / "fixture"]) as host:
+        assert host.ready["serve_protocol"] == 1
+        found = host.discover()
+        assert [e["name"] for e in found["entries"]] == ["fixture"]
+        started = host.start("fixture")
+        assert started["generation"] == 1 and started["api_version"] == "0.4"
+        assert {t["name"] for t in started["tools"]} >= {"echo", "sleep"}
+        (status,) = host.status()
+        assert status["state"] == "ready" and status["pid"] == started["pid"]
+        reloaded = host.reload("fixture")
+        assert reloaded["generation"] == 2
+        report = host.stop("fixture")
+        assert report["extensions"][0]["final_state"] == "stopped"
+        assert host.status() == []
+        with pytest.raises(octet_host.StartError) as failed:
+            host.start("nothing-here")
+        assert failed.value.code == "unknown_extension"
+        assert "fixture" in failed.value.fix
+        host.start("fixture")
+        report = host.shutdown()
+    assert report["extensions"][0]["acknowledged"] is True
+    assert host.report == report
+
+
+def test_the_calls(fixture_host: octet_host.Host) -> None:
+    host = fixture_host
+    out = host.call("fixture", "echo", {"a": 1})
+    assert json.loads(out["content"][0]["text"]) == {"a": 1}
+    assert host.command("fixture", "fixture", ["a", "b"])["text"] == "fixture: a b"
+    hook = host.hook("fixture", "before_prompt", {"prompt": "hi"})
+    assert hook["hook"] == "before_prompt"
+    assert "contributions" in host.context("fixture", "hi")
+    assert "contribution" in host.status_collect("fixture", "status")
+    rendered = host.render("fixture", "echo", "the output", arguments={"a": 1})
+    assert rendered["segments"], rendered
+    menu = host.menu("fixture")
+    assert menu["menu"]["items"] is not None
+    actions = [i for i in menu["menu"]["items"] if i.get("command")]
+    if actions:
+        assert "text" in host.menu_action("fixture", actions[0])
+    with pytest.raises(octet_host.NotDeclared):
+        host.call("fixture", "no_such_tool")
+    with pytest.raises(octet_host.NotStarted):
+        host.call("elsewhere", "echo")
+    with pytest.raises(octet_host.RemoteError) as remote:
+        host.call("fixture", "fail")
+    assert remote.value.rpc_code is not None
+
+
+def test_progress_reaches_the_callback_in_order_before_the_result(
+        fixture_host: octet_host.Host) -> None:
+    seen: List[int] = []
+
+    class Bar:
+        total = None
+        n = 0.0
+        descriptions: List[str] = []
+
+        def update(self, n: float = 1) -> None:
+            self.n += n
+
+        def set_description(self, desc: Any = None, refresh: bool = True) -> None:
+            self.descriptions.append(str(desc))
+
+    bar = Bar()
+    drive = octet_host.progress_bar(bar)  # type: ignore[arg-type]
+
+    def progress(event: Dict[str, Any]) -> None:
+        seen.append(event["sequence"])
+        drive(event)
+
+    out = fixture_host.call("fixture", "progress", {"steps": 5}, progress=progress)
+    assert out["content"][0]["text"] == "progress sent=5"
+    assert seen == [1, 2, 3, 4, 5]
+    assert bar.total == 5 and bar.n == 5
+    assert bar.descriptions[-1] == "step 5 of 5"
+
+
+def test_questions_are_answered_by_the_callbacks(workspace: Path, extensions: Path) -> None:
+    asked: List[Dict[str, Any]] = []
+
+    def confirm(question: Dict[str, Any]) -> bool:
+        asked.append(question)
+        return bool(question["prompt"] == "Delete the cache?")
+
+    with octet_host.Host(workspace, [sdk_extension(extensions)], on_confirmation=confirm,
+                         on_input=lambda q: "typed") as host:
+        host.start("fixture")
+        yes = host.call("fixture", "confirm", {"prompt": "Delete the cache?"})
+        no = host.call("fixture", "confirm", {"prompt": "Something else?"})
+        typed = host.call("fixture", "ask", {"prompt": "Name?"})
+        # The same answers by hand are refused once the question is gone.
+        with pytest.raises(octet_host.UnknownRequestId):
+            host.answer_confirmation(asked[0]["request_id"], True)
+        with pytest.raises(octet_host.UnknownRequestId):
+            host.answer_input(asked[0]["request_id"], "late")
+    assert yes["content"][0]["text"] == "confirmed"
+    assert no["content"][0]["text"] != "confirmed"
+    assert "typed" in typed["content"][0]["text"]
+    assert [q["prompt"] for q in asked] == ["Delete the cache?", "Something else?"]
+
+
+def test_cancel(fixture_host: octet_host.Host) -> None:
+    pending = fixture_host.submit("call", "fixture", tool="sleep", arguments={"ms": 60_000})
+    pending.cancel()
+    with pytest.raises(octet_host.Cancelled) as cancelled:
+        pending.result()
+    assert cancelled.value.details["reason"] == "user"
+    with pytest.raises(octet_host.UnknownCallId):
+        fixture_host.cancel(pending.call_id)
+
+
+def test_a_deadline(fixture_host: octet_host.Host) -> None:
+    with pytest.raises(octet_host.DeadlineExceeded) as late:
+        fixture_host.call("fixture", "sleep", {"ms": 60_000}, timeout_ms=200)
+    assert late.value.details["after_ms"] == 200
+
+
+def test_calls_in_flight_settle_each_with_its_own_result(fixture_host: octet_host.Host) -> None:
+    pending = [fixture_host.submit("call", "fixture", tool="echo", arguments={"n": n})
+               for n in range(64)]
+    values = [json.loads(p.result()["content"][0]["text"])["n"] for p in pending]
+    assert values == list(range(64))
+
+
+def test_calls_from_many_threads(fixture_host: octet_host.Host) -> None:
+    errors: List[BaseException] = []
+
+    def worker(k: int) -> None:
+        try:
+            for n in range(50):
+                out = fixture_host.call("fixture", "echo", {"k": k, "n": n})
+                assert json.loads(out["content"][0]["text"]) == {"k": k, "n": n}
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+
+
+class Injection:
+    def send_message(self, params: Any, call: ServiceCall) -> None:
+        pass
+
+    def send_user_message(self, params: Any, call: ServiceCall) -> None:
+        pass
+
+
+class Terminal:
+    def acquire(self, params: Any, call: ServiceCall) -> Any:
+        return {"grant_id": "g-1", "columns": 80, "rows": 24}
+
+    def release(self, params: Any, call: ServiceCall) -> None:
+        pass
+
+
+class Completion:
+    def register(self, params: Any, call: ServiceCall) -> Any:
+        return {"accepted": True}
+
+
+def test_notifications_autocomplete_lifecycle_and_terminal(workspace: Path,
+                                                           extensions: Path) -> None:
+    completion = json.dumps({"prefix": "/re", "items": [{"value": "/review", "label": "review",
+                                                          "description": None}]})
+    shortcuts = json.dumps([{"id": "open", "key": "ctrl+o", "description": "Open"}])
+    peer = wave1_extension(extensions, "peer", "0.2", {"OCTET_PEER_COMPLETION": completion,
+                                                        "OCTET_PEER_SHORTCUTS": shortcuts})
+    events: List[Dict[str, Any]] = []
+
+    class Shortcuts:
+        def register(self, params: Any, call: ServiceCall) -> None:
+            pass
+
+    with octet_host.Host(workspace, [peer]) as host:
+        host.subscribe(events.append)
+        host.start("peer", services={
+            "message_injection": Injection(), "terminal_handoff": Terminal(),
+            "terminal_input": None, "autocomplete": Completion(), "shortcuts": Shortcuts()})
+        ask(host, "peer", [{"id": "reg", "method": "ui/autocomplete/register",
+                            "params": {"revision": 1}, "parent": "none"}])
+        answered = host.autocomplete("/re", 3, 1)
+        assert answered["claimed_by"] == "peer", answered
+        assert answered["items"][0]["value"] == "/review"
+        host.message_delta("peer", "m1", "Hello, ")
+        host.message_delta("peer", "m1", ["wor", "ld"])
+        host.message_settled("peer", "m1")
+        host.notify("peer", "shortcut/trigger", {"id": "open"})
+        with pytest.raises(octet_host.NotificationRefused) as refused:
+            host.notify("peer", "shortcut/trigger", {"id": "close"})
+        assert refused.value.details["refusal"] == "invalid_request"
+        grant = ask(host, "peer", [{"id": "t", "method": "terminal/acquire", "params": {}}])
+        assert grant["t"]["result"]["grant_id"] == "g-1", grant
+        host.terminal_revoke("peer", "the editor needs it back")
+        host.lifecycle("session/started", session_id=host.ready["session_id"])
+        seen = json.loads(host.call("peer", "seen")["content"][0]["text"])
+    methods = [n["method"] for n in seen["notifications"]]
+    assert "message/updated" in methods and "shortcut/trigger" in methods, methods
+    assert "terminal/grant-lost" in methods and "session/started" in methods, methods
+    text = "".join(n["params"]["delta"] for n in seen["notifications"]
+                   if n["method"] == "message/updated")
+    assert text == "Hello, world"
+    assert any(e.get("event") == "tools_changed" for e in events)
+
+
+def test_get_applicable_operations(workspace: Path, extensions: Path) -> None:
+    resource_extension(extensions)
+    with octet_host.Host(workspace, [extensions / "circuits"], resource_refs=True,
+                         operation_discovery=True) as host:
+        host.start("circuits")
+        made = host.call("circuits", "make", {"name": "adder"})
+        resource = made["structured_content"]["circuit"]
+        found = host.get_applicable_operations({"resource": resource})
+        assert found["operations"], found
+        assert all(op["extension"] == "circuits" for op in found["operations"])
+        with pytest.raises(octet_host.DiscoveryRefused) as refused:
+            host.get_applicable_operations({"resource": {"$resource": "res-none",
+                                                         "type": "Circuit"}})
+        assert refused.value.details["reason"] == "resource_unavailable"
+
+
+def test_events_are_an_iterator(fixture_host: octet_host.Host) -> None:
+    fixture_host.call("fixture", "progress", {"steps": 2})
+    kinds = [e["event"] for e in fixture_host.events(timeout=0.5)]
+    assert "state" in kinds and kinds.count("progress") == 2, kinds

@@ -1,0 +1,59 @@
+"""The package as installed: its generated module matches the schema, it carries its
+own binary, and it is the installed copy the tests import."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import octet_host
+from octet_host import errors
+
+from conftest import REPO
+
+
+def test_the_generated_module_matches_the_schema() -> None:
+    generator = REPO / "python" / "tools" / "generate.py"
+    schema = REPO / "docs" / "serve-protocol.schema.json"
+    fresh = subprocess.run([sys.executable, str(generator), str(schema), "-"], check=True,
+                           capture_output=True, text=True).stdout
+    installed = Path(octet_host.__file__).with_name("_generated.py").read_text()
+    assert installed == fresh, "run `python3 python/tools/generate.py` and commit the result"
+
+
+def test_the_package_is_typed() -> None:
+    assert Path(octet_host.__file__).with_name("py.typed").exists()
+
+
+def test_every_error_code_of_the_docs_has_its_exception() -> None:
+    doc = (REPO / "docs" / "serve-protocol.md").read_text()
+
+    def section(title: str) -> str:
+        return doc.split(title, 1)[1].split("\n#", 1)[0]
+
+    codes = set()
+    for title in ("### Control-line errors", "### Call errors (in `result` lines)"):
+        for line in section(title).splitlines():
+            if line.startswith("| `"):
+                codes.add(line.split("|")[1].strip().strip("`"))
+    start = section("### Start and reload errors").split("Details", 1)[0]
+    # The paragraph names two members of initialize_rejected's error in passing.
+    codes |= {c for c in start.replace("\n", " ").split("`")[1::2] if c.isidentifier()}
+    codes -= {"rpc_code", "data"}
+    assert len(codes) > 30, codes
+    missing = codes - set(errors.ERROR_CLASSES)
+    assert missing == set(), sorted(missing)
+
+
+def test_the_installed_binary_is_found_first() -> None:
+    if os.environ.get("OCTET_HOST_TEST_INSTALLED") != "1":
+        return  # a development run points OCTET_HOST_BIN at target/release
+    scripts = Path(sysconfig.get_path("scripts"))
+    assert Path(octet_host.find_binary()) == scripts / "octet-host"
+    spec = importlib.util.find_spec("octet_host")
+    assert spec is not None and spec.origin is not None
+    assert not Path(spec.origin).is_relative_to(REPO / "python"), spec.origin
