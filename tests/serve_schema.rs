@@ -87,3 +87,45 @@ fn a_line_with_the_schema_required_members_is_read_as_its_operation() {
     }
     serve.close_input().unwrap();
 }
+
+/// `$defs.replies` names only operations serve has, and `$defs.call_outputs` exactly
+/// the ops a `result` line may carry.
+#[test]
+fn the_reply_and_output_shapes_name_real_operations() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/serve-protocol.schema.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let ops: BTreeSet<String> = control_lines()
+        .iter()
+        .map(|line| {
+            line["properties"]["op"]["const"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let keys = |group: &str| -> BTreeSet<String> {
+        schema["$defs"][group]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert!(keys("replies").is_subset(&ops), "{:?}", keys("replies"));
+    let result = schema["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|line| line["title"] == "result")
+        .unwrap();
+    let result_ops: BTreeSet<String> = result["properties"]["op"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| op.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(keys("call_outputs"), result_ops);
+}

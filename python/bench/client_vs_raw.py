@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A call through ``octet_host.Host`` against the same call as raw serve lines.
 
-Usage: client_vs_raw.py [--calls N] [--rounds R] [--load]
+Usage: client_vs_raw.py [--calls N] [--rounds R] [--load] [--caller-wakeups]
 
 Both sides drive one ``octet-host serve`` over the SDK test extension (API 0.4, the
 binary re-invoked as ``__extension test-extension``) and call its ``echo`` tool:
@@ -10,7 +10,9 @@ binary re-invoked as ``__extension test-extension``) and call its ``echo`` tool:
   (depth 64), through the reader thread.
 Each depth runs N calls per round, R rounds alternating raw and client; the median
 per-call time of each is printed in microseconds, with the client/raw ratio. With
-``--load`` a busy loop runs on every core meanwhile (separate processes). Standard
+``--load`` a busy loop runs on every core meanwhile (separate processes); with
+``--caller-wakeups`` the calling thread of both sides asks for the short scheduler
+slice (``octet_host.prompt_wakeups()``). Standard
 library and the installed ``octet_host`` only; the binary is the package's own, or
 ``OCTET_HOST_BIN``.
 """
@@ -29,8 +31,10 @@ from typing import Any, Dict, List
 
 import octet_host
 
-TOOLS = ('["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", '
-         '"fail", "panic", "env", "events"]')
+TOOLS = (
+    '["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", '
+    '"fail", "panic", "env", "events"]'
+)
 
 
 def manifest(root: str, exe: str) -> str:
@@ -55,7 +59,9 @@ class Raw:
     def __init__(self, exe: str, root: str, ext: str) -> None:
         self.proc = subprocess.Popen(
             [exe, "serve", "--workspace", root, "--extension-dir", ext, "--no-global"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            bufsize=0,
         )
         assert self.proc.stdin and self.proc.stdout
         self.stdin = self.proc.stdin.fileno()
@@ -81,8 +87,16 @@ class Raw:
             batch = min(depth, count - done)
             for _ in range(batch):
                 self.n += 1
-                self.send({"op": "call", "id": self.n, "call_id": self.n, "extension": "echo",
-                           "tool": "echo", "arguments": {"n": self.n}})
+                self.send(
+                    {
+                        "op": "call",
+                        "id": self.n,
+                        "call_id": self.n,
+                        "extension": "echo",
+                        "tool": "echo",
+                        "arguments": {"n": self.n},
+                    }
+                )
             for _ in range(batch):
                 assert self.until("result")["ok"]
             done += batch
@@ -102,8 +116,10 @@ def client_calls(host: octet_host.Host, count: int, depth: int) -> float:
         if batch == 1:
             host.call("echo", "echo", {"n": done})
         else:
-            pending = [host.submit("call", "echo", tool="echo", arguments={"n": done + i})
-                       for i in range(batch)]
+            pending = [
+                host.submit("call", "echo", tool="echo", arguments={"n": done + i})
+                for i in range(batch)
+            ]
             for p in pending:
                 p.result()
         done += batch
@@ -120,7 +136,14 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--load", action="store_true")
+    parser.add_argument(
+        "--caller-wakeups",
+        action="store_true",
+        help="the calling thread asks for the short slice (both sides)",
+    )
     args = parser.parse_args()
+    if args.caller_wakeups and not octet_host.prompt_wakeups():
+        raise SystemExit("this kernel gives a thread no slice of its own")
     exe = octet_host.find_binary()
     loads: List[multiprocessing.Process] = []
     if args.load:
@@ -143,9 +166,14 @@ def main() -> None:
                         r.append(raw.calls(args.calls, depth))
                         c.append(client_calls(host, args.calls, depth))
                     rm, cm = statistics.median(r) * 1e6, statistics.median(c) * 1e6
-                    print(f"{'loaded' if args.load else 'quiet'} depth {depth}: "
-                          f"raw {rm:.1f} us, client {cm:.1f} us a call, "
-                          f"client/raw {cm / rm:.2f}")
+                    mode = ("loaded" if args.load else "quiet") + (
+                        ", caller wake-ups" if args.caller_wakeups else ""
+                    )
+                    print(
+                        f"{mode} depth {depth}: "
+                        f"raw {rm:.1f} us, client {cm:.1f} us a call, "
+                        f"client/raw {cm / rm:.2f}"
+                    )
             raw.close()
     finally:
         for p in loads:

@@ -11,6 +11,7 @@ from ._call import ServiceCall
 from ._core import SUPPORTED_SERVE_PROTOCOLS
 from ._generated import *  # noqa: F401,F403  (the TypedDicts and Protocol classes)
 from ._generated import OPS, SERVICE_CLASSES, SERVICE_KINDS
+from ._slice import ask_short_slice as prompt_wakeups
 from .errors import *  # noqa: F401,F403
 from .errors import OctetHostError, Refusal, ServeError
 from .host import Host, PendingCall
@@ -31,4 +32,5 @@ __all__ = [
     "SUPPORTED_SERVE_PROTOCOLS",
     "find_binary",
     "progress_bar",
+    "prompt_wakeups",
 ]

@@ -24,10 +24,10 @@ import signal
 import subprocess
 import threading
 import time
-from ._future import Future
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._call import ServiceCall
+from ._future import Future
 from ._generated import SERVICE_KINDS
 from ._slice import ask_short_slice
 from .errors import HostLost, ProtocolError, Refusal, UnsupportedServeProtocol
@@ -104,9 +104,7 @@ class _Pool:
     def submit(self, job: Callable[[], None]) -> None:
         with self._lock:
             if self._idle == 0 and len(self._threads) < self._limit:
-                thread = threading.Thread(
-                    target=self._run, name="octet-host-worker", daemon=True
-                )
+                thread = threading.Thread(target=self._run, name="octet-host-worker", daemon=True)
                 self._threads.append(thread)
                 thread.start()
         self._jobs.put(job)
@@ -246,7 +244,9 @@ class Core:
                 future.set_exception(lost)
         return future
 
-    def call(self, line: Dict[str, Any], progress: Optional[Subscriber]) -> Tuple[Any, "Future[Line]"]:
+    def call(
+        self, line: Dict[str, Any], progress: Optional[Subscriber]
+    ) -> Tuple[Any, "Future[Line]"]:
         """Sends a call line; the future resolves to its ``result`` line, or to the
         error reply that refused its admission."""
         call_id = line.get("call_id")
@@ -387,9 +387,7 @@ class Core:
         """Under ``_turn``: whether the caller may read now (and then it does)."""
         if self._reading or self._eof:
             return False
-        if reader and (
-            self._waiters > 0 or time.monotonic() - self._last_wait < _READER_LINGER
-        ):
+        if reader and (self._waiters > 0 or time.monotonic() - self._last_wait < _READER_LINGER):
             return False
         self._reading = True
         return True
@@ -542,8 +540,14 @@ class Core:
             call.withdrawn_reason = "host_lost"
             call.withdrawn.set()
         if not orderly:
-            self._emit({"type": "event", "event": "host_lost", "message": str(self.lost),
-                        "exit_status": status})
+            self._emit(
+                {
+                    "type": "event",
+                    "event": "host_lost",
+                    "message": str(self.lost),
+                    "exit_status": status,
+                }
+            )
         self._event_queue.put(_STOP)
         self._pool.close()
 
@@ -594,9 +598,15 @@ class Core:
             binding = self._bindings.get(call.extension)
         route = binding.route(call.method, params) if binding is not None else None
         if route is None:
-            self._answer(call, {"op": "service_answer", "request_id": call.request_id,
-                                "refusal": "unsupported_feature",
-                                "message": f"this client binds no service for {call.method}"})
+            self._answer(
+                call,
+                {
+                    "op": "service_answer",
+                    "request_id": call.request_id,
+                    "refusal": "unsupported_feature",
+                    "message": f"this client binds no service for {call.method}",
+                },
+            )
             return
         obj, fn, notification = route
         handler = getattr(obj, fn, None)
@@ -617,8 +627,10 @@ class Core:
                     "message": f"{type(error).__name__}: {error}",
                 }
             )
-            answer = {"refusal": "unavailable",
-                      "message": f"the client's handler raised {type(error).__name__}"}
+            answer = {
+                "refusal": "unavailable",
+                "message": f"the client's handler raised {type(error).__name__}",
+            }
         else:
             answer = {"result": {} if result is None else result}
         if notification:
@@ -635,9 +647,15 @@ class Core:
         try:
             value = self._run_handler(callback, line) if callback is not None else None
         except Exception as error:
-            self._emit({"type": "event", "event": "handler_error", "method": line["type"],
-                        "request_id": call.request_id,
-                        "message": f"{type(error).__name__}: {error}"})
+            self._emit(
+                {
+                    "type": "event",
+                    "event": "handler_error",
+                    "method": line["type"],
+                    "request_id": call.request_id,
+                    "message": f"{type(error).__name__}: {error}",
+                }
+            )
             value = None
         if confirmation:
             answer: Dict[str, Any] = {"op": "answer_confirmation", "confirmed": bool(value)}

@@ -521,6 +521,192 @@ OPS: Tuple[str, ...] = (
 )
 
 
+class _ToolRequired(TypedDict):
+    name: str
+    description: str
+    parameters: Dict[str, Any]
+
+
+class Tool(_ToolRequired, total=False):
+    """``tool``."""
+
+    output_schema: Dict[str, Any]
+    operation: Dict[str, Any]
+    composition: Dict[str, Any]
+
+
+class StatusEntry(TypedDict):
+    """``status_entry``."""
+
+    extension: str
+    generation: int
+    state: str
+    api_version: str
+    pid: Optional[int]
+    features: List[str]
+    max_concurrent_requests: Optional[int]
+    pending: int
+    queued: int
+    routed: bool
+    last_error: Optional[str]
+    stderr_tail: List[str]
+    restart_attempts: int
+    restart_scheduled: bool
+    parked: Optional[str]
+
+
+class DiscoverReply(TypedDict):
+    """The members of a successful ``discover`` reply."""
+
+    entries: List[Dict[str, Any]]
+    diagnostics: List[Dict[str, Any]]
+
+
+class _StartReplyRequired(TypedDict):
+    extension: str
+    generation: int
+    api_version: str
+    pid: Optional[int]
+    features: List[str]
+    max_concurrent_requests: int
+    lifecycle_subscriptions: List[str]
+    tools: List[Tool]
+    commands: List[Dict[str, Any]]
+
+
+class StartReply(_StartReplyRequired, total=False):
+    """start and reload: the negotiated generation."""
+
+    contract: Dict[str, Any]
+
+
+class _ReloadReplyRequired(TypedDict):
+    extension: str
+    generation: int
+    api_version: str
+    pid: Optional[int]
+    features: List[str]
+    max_concurrent_requests: int
+    lifecycle_subscriptions: List[str]
+    tools: List[Tool]
+    commands: List[Dict[str, Any]]
+
+
+class ReloadReply(_ReloadReplyRequired, total=False):
+    """start and reload: the negotiated generation."""
+
+    contract: Dict[str, Any]
+
+
+class StopReply(TypedDict):
+    """The members of a successful ``stop`` reply."""
+
+    report: Dict[str, Any]
+
+
+class StatusReply(TypedDict):
+    """The members of a successful ``status`` reply."""
+
+    extensions: List[StatusEntry]
+
+
+class ShutdownReply(TypedDict):
+    """The members of a successful ``shutdown`` reply."""
+
+    report: Dict[str, Any]
+
+
+class _AutocompleteReplyRequired(TypedDict):
+    claimed_by: Optional[str]
+    items: List[Dict[str, Any]]
+    failures: List[Dict[str, Any]]
+
+
+class AutocompleteReply(_AutocompleteReplyRequired, total=False):
+    """The members of a successful ``autocomplete`` reply."""
+
+    prefix: str
+
+
+class AgentEventReply(TypedDict):
+    """The members of a successful ``agent_event`` reply."""
+
+    sequence: int
+
+
+class GetApplicableOperationsReply(TypedDict):
+    """The members of a successful ``get_applicable_operations`` reply."""
+
+    resource: Dict[str, Any]
+    operations: List[Dict[str, Any]]
+    next_cursor: Optional[str]
+
+
+class ToolOutput(TypedDict):
+    """The output of a successful ``call`` result."""
+
+    content: List[Dict[str, Any]]
+    is_error: bool
+    structured_content: Any
+    metadata: Any
+
+
+class CommandOutput(TypedDict):
+    """The output of a successful ``command`` result."""
+
+    text: str
+    notifications: List[Dict[str, Any]]
+    context: List[Dict[str, Any]]
+
+
+class _HookOutputRequired(TypedDict):
+    hook: str
+    disposition: Dict[str, Any]
+
+
+class HookOutput(_HookOutputRequired, total=False):
+    """The output of a successful ``hook`` result."""
+
+    effective_disposition: Dict[str, Any]
+    denial_ignored: bool
+    context: List[Dict[str, Any]]
+    notifications: List[Dict[str, Any]]
+    session_operation: Any
+
+
+class ContextOutput(TypedDict):
+    """The output of a successful ``context`` result."""
+
+    contributions: List[Dict[str, Any]]
+
+
+class StatusOutput(TypedDict):
+    """The output of a successful ``status_collect`` result."""
+
+    contribution: Optional[Dict[str, Any]]
+
+
+class RenderOutput(TypedDict):
+    """The output of a successful ``render`` result."""
+
+    segments: List[Dict[str, Any]]
+
+
+class MenuOutput(TypedDict):
+    """The output of a successful ``menu`` result."""
+
+    menu: Dict[str, Any]
+    fallback_reason: Optional[Dict[str, Any]]
+
+
+class MenuActionOutput(TypedDict):
+    """The output of a successful ``menu_action`` result."""
+
+    text: str
+    notifications: List[Dict[str, Any]]
+    context: List[Dict[str, Any]]
+
+
 class ComposerGetParams(TypedDict):
     """The params of ``composer/get``."""
 

@@ -6,10 +6,29 @@ here and hand it to the core; they differ only in how they wait for it.
 
 from __future__ import annotations
 
-from ._future import Future
-from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Generic,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from ._core import Core, Line, Subscriber
+from ._future import Future
+from ._generated import (
+    AutocompleteReply,
+    DiscoverReply,
+    GetApplicableOperationsReply,
+    StartReply,
+    StatusEntry,
+)
 from .errors import ServeError, error_for
 
 T = TypeVar("T")
@@ -64,6 +83,10 @@ def _output(line: Line) -> Json:
     return output if isinstance(output, dict) else {"value": output}
 
 
+def _started(line: Line) -> StartReply:
+    return cast(StartReply, _members(line))
+
+
 def _nothing(line: Line) -> None:
     return None
 
@@ -86,8 +109,8 @@ def _services(services: Union[Mapping[str, Any], Sequence[str], None]) -> Option
 # Session.
 
 
-def discover() -> "Request[Json]":
-    return Request("reply", {"op": "discover"}, _members)
+def discover() -> "Request[DiscoverReply]":
+    return Request("reply", {"op": "discover"}, lambda line: cast(DiscoverReply, _members(line)))
 
 
 def start(
@@ -96,7 +119,7 @@ def start(
     features: Optional[Sequence[str]],
     startup_timeout_ms: Optional[int],
     bulk_storage: Optional[str],
-) -> "Request[Json]":
+) -> "Request[StartReply]":
     bound = _services(services)
     line = _opt(
         {"op": "start", "extension": extension},
@@ -105,39 +128,57 @@ def start(
         startup_timeout_ms=startup_timeout_ms,
         bulk_storage=bulk_storage,
     )
-    return Request("start", line, _members, services=bound or {})
+    return Request("start", line, _started, services=bound or {})
 
 
 def stop(extension: str) -> "Request[Json]":
-    return Request("reply", {"op": "stop", "extension": extension}, lambda l: l.get("report") or {})
+    return Request(
+        "reply", {"op": "stop", "extension": extension}, lambda line: line.get("report") or {}
+    )
 
 
-def reload(extension: str) -> "Request[Json]":
-    return Request("start", {"op": "reload", "extension": extension}, _members)
+def reload(extension: str) -> "Request[StartReply]":
+    return Request("start", {"op": "reload", "extension": extension}, _started)
 
 
-def status() -> "Request[List[Json]]":
-    return Request("reply", {"op": "status"}, lambda l: list(l.get("extensions") or []))
+def status() -> "Request[List[StatusEntry]]":
+    return Request(
+        "reply",
+        {"op": "status"},
+        lambda line: cast(List[StatusEntry], list(line.get("extensions") or [])),
+    )
 
 
 def shutdown() -> "Request[Json]":
-    return Request("reply", {"op": "shutdown"}, lambda l: l.get("report") or {})
+    return Request("reply", {"op": "shutdown"}, lambda line: line.get("report") or {})
 
 
 # Calls.
 
 
-def call_line(op: str, extension: str, timeout_ms: Optional[int], call_id: Optional[Id],
-              **members: Any) -> Dict[str, Any]:
-    return _opt({"op": op, "extension": extension}, timeout_ms=timeout_ms, call_id=call_id,
-                **members)
+def call_line(
+    op: str, extension: str, timeout_ms: Optional[int], call_id: Optional[Id], **members: Any
+) -> Dict[str, Any]:
+    return _opt(
+        {"op": op, "extension": extension}, timeout_ms=timeout_ms, call_id=call_id, **members
+    )
 
 
-def call(op: str, extension: str, *, timeout_ms: Optional[int] = None,
-         call_id: Optional[Id] = None, progress: Optional[Subscriber] = None,
-         **members: Any) -> "Request[Json]":
-    return Request("call", call_line(op, extension, timeout_ms, call_id, **members), _output,
-                   progress=progress)
+def call(
+    op: str,
+    extension: str,
+    *,
+    timeout_ms: Optional[int] = None,
+    call_id: Optional[Id] = None,
+    progress: Optional[Subscriber] = None,
+    **members: Any,
+) -> "Request[Json]":
+    return Request(
+        "call",
+        call_line(op, extension, timeout_ms, call_id, **members),
+        _output,
+        progress=progress,
+    )
 
 
 def cancel(call_id: Id) -> "Request[None]":
@@ -148,33 +189,55 @@ def cancel(call_id: Id) -> "Request[None]":
 
 
 def answer_confirmation(request_id: int, confirmed: bool) -> "Request[None]":
-    return Request("reply", {"op": "answer_confirmation", "request_id": request_id,
-                             "confirmed": confirmed}, _nothing)
+    return Request(
+        "reply",
+        {"op": "answer_confirmation", "request_id": request_id, "confirmed": confirmed},
+        _nothing,
+    )
 
 
 def answer_input(request_id: int, value: Optional[str]) -> "Request[None]":
-    return Request("reply", {"op": "answer_input", "request_id": request_id, "value": value},
-                   _nothing)
+    return Request(
+        "reply", {"op": "answer_input", "request_id": request_id, "value": value}, _nothing
+    )
 
 
-def service_answer(request_id: int, result: Optional[Json], refusal: Optional[str],
-                   message: Optional[str]) -> "Request[None]":
-    line = _opt({"op": "service_answer", "request_id": request_id}, result=result,
-                refusal=refusal, message=message)
+def service_answer(
+    request_id: int, result: Optional[Json], refusal: Optional[str], message: Optional[str]
+) -> "Request[None]":
+    line = _opt(
+        {"op": "service_answer", "request_id": request_id},
+        result=result,
+        refusal=refusal,
+        message=message,
+    )
     return Request("reply", line, _nothing)
 
 
 # Notifications to extensions.
 
 
-def notify(extension: str, method: str, params: Optional[Json], generation: Optional[int]) -> "Request[None]":
-    return Request("reply", _opt({"op": "notify", "extension": extension, "method": method,
-                                  "params": params or {}}, generation=generation), _nothing)
+def notify(
+    extension: str, method: str, params: Optional[Json], generation: Optional[int]
+) -> "Request[None]":
+    return Request(
+        "reply",
+        _opt(
+            {"op": "notify", "extension": extension, "method": method, "params": params or {}},
+            generation=generation,
+        ),
+        _nothing,
+    )
 
 
-def message_delta(extension: str, message_id: str, deltas: Union[str, Sequence[str]],
-                  generation: Optional[int]) -> "Request[None]":
-    line: Dict[str, Any] = {"op": "message_delta", "extension": extension, "message_id": message_id}
+def message_delta(
+    extension: str, message_id: str, deltas: Union[str, Sequence[str]], generation: Optional[int]
+) -> "Request[None]":
+    line: Dict[str, Any] = {
+        "op": "message_delta",
+        "extension": extension,
+        "message_id": message_id,
+    }
     if isinstance(deltas, str):
         line["delta"] = deltas
     else:
@@ -183,18 +246,38 @@ def message_delta(extension: str, message_id: str, deltas: Union[str, Sequence[s
 
 
 def message_settled(extension: str, message_id: str, generation: Optional[int]) -> "Request[None]":
-    return Request("reply", _opt({"op": "message_settled", "extension": extension,
-                                  "message_id": message_id}, generation=generation), _nothing)
+    return Request(
+        "reply",
+        _opt(
+            {"op": "message_settled", "extension": extension, "message_id": message_id},
+            generation=generation,
+        ),
+        _nothing,
+    )
 
 
 def terminal_revoke(extension: str, reason: str, generation: Optional[int]) -> "Request[None]":
-    return Request("reply", _opt({"op": "terminal_revoke", "extension": extension,
-                                  "reason": reason}, generation=generation), _nothing)
+    return Request(
+        "reply",
+        _opt(
+            {"op": "terminal_revoke", "extension": extension, "reason": reason},
+            generation=generation,
+        ),
+        _nothing,
+    )
 
 
-def autocomplete(text: str, cursor: int, revision: int, extension: Optional[str]) -> "Request[Json]":
-    return Request("reply", _opt({"op": "autocomplete", "text": text, "cursor": cursor,
-                                  "revision": revision}, extension=extension), _members)
+def autocomplete(
+    text: str, cursor: int, revision: int, extension: Optional[str]
+) -> "Request[AutocompleteReply]":
+    return Request(
+        "reply",
+        _opt(
+            {"op": "autocomplete", "text": text, "cursor": cursor, "revision": revision},
+            extension=extension,
+        ),
+        lambda line: cast(AutocompleteReply, _members(line)),
+    )
 
 
 def lifecycle(event: str, params: Mapping[str, Any]) -> "Request[None]":
@@ -209,27 +292,49 @@ def agent_report(report: Json) -> "Request[None]":
 
 
 def agent_event(agent_id: str, event: Json) -> "Request[int]":
-    return Request("reply", {"op": "agent_event", "agent_id": agent_id, "event": event},
-                   lambda l: int(l["sequence"]))
+    return Request(
+        "reply",
+        {"op": "agent_event", "agent_id": agent_id, "event": event},
+        lambda line: int(line["sequence"]),
+    )
 
 
-def get_applicable_operations(arguments: Json) -> "Request[Json]":
-    return Request("reply", {"op": "get_applicable_operations", "arguments": arguments},
-                   _members)
+def get_applicable_operations(arguments: Json) -> "Request[GetApplicableOperationsReply]":
+    return Request(
+        "reply",
+        {"op": "get_applicable_operations", "arguments": arguments},
+        lambda line: cast(GetApplicableOperationsReply, _members(line)),
+    )
 
 
 #: The Host method of every serve operation (the tests hold it to the schema's OPS).
 METHOD_OF_OP: Dict[str, str] = {
-    "discover": "discover", "start": "start", "stop": "stop", "reload": "reload",
-    "call": "call", "command": "command", "hook": "hook", "context": "context",
-    "status_collect": "status_collect", "render": "render", "menu": "menu",
-    "menu_action": "menu_action", "cancel": "cancel",
-    "answer_confirmation": "answer_confirmation", "answer_input": "answer_input",
-    "service_answer": "service_answer", "notify": "notify",
-    "message_delta": "message_delta", "message_settled": "message_settled",
-    "autocomplete": "autocomplete", "terminal_revoke": "terminal_revoke",
-    "agent_report": "agent_report", "agent_event": "agent_event", "status": "status",
-    "get_applicable_operations": "get_applicable_operations", "lifecycle": "lifecycle",
+    "discover": "discover",
+    "start": "start",
+    "stop": "stop",
+    "reload": "reload",
+    "call": "call",
+    "command": "command",
+    "hook": "hook",
+    "context": "context",
+    "status_collect": "status_collect",
+    "render": "render",
+    "menu": "menu",
+    "menu_action": "menu_action",
+    "cancel": "cancel",
+    "answer_confirmation": "answer_confirmation",
+    "answer_input": "answer_input",
+    "service_answer": "service_answer",
+    "notify": "notify",
+    "message_delta": "message_delta",
+    "message_settled": "message_settled",
+    "autocomplete": "autocomplete",
+    "terminal_revoke": "terminal_revoke",
+    "agent_report": "agent_report",
+    "agent_event": "agent_event",
+    "status": "status",
+    "get_applicable_operations": "get_applicable_operations",
+    "lifecycle": "lifecycle",
     "shutdown": "shutdown",
 }
 

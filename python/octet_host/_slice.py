@@ -25,7 +25,12 @@ _SCHED_FLAG_RESET_ON_FORK = 1
 
 
 def ask_short_slice() -> bool:
-    """Asks for the short slice for the calling thread; True when the kernel took it."""
+    """Asks for the short slice for the calling thread, for as long as it runs; True
+    when the kernel took it.
+
+    The client asks it for its own reader thread. An embedder may ask it for a thread
+    of its own that makes calls (``octet_host.prompt_wakeups()``): its calls then wake
+    it at once on a busy machine too. Threads it starts get the default slice."""
     numbers = _SYSCALLS.get(platform.machine())
     if numbers is None or not hasattr(os, "sched_getscheduler"):
         return False
@@ -37,8 +42,16 @@ def ask_short_slice() -> bool:
         size, policy, flags, nice, priority, runtime, deadline, period = _ATTR.unpack(buf.raw)
         if policy != _SCHED_OTHER:
             return False
-        attr = _ATTR.pack(_ATTR.size, policy, _SCHED_FLAG_RESET_ON_FORK, nice, priority,
-                          SHORT_SLICE_NS, deadline, period)
+        attr = _ATTR.pack(
+            _ATTR.size,
+            policy,
+            _SCHED_FLAG_RESET_ON_FORK,
+            nice,
+            priority,
+            SHORT_SLICE_NS,
+            deadline,
+            period,
+        )
         return bool(libc.syscall(numbers[0], 0, ctypes.c_char_p(attr), 0) == 0)
     except (OSError, AttributeError, ValueError):
         return False

@@ -22,11 +22,27 @@ from typing import (
     Sequence,
     TypeVar,
     Union,
+    cast,
 )
 
 from . import _ops
 from ._core import Core, Line, Subscriber
 from ._future import Future
+from ._generated import (
+    AutocompleteReply,
+    CommandOutput,
+    ContextOutput,
+    DiscoverReply,
+    GetApplicableOperationsReply,
+    HookOutput,
+    MenuActionOutput,
+    MenuOutput,
+    RenderOutput,
+    StartReply,
+    StatusEntry,
+    StatusOutput,
+    ToolOutput,
+)
 from .host import serve_argv
 
 T = TypeVar("T")
@@ -62,8 +78,9 @@ def _awaitable(future: "Future[T]", loop: asyncio.AbstractEventLoop) -> "asyncio
 class PendingCall:
     """A call in flight: ``await pending.result()``, ``await pending.cancel()``."""
 
-    def __init__(self, host: "Host", request: "_ops.Request[Json]", call_id: Id,
-                 future: "Future[Line]") -> None:
+    def __init__(
+        self, host: "Host", request: "_ops.Request[Json]", call_id: Id, future: "Future[Line]"
+    ) -> None:
         self._host = host
         self._request = request
         self.call_id = call_id
@@ -121,15 +138,27 @@ class Host:
         shutdown_timeout: float = 10.0,
     ) -> None:
         self._argv = serve_argv(
-            binary, workspace, extension_dirs, no_global=no_global, no_input=no_input,
-            prompt_wakeups=prompt_wakeups, tool_composition=tool_composition,
-            resource_refs=resource_refs, operation_discovery=operation_discovery,
-            bulk_storage=bulk_storage, startup_timeout_ms=startup_timeout_ms,
+            binary,
+            workspace,
+            extension_dirs,
+            no_global=no_global,
+            no_input=no_input,
+            prompt_wakeups=prompt_wakeups,
+            tool_composition=tool_composition,
+            resource_refs=resource_refs,
+            operation_discovery=operation_discovery,
+            bulk_storage=bulk_storage,
+            startup_timeout_ms=startup_timeout_ms,
             serve_args=serve_args,
         )
         self._options: Dict[str, Any] = dict(
-            env=env, stderr=stderr, workers=workers, event_buffer=event_buffer,
-            ready_timeout=ready_timeout, on_confirmation=on_confirmation, on_input=on_input,
+            env=env,
+            stderr=stderr,
+            workers=workers,
+            event_buffer=event_buffer,
+            ready_timeout=ready_timeout,
+            on_confirmation=on_confirmation,
+            on_input=on_input,
             prompt_wakeups=prompt_wakeups,
         )
         self._shutdown_timeout = shutdown_timeout
@@ -205,90 +234,151 @@ class Host:
 
     # The session.
 
-    async def discover(self) -> Json:
+    async def discover(self) -> DiscoverReply:
         """The extensions found and the rejected manifests."""
         return await self._do(_ops.discover())
 
-    async def start(self, extension: str, *, services: Services = None,
-                    features: Optional[Sequence[str]] = None,
-                    startup_timeout_ms: Optional[int] = None,
-                    bulk_storage: Optional[str] = None) -> Json:
+    async def start(
+        self,
+        extension: str,
+        *,
+        services: Services = None,
+        features: Optional[Sequence[str]] = None,
+        startup_timeout_ms: Optional[int] = None,
+        bulk_storage: Optional[str] = None,
+    ) -> StartReply:
         """Starts ``extension`` with ``services`` bound (see :meth:`octet_host.Host.start`)."""
-        return await self._do(_ops.start(extension, services, features, startup_timeout_ms,
-                                         bulk_storage))
+        return await self._do(
+            _ops.start(extension, services, features, startup_timeout_ms, bulk_storage)
+        )
 
     async def stop(self, extension: str) -> Json:
         """Stops ``extension``; its shutdown report."""
         return await self._do(_ops.stop(extension))
 
-    async def reload(self, extension: str) -> Json:
+    async def reload(self, extension: str) -> StartReply:
         """Starts a new generation candidate-first."""
         return await self._do(_ops.reload(extension))
 
-    async def status(self) -> List[Json]:
+    async def status(self) -> List[StatusEntry]:
         """One entry per live generation."""
         return await self._do(_ops.status())
 
     # Calls.
 
-    def submit(self, op: str, extension: str, *, timeout_ms: Optional[int] = None,
-               call_id: Optional[Id] = None, progress: Optional[Subscriber] = None,
-               **members: Any) -> PendingCall:
+    def submit(
+        self,
+        op: str,
+        extension: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        call_id: Optional[Id] = None,
+        progress: Optional[Subscriber] = None,
+        **members: Any,
+    ) -> PendingCall:
         """Sends any call without waiting (see :meth:`octet_host.Host.submit`)."""
-        request = _ops.call(op, extension, timeout_ms=timeout_ms, call_id=call_id,
-                            progress=progress, **members)
+        request = _ops.call(
+            op, extension, timeout_ms=timeout_ms, call_id=call_id, progress=progress, **members
+        )
         sent_id, future = _ops.send(self._core, request)
         assert sent_id is not None
         return PendingCall(self, request, sent_id, future)
 
-    async def call(self, extension: str, tool: str, arguments: Optional[Json] = None, *,
-                   timeout_ms: Optional[int] = None,
-                   progress: Optional[Subscriber] = None) -> Json:
+    async def call(
+        self,
+        extension: str,
+        tool: str,
+        arguments: Optional[Json] = None,
+        *,
+        timeout_ms: Optional[int] = None,
+        progress: Optional[Subscriber] = None,
+    ) -> ToolOutput:
         """Calls a tool; its output."""
-        return await self.submit("call", extension, tool=tool, arguments=arguments or {},
-                                 timeout_ms=timeout_ms, progress=progress).result()
+        pending = self.submit(
+            "call",
+            extension,
+            tool=tool,
+            arguments=arguments or {},
+            timeout_ms=timeout_ms,
+            progress=progress,
+        )
+        return cast(ToolOutput, await pending.result())
 
-    async def command(self, extension: str, name: str, arguments: Sequence[str] = (), *,
-                      timeout_ms: Optional[int] = None) -> Json:
+    async def command(
+        self,
+        extension: str,
+        name: str,
+        arguments: Sequence[str] = (),
+        *,
+        timeout_ms: Optional[int] = None,
+    ) -> CommandOutput:
         """Runs a command."""
-        return await self.submit("command", extension, name=name, arguments=list(arguments),
-                                 timeout_ms=timeout_ms).result()
+        pending = self.submit(
+            "command", extension, name=name, arguments=list(arguments), timeout_ms=timeout_ms
+        )
+        return cast(CommandOutput, await pending.result())
 
-    async def hook(self, extension: str, hook: str, payload: Optional[Json] = None, *,
-                   timeout_ms: Optional[int] = None) -> Json:
+    async def hook(
+        self,
+        extension: str,
+        hook: str,
+        payload: Optional[Json] = None,
+        *,
+        timeout_ms: Optional[int] = None,
+    ) -> HookOutput:
         """Runs a hook."""
-        return await self.submit("hook", extension, hook=hook, payload=payload or {},
-                                 timeout_ms=timeout_ms).result()
+        pending = self.submit(
+            "hook", extension, hook=hook, payload=payload or {}, timeout_ms=timeout_ms
+        )
+        return cast(HookOutput, await pending.result())
 
-    async def context(self, extension: str, prompt: Optional[str] = None, *,
-                      timeout_ms: Optional[int] = None) -> Json:
+    async def context(
+        self, extension: str, prompt: Optional[str] = None, *, timeout_ms: Optional[int] = None
+    ) -> ContextOutput:
         """Collects context."""
-        return await self.submit("context", extension, prompt=prompt,
-                                 timeout_ms=timeout_ms).result()
+        pending = self.submit("context", extension, prompt=prompt, timeout_ms=timeout_ms)
+        return cast(ContextOutput, await pending.result())
 
-    async def status_collect(self, extension: str, surface: Optional[str] = None, *,
-                             timeout_ms: Optional[int] = None) -> Json:
+    async def status_collect(
+        self, extension: str, surface: Optional[str] = None, *, timeout_ms: Optional[int] = None
+    ) -> StatusOutput:
         """Collects a status surface."""
-        return await self.submit("status_collect", extension, surface=surface,
-                                 timeout_ms=timeout_ms).result()
+        pending = self.submit("status_collect", extension, surface=surface, timeout_ms=timeout_ms)
+        return cast(StatusOutput, await pending.result())
 
-    async def render(self, extension: str, tool: str, output: str, *,
-                     arguments: Optional[Json] = None, is_error: bool = False,
-                     timeout_ms: Optional[int] = None) -> Json:
+    async def render(
+        self,
+        extension: str,
+        tool: str,
+        output: str,
+        *,
+        arguments: Optional[Json] = None,
+        is_error: bool = False,
+        timeout_ms: Optional[int] = None,
+    ) -> RenderOutput:
         """Renders a tool's output."""
-        return await self.submit("render", extension, tool=tool, arguments=arguments or {},
-                                 output=output, is_error=is_error,
-                                 timeout_ms=timeout_ms).result()
+        pending = self.submit(
+            "render",
+            extension,
+            tool=tool,
+            arguments=arguments or {},
+            output=output,
+            is_error=is_error,
+            timeout_ms=timeout_ms,
+        )
+        return cast(RenderOutput, await pending.result())
 
-    async def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> Json:
+    async def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> MenuOutput:
         """Collects the menu."""
-        return await self.submit("menu", extension, timeout_ms=timeout_ms).result()
+        pending = self.submit("menu", extension, timeout_ms=timeout_ms)
+        return cast(MenuOutput, await pending.result())
 
-    async def menu_action(self, extension: str, item: Json, *,
-                          timeout_ms: Optional[int] = None) -> Json:
+    async def menu_action(
+        self, extension: str, item: Json, *, timeout_ms: Optional[int] = None
+    ) -> MenuActionOutput:
         """Runs a menu action."""
-        return await self.submit("menu_action", extension, item=item,
-                                 timeout_ms=timeout_ms).result()
+        pending = self.submit("menu_action", extension, item=item, timeout_ms=timeout_ms)
+        return cast(MenuActionOutput, await pending.result())
 
     async def cancel(self, call_id: Id) -> None:
         """Cancels the active call ``call_id``."""
@@ -304,37 +394,56 @@ class Host:
         """Answers an ``input_request``."""
         await self._do(_ops.answer_input(request_id, value))
 
-    async def service_answer(self, request_id: int, *, result: Optional[Json] = None,
-                             refusal: Optional[str] = None,
-                             message: Optional[str] = None) -> None:
+    async def service_answer(
+        self,
+        request_id: int,
+        *,
+        result: Optional[Json] = None,
+        refusal: Optional[str] = None,
+        message: Optional[str] = None,
+    ) -> None:
         """Answers a ``service_request`` by hand."""
         await self._do(_ops.service_answer(request_id, result, refusal, message))
 
     # Notifications to extensions.
 
-    async def notify(self, extension: str, method: str, params: Optional[Json] = None, *,
-                     generation: Optional[int] = None) -> None:
+    async def notify(
+        self,
+        extension: str,
+        method: str,
+        params: Optional[Json] = None,
+        *,
+        generation: Optional[int] = None,
+    ) -> None:
         """``shortcut/trigger``, ``ui/terminal-input`` or ``ui/resize``."""
         await self._do(_ops.notify(extension, method, params, generation))
 
-    async def message_delta(self, extension: str, message_id: str,
-                            deltas: Union[str, Sequence[str]], *,
-                            generation: Optional[int] = None) -> None:
+    async def message_delta(
+        self,
+        extension: str,
+        message_id: str,
+        deltas: Union[str, Sequence[str]],
+        *,
+        generation: Optional[int] = None,
+    ) -> None:
         """Adds assistant-message text."""
         await self._do(_ops.message_delta(extension, message_id, deltas, generation))
 
-    async def message_settled(self, extension: str, message_id: str, *,
-                              generation: Optional[int] = None) -> None:
+    async def message_settled(
+        self, extension: str, message_id: str, *, generation: Optional[int] = None
+    ) -> None:
         """Sends the message's pending deltas at once."""
         await self._do(_ops.message_settled(extension, message_id, generation))
 
-    async def terminal_revoke(self, extension: str, reason: str, *,
-                              generation: Optional[int] = None) -> None:
+    async def terminal_revoke(
+        self, extension: str, reason: str, *, generation: Optional[int] = None
+    ) -> None:
         """Takes the terminal grant back."""
         await self._do(_ops.terminal_revoke(extension, reason, generation))
 
-    async def autocomplete(self, text: str, cursor: int, revision: int, *,
-                           extension: Optional[str] = None) -> Json:
+    async def autocomplete(
+        self, text: str, cursor: int, revision: int, *, extension: Optional[str] = None
+    ) -> AutocompleteReply:
         """Asks the admitted autocomplete chains."""
         return await self._do(_ops.autocomplete(text, cursor, revision, extension))
 
@@ -352,7 +461,7 @@ class Host:
         """Records one observation of a child; its sequence number."""
         return await self._do(_ops.agent_event(agent_id, event))
 
-    async def get_applicable_operations(self, arguments: Json) -> Json:
+    async def get_applicable_operations(self, arguments: Json) -> GetApplicableOperationsReply:
         """Runs the host tool ``get_applicable_operations``."""
         return await self._do(_ops.get_applicable_operations(arguments))
 

@@ -93,9 +93,7 @@ class ServeError(OctetHostError):
     @property
     def details(self) -> Dict[str, Any]:
         """The error's members besides ``code``, ``message`` and ``rpc_code``."""
-        return {
-            k: v for k, v in self.error.items() if k not in ("code", "message", "rpc_code")
-        }
+        return {k: v for k, v in self.error.items() if k not in ("code", "message", "rpc_code")}
 
 
 class HostLost(ServeError):

@@ -4,7 +4,6 @@ operation a method."""
 from __future__ import annotations
 
 import os
-from ._future import Future
 from typing import (
     Any,
     Callable,
@@ -16,11 +15,28 @@ from typing import (
     Sequence,
     TypeVar,
     Union,
+    cast,
 )
 
 from . import _ops
 from ._binary import find_binary
 from ._core import Core, Line, Subscriber
+from ._future import Future
+from ._generated import (
+    AutocompleteReply,
+    CommandOutput,
+    ContextOutput,
+    DiscoverReply,
+    GetApplicableOperationsReply,
+    HookOutput,
+    MenuActionOutput,
+    MenuOutput,
+    RenderOutput,
+    StartReply,
+    StatusEntry,
+    StatusOutput,
+    ToolOutput,
+)
 from .errors import HostLost
 
 T = TypeVar("T")
@@ -67,8 +83,9 @@ def serve_argv(
 class PendingCall:
     """A call in flight: :meth:`result` waits for it, :meth:`cancel` cancels it."""
 
-    def __init__(self, host: "Host", request: "_ops.Request[Json]", call_id: Id,
-                 future: "Future[Line]") -> None:
+    def __init__(
+        self, host: "Host", request: "_ops.Request[Json]", call_id: Id, future: "Future[Line]"
+    ) -> None:
         self._host = host
         self._request = request
         self.call_id = call_id
@@ -139,15 +156,28 @@ class Host:
         shutdown_timeout: float = 10.0,
     ) -> None:
         argv = serve_argv(
-            binary, workspace, extension_dirs, no_global=no_global, no_input=no_input,
-            prompt_wakeups=prompt_wakeups, tool_composition=tool_composition,
-            resource_refs=resource_refs, operation_discovery=operation_discovery,
-            bulk_storage=bulk_storage, startup_timeout_ms=startup_timeout_ms,
+            binary,
+            workspace,
+            extension_dirs,
+            no_global=no_global,
+            no_input=no_input,
+            prompt_wakeups=prompt_wakeups,
+            tool_composition=tool_composition,
+            resource_refs=resource_refs,
+            operation_discovery=operation_discovery,
+            bulk_storage=bulk_storage,
+            startup_timeout_ms=startup_timeout_ms,
             serve_args=serve_args,
         )
         self._core = Core(
-            argv, env=env, stderr=stderr, workers=workers, event_buffer=event_buffer,
-            ready_timeout=ready_timeout, on_confirmation=on_confirmation, on_input=on_input,
+            argv,
+            env=env,
+            stderr=stderr,
+            workers=workers,
+            event_buffer=event_buffer,
+            ready_timeout=ready_timeout,
+            on_confirmation=on_confirmation,
+            on_input=on_input,
             prompt_wakeups=prompt_wakeups,
         )
         self._shutdown_timeout = shutdown_timeout
@@ -212,31 +242,37 @@ class Host:
 
     # Operations: the session.
 
-    def discover(self) -> Json:
+    def discover(self) -> DiscoverReply:
         """The extensions found (``entries``) and rejected manifests (``diagnostics``)."""
         return self._do(_ops.discover())
 
-    def start(self, extension: str, *, services: Services = None,
-              features: Optional[Sequence[str]] = None,
-              startup_timeout_ms: Optional[int] = None,
-              bulk_storage: Optional[str] = None) -> Json:
+    def start(
+        self,
+        extension: str,
+        *,
+        services: Services = None,
+        features: Optional[Sequence[str]] = None,
+        startup_timeout_ms: Optional[int] = None,
+        bulk_storage: Optional[str] = None,
+    ) -> StartReply:
         """Starts ``extension``; raises :class:`~octet_host.errors.StartError`.
 
         ``services`` maps each service kind to the object that serves it
         (``{"composer": MyComposer()}``; a name with ``None``, or a list of names, binds
         a frontend feature such as ``terminal_input`` with no object)."""
-        return self._do(_ops.start(extension, services, features, startup_timeout_ms,
-                                   bulk_storage))
+        return self._do(
+            _ops.start(extension, services, features, startup_timeout_ms, bulk_storage)
+        )
 
     def stop(self, extension: str) -> Json:
         """Stops ``extension`` in order; its shutdown report."""
         return self._do(_ops.stop(extension))
 
-    def reload(self, extension: str) -> Json:
+    def reload(self, extension: str) -> StartReply:
         """Starts a new generation candidate-first; like :meth:`start`'s reply."""
         return self._do(_ops.reload(extension))
 
-    def status(self) -> List[Json]:
+    def status(self) -> List[StatusEntry]:
         """One entry per live generation."""
         return self._do(_ops.status())
 
@@ -249,61 +285,120 @@ class Host:
 
     # Operations: calls.
 
-    def submit(self, op: str, extension: str, *, timeout_ms: Optional[int] = None,
-               call_id: Optional[Id] = None, progress: Optional[Subscriber] = None,
-               **members: Any) -> PendingCall:
+    def submit(
+        self,
+        op: str,
+        extension: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        call_id: Optional[Id] = None,
+        progress: Optional[Subscriber] = None,
+        **members: Any,
+    ) -> PendingCall:
         """Sends any call (``call``, ``command``, ``hook``, ``context``,
         ``status_collect``, ``render``, ``menu``, ``menu_action``) without waiting."""
-        request = _ops.call(op, extension, timeout_ms=timeout_ms, call_id=call_id,
-                            progress=progress, **members)
+        request = _ops.call(
+            op, extension, timeout_ms=timeout_ms, call_id=call_id, progress=progress, **members
+        )
         sent_id, future = _ops.send(self._core, request)
         assert sent_id is not None
         return PendingCall(self, request, sent_id, future)
 
-    def call(self, extension: str, tool: str, arguments: Optional[Json] = None, *,
-             timeout_ms: Optional[int] = None, progress: Optional[Subscriber] = None) -> Json:
+    def call(
+        self,
+        extension: str,
+        tool: str,
+        arguments: Optional[Json] = None,
+        *,
+        timeout_ms: Optional[int] = None,
+        progress: Optional[Subscriber] = None,
+    ) -> ToolOutput:
         """Calls a tool: ``{content, is_error, structured_content, metadata}``."""
-        return self.submit("call", extension, tool=tool, arguments=arguments or {},
-                           timeout_ms=timeout_ms, progress=progress).result()
+        pending = self.submit(
+            "call",
+            extension,
+            tool=tool,
+            arguments=arguments or {},
+            timeout_ms=timeout_ms,
+            progress=progress,
+        )
+        return cast(ToolOutput, pending.result())
 
-    def command(self, extension: str, name: str, arguments: Sequence[str] = (), *,
-                timeout_ms: Optional[int] = None) -> Json:
+    def command(
+        self,
+        extension: str,
+        name: str,
+        arguments: Sequence[str] = (),
+        *,
+        timeout_ms: Optional[int] = None,
+    ) -> CommandOutput:
         """Runs a command: ``{text, notifications, context}``."""
-        return self.submit("command", extension, name=name, arguments=list(arguments),
-                           timeout_ms=timeout_ms).result()
+        pending = self.submit(
+            "command", extension, name=name, arguments=list(arguments), timeout_ms=timeout_ms
+        )
+        return cast(CommandOutput, pending.result())
 
-    def hook(self, extension: str, hook: str, payload: Optional[Json] = None, *,
-             timeout_ms: Optional[int] = None) -> Json:
+    def hook(
+        self,
+        extension: str,
+        hook: str,
+        payload: Optional[Json] = None,
+        *,
+        timeout_ms: Optional[int] = None,
+    ) -> HookOutput:
         """Runs a hook: ``{hook, disposition, effective_disposition, ...}``."""
-        return self.submit("hook", extension, hook=hook, payload=payload or {},
-                           timeout_ms=timeout_ms).result()
+        pending = self.submit(
+            "hook", extension, hook=hook, payload=payload or {}, timeout_ms=timeout_ms
+        )
+        return cast(HookOutput, pending.result())
 
-    def context(self, extension: str, prompt: Optional[str] = None, *,
-                timeout_ms: Optional[int] = None) -> Json:
+    def context(
+        self, extension: str, prompt: Optional[str] = None, *, timeout_ms: Optional[int] = None
+    ) -> ContextOutput:
         """Collects context: ``{contributions}``."""
-        return self.submit("context", extension, prompt=prompt, timeout_ms=timeout_ms).result()
+        pending = self.submit("context", extension, prompt=prompt, timeout_ms=timeout_ms)
+        return cast(ContextOutput, pending.result())
 
-    def status_collect(self, extension: str, surface: Optional[str] = None, *,
-                       timeout_ms: Optional[int] = None) -> Json:
+    def status_collect(
+        self, extension: str, surface: Optional[str] = None, *, timeout_ms: Optional[int] = None
+    ) -> StatusOutput:
         """Collects a status surface: ``{contribution}``."""
-        return self.submit("status_collect", extension, surface=surface,
-                           timeout_ms=timeout_ms).result()
+        pending = self.submit("status_collect", extension, surface=surface, timeout_ms=timeout_ms)
+        return cast(StatusOutput, pending.result())
 
-    def render(self, extension: str, tool: str, output: str, *,
-               arguments: Optional[Json] = None, is_error: bool = False,
-               timeout_ms: Optional[int] = None) -> Json:
+    def render(
+        self,
+        extension: str,
+        tool: str,
+        output: str,
+        *,
+        arguments: Optional[Json] = None,
+        is_error: bool = False,
+        timeout_ms: Optional[int] = None,
+    ) -> RenderOutput:
         """Renders a tool's output: ``{segments}``."""
-        return self.submit("render", extension, tool=tool, arguments=arguments or {},
-                           output=output, is_error=is_error, timeout_ms=timeout_ms).result()
+        pending = self.submit(
+            "render",
+            extension,
+            tool=tool,
+            arguments=arguments or {},
+            output=output,
+            is_error=is_error,
+            timeout_ms=timeout_ms,
+        )
+        return cast(RenderOutput, pending.result())
 
-    def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> Json:
+    def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> MenuOutput:
         """Collects the menu: ``{menu, fallback_reason}``."""
-        return self.submit("menu", extension, timeout_ms=timeout_ms).result()
+        pending = self.submit("menu", extension, timeout_ms=timeout_ms)
+        return cast(MenuOutput, pending.result())
 
-    def menu_action(self, extension: str, item: Json, *,
-                    timeout_ms: Optional[int] = None) -> Json:
+    def menu_action(
+        self, extension: str, item: Json, *, timeout_ms: Optional[int] = None
+    ) -> MenuActionOutput:
         """Runs a menu action as :meth:`menu` showed it; like :meth:`command`."""
-        return self.submit("menu_action", extension, item=item, timeout_ms=timeout_ms).result()
+        pending = self.submit("menu_action", extension, item=item, timeout_ms=timeout_ms)
+        return cast(MenuActionOutput, pending.result())
 
     def cancel(self, call_id: Id) -> None:
         """Cancels the active call ``call_id``."""
@@ -319,36 +414,56 @@ class Host:
         """Answers an ``input_request`` (None cancels it)."""
         self._do(_ops.answer_input(request_id, value))
 
-    def service_answer(self, request_id: int, *, result: Optional[Json] = None,
-                       refusal: Optional[str] = None, message: Optional[str] = None) -> None:
+    def service_answer(
+        self,
+        request_id: int,
+        *,
+        result: Optional[Json] = None,
+        refusal: Optional[str] = None,
+        message: Optional[str] = None,
+    ) -> None:
         """Answers a ``service_request`` by hand."""
         self._do(_ops.service_answer(request_id, result, refusal, message))
 
     # Operations: notifications to extensions.
 
-    def notify(self, extension: str, method: str, params: Optional[Json] = None, *,
-               generation: Optional[int] = None) -> None:
+    def notify(
+        self,
+        extension: str,
+        method: str,
+        params: Optional[Json] = None,
+        *,
+        generation: Optional[int] = None,
+    ) -> None:
         """``shortcut/trigger``, ``ui/terminal-input`` or ``ui/resize``."""
         self._do(_ops.notify(extension, method, params, generation))
 
-    def message_delta(self, extension: str, message_id: str,
-                      deltas: Union[str, Sequence[str]], *,
-                      generation: Optional[int] = None) -> None:
+    def message_delta(
+        self,
+        extension: str,
+        message_id: str,
+        deltas: Union[str, Sequence[str]],
+        *,
+        generation: Optional[int] = None,
+    ) -> None:
         """Adds assistant-message text (one delta, or several taken whole)."""
         self._do(_ops.message_delta(extension, message_id, deltas, generation))
 
-    def message_settled(self, extension: str, message_id: str, *,
-                        generation: Optional[int] = None) -> None:
+    def message_settled(
+        self, extension: str, message_id: str, *, generation: Optional[int] = None
+    ) -> None:
         """Sends the message's pending deltas at once."""
         self._do(_ops.message_settled(extension, message_id, generation))
 
-    def terminal_revoke(self, extension: str, reason: str, *,
-                        generation: Optional[int] = None) -> None:
+    def terminal_revoke(
+        self, extension: str, reason: str, *, generation: Optional[int] = None
+    ) -> None:
         """Takes the terminal grant back from its holder."""
         self._do(_ops.terminal_revoke(extension, reason, generation))
 
-    def autocomplete(self, text: str, cursor: int, revision: int, *,
-                     extension: Optional[str] = None) -> Json:
+    def autocomplete(
+        self, text: str, cursor: int, revision: int, *, extension: Optional[str] = None
+    ) -> AutocompleteReply:
         """Asks the admitted chains: ``{claimed_by, prefix, items, failures}``."""
         return self._do(_ops.autocomplete(text, cursor, revision, extension))
 
@@ -366,6 +481,6 @@ class Host:
         """Records one observation of a child; its sequence number."""
         return self._do(_ops.agent_event(agent_id, event))
 
-    def get_applicable_operations(self, arguments: Json) -> Json:
+    def get_applicable_operations(self, arguments: Json) -> GetApplicableOperationsReply:
         """Runs the host tool ``get_applicable_operations``."""
         return self._do(_ops.get_applicable_operations(arguments))

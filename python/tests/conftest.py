@@ -21,8 +21,20 @@ import octet_host
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 
-SDK_TOOLS = ["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail",
-             "panic", "env", "events"]
+SDK_TOOLS = [
+    "echo",
+    "sleep",
+    "progress",
+    "confirm",
+    "ask",
+    "notify",
+    "crash",
+    "big",
+    "fail",
+    "panic",
+    "env",
+    "events",
+]
 
 
 def toml_list(items: List[str]) -> str:
@@ -39,7 +51,10 @@ def write_manifest(root: Path, name: str, text: str) -> Path:
 def sdk_extension(root: Path, name: str = "fixture") -> Path:
     """The SDK test extension (API 0.4), as in docs/serve-protocol.md's transcript."""
     exe = octet_host.find_binary()
-    return write_manifest(root, name, f"""name = "{name}"
+    return write_manifest(
+        root,
+        name,
+        f"""name = "{name}"
 version = "0.1.0"
 api_version = "0.4"
 
@@ -57,19 +72,28 @@ tool_renderers = ["echo"]
 notifications = true
 confirmations = true
 menu = true
-""")
+""",
+    )
 
 
 def env_table(env: Optional[Dict[str, str]]) -> str:
     return ", ".join(f"{k} = {json.dumps(v)}" for k, v in (env or {}).items())
 
 
-def wave1_extension(root: Path, name: str = "peer", api: str = "0.4",
-                    env: Optional[Dict[str, str]] = None, extra: str = "") -> Path:
+def wave1_extension(
+    root: Path,
+    name: str = "peer",
+    api: str = "0.4",
+    env: Optional[Dict[str, str]] = None,
+    extra: str = "",
+) -> Path:
     """The raw Wave-1 peer: its tool ``ask`` sends any host request and reports the
     answers; ``seen`` reports what it received."""
     script = FIXTURES / "wave1_peer.py"
-    return write_manifest(root, name, f"""name = "{name}"
+    return write_manifest(
+        root,
+        name,
+        f"""name = "{name}"
 version = "0.1.0"
 api_version = "{api}"
 
@@ -80,14 +104,22 @@ env = {{ {env_table(env)} }}
 {extra}
 [contributes]
 tools = ["ask", "answers", "seen"]
-""" + ("hooks = [\"model_turn_start\"]\n" if api == "0.4" else ""))
+"""
+        + ('hooks = ["model_turn_start"]\n' if api == "0.4" else ""),
+    )
 
 
-def peer03_extension(root: Path, name: str = "prov",
-                     select: str = "provider_auth,provider_catalog,session_lifecycle") -> Path:
+def peer03_extension(
+    root: Path,
+    name: str = "prov",
+    select: str = "provider_auth,provider_catalog,session_lifecycle",
+) -> Path:
     """The raw API 0.3 peer with the optional capabilities in ``select``."""
     script = FIXTURES / "peer03.py"
-    return write_manifest(root, name, f"""name = "{name}"
+    return write_manifest(
+        root,
+        name,
+        f"""name = "{name}"
 version = "0.1.0"
 api_version = "0.3"
 
@@ -98,14 +130,17 @@ env = {{ OCTET_PEER_TOOLS = "ask,seen", OCTET_PEER_SELECT = {json.dumps(select)}
 
 [contributes]
 tools = ["ask", "seen"]
-""")
+""",
+    )
 
 
 def resource_extension(root: Path, name: str = "circuits") -> Path:
     script = FIXTURES / "resource_peer.py"
-    tools = ["make", "use", "inspect", "plain", "release", "register", "disposed", "grow",
-             "crash"]
-    return write_manifest(root, name, f"""name = "{name}"
+    tools = ["make", "use", "inspect", "plain", "release", "register", "disposed", "grow", "crash"]
+    return write_manifest(
+        root,
+        name,
+        f"""name = "{name}"
 version = "0.1.0"
 api_version = "0.4"
 
@@ -115,11 +150,13 @@ args = [{json.dumps(str(script))}]
 
 [contributes]
 tools = {toml_list(tools)}
-""")
+""",
+    )
 
 
-def ask(host: octet_host.Host, extension: str, requests: List[Dict[str, Any]],
-        timeout_ms: int = 60_000) -> Dict[str, Any]:
+def ask(
+    host: octet_host.Host, extension: str, requests: List[Dict[str, Any]], timeout_ms: int = 60_000
+) -> Dict[str, Any]:
     """Runs the peer's ``ask`` tool and returns its report of every answer."""
     out = host.call(extension, "ask", {"requests": requests}, timeout_ms=timeout_ms)
     report: Dict[str, Any] = json.loads(out["content"][0]["text"])
@@ -168,8 +205,11 @@ def extensions(tmp_path: Path) -> Path:
 @pytest.fixture
 def fixture_host(workspace: Path, extensions: Path) -> Iterator[octet_host.Host]:
     """A host over the SDK test extension, started as ``fixture``."""
-    with octet_host.Host(workspace, [sdk_extension(extensions)],
-                         on_confirmation=lambda q: True,
-                         on_input=lambda q: "typed") as host:
+    with octet_host.Host(
+        workspace,
+        [sdk_extension(extensions)],
+        on_confirmation=lambda q: True,
+        on_input=lambda q: "typed",
+    ) as host:
         host.start("fixture")
         yield host

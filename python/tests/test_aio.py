@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from conftest import sdk_extension, wave1_extension
 
 import octet_host
 import octet_host.aio
 from octet_host import ComposerService, ServiceCall
-
-from conftest import sdk_extension, wave1_extension
 
 
 def run(coro: Any) -> Any:
@@ -27,16 +26,19 @@ def test_calls_progress_and_concurrency(workspace: Path, extensions: Path) -> No
             await asyncio.sleep(0)
             return True
 
-        async with octet_host.aio.Host(workspace, [sdk_extension(extensions)],
-                                       on_confirmation=confirm) as host:
+        async with octet_host.aio.Host(
+            workspace, [sdk_extension(extensions)], on_confirmation=confirm
+        ) as host:
             started = await host.start("fixture")
             assert started["api_version"] == "0.4"
             seen: List[int] = []
-            out = await host.call("fixture", "progress", {"steps": 3},
-                                  progress=lambda e: seen.append(e["sequence"]))
+            out = await host.call(
+                "fixture", "progress", {"steps": 3}, progress=lambda e: seen.append(e["sequence"])
+            )
             assert out["content"][0]["text"] == "progress sent=3" and seen == [1, 2, 3]
-            outs = await asyncio.gather(*(host.call("fixture", "echo", {"n": n})
-                                          for n in range(32)))
+            outs = await asyncio.gather(
+                *(host.call("fixture", "echo", {"n": n}) for n in range(32))
+            )
             assert [json.loads(o["content"][0]["text"])["n"] for o in outs] == list(range(32))
             confirmed = await host.call("fixture", "confirm", {"prompt": "ok?"})
             assert confirmed["content"][0]["text"] == "confirmed"
@@ -66,11 +68,15 @@ def test_a_coroutine_handler_runs_on_the_loop(workspace: Path, extensions: Path)
     composer = AsyncComposer()
 
     async def main() -> Dict[str, Any]:
-        async with octet_host.aio.Host(workspace,
-                                       [wave1_extension(extensions, "peer", "0.2")]) as host:
+        async with octet_host.aio.Host(
+            workspace, [wave1_extension(extensions, "peer", "0.2")]
+        ) as host:
             await host.start("peer", services={"composer": composer})
-            out = await host.call("peer", "ask", {"requests": [
-                {"id": "get", "method": "composer/get", "params": {}}]})
+            out = await host.call(
+                "peer",
+                "ask",
+                {"requests": [{"id": "get", "method": "composer/get", "params": {}}]},
+            )
             assert composer.loop is asyncio.get_running_loop()
             report: Dict[str, Any] = json.loads(out["content"][0]["text"])
             return report

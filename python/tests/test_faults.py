@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from conftest import alive, ask, sdk_extension, wave1_extension
 
 import octet_host
 from octet_host import ServiceCall
-
-from conftest import alive, ask, sdk_extension, wave1_extension
 
 
 def eventually(check: Any, timeout: float = 20.0) -> bool:
@@ -36,14 +35,21 @@ class Raising:
         raise KeyError("the composer's buffer went away")
 
 
-def test_a_handler_that_raises_is_a_typed_refusal_and_an_event(workspace: Path,
-                                                               extensions: Path) -> None:
+def test_a_handler_that_raises_is_a_typed_refusal_and_an_event(
+    workspace: Path, extensions: Path
+) -> None:
     events: List[Dict[str, Any]] = []
     with octet_host.Host(workspace, [wave1_extension(extensions, "peer", "0.2")]) as host:
         host.subscribe(events.append, "handler_error")
         host.start("peer", services={"composer": Raising()})
-        report = ask(host, "peer", [{"id": "get", "method": "composer/get", "params": {}},
-                                    {"id": "again", "method": "composer/get", "params": {}}])
+        report = ask(
+            host,
+            "peer",
+            [
+                {"id": "get", "method": "composer/get", "params": {}},
+                {"id": "again", "method": "composer/get", "params": {}},
+            ],
+        )
         # `unavailable` reaches the extension as -32603 with the message in data.reason.
         for key in ("get", "again"):
             assert report[key]["error"]["code"] == -32603, report
@@ -63,15 +69,21 @@ class Hanging:
         return {"text": "late" if len(self.calls) == 1 else "prompt"}
 
 
-def test_a_handler_that_hangs_meets_the_deadline_and_is_withdrawn(workspace: Path,
-                                                                  extensions: Path) -> None:
+def test_a_handler_that_hangs_meets_the_deadline_and_is_withdrawn(
+    workspace: Path, extensions: Path
+) -> None:
     hanging = Hanging()
-    with octet_host.Host(workspace, [wave1_extension(extensions, "peer", "0.2")],
-                         workers=2) as host:
+    with octet_host.Host(
+        workspace, [wave1_extension(extensions, "peer", "0.2")], workers=2
+    ) as host:
         host.start("peer", services={"composer": hanging})
         with pytest.raises(octet_host.DeadlineExceeded):
-            ask(host, "peer", [{"id": "get", "method": "composer/get", "params": {}}],
-                timeout_ms=1000)
+            ask(
+                host,
+                "peer",
+                [{"id": "get", "method": "composer/get", "params": {}}],
+                timeout_ms=1000,
+            )
         assert hanging.calls[0].withdrawn.wait(20), "serve withdrew the request"
         assert hanging.calls[0].withdrawn_reason == "no_longer_wanted"
         # The other worker serves the next request while the first still hangs.
@@ -81,13 +93,18 @@ def test_a_handler_that_hangs_meets_the_deadline_and_is_withdrawn(workspace: Pat
         assert host.status()[0]["state"] == "ready"
 
 
-def test_cancelling_a_call_withdraws_its_service_request(workspace: Path,
-                                                         extensions: Path) -> None:
+def test_cancelling_a_call_withdraws_its_service_request(
+    workspace: Path, extensions: Path
+) -> None:
     hanging = Hanging()
     with octet_host.Host(workspace, [wave1_extension(extensions, "peer", "0.2")]) as host:
         host.start("peer", services={"composer": hanging})
-        pending = host.submit("call", "peer", tool="ask", arguments={
-            "requests": [{"id": "get", "method": "composer/get", "params": {}}]})
+        pending = host.submit(
+            "call",
+            "peer",
+            tool="ask",
+            arguments={"requests": [{"id": "get", "method": "composer/get", "params": {}}]},
+        )
         assert eventually(lambda: bool(hanging.calls))
         pending.cancel()
         with pytest.raises(octet_host.Cancelled):
@@ -100,13 +117,16 @@ def test_an_extension_that_crashes_mid_call(fixture_host: octet_host.Host) -> No
     with pytest.raises(octet_host.TransportLost):
         fixture_host.call("fixture", "crash")
     # The host and the client go on; the supervisor restarts the extension.
-    assert eventually(lambda: any(s["state"] == "ready" and s["generation"] >= 2
-                                  for s in fixture_host.status()), 30)
+    assert eventually(
+        lambda: any(s["state"] == "ready" and s["generation"] >= 2 for s in fixture_host.status()),
+        30,
+    )
     assert fixture_host.call("fixture", "echo", {"after": "crash"})["is_error"] is False
 
 
 def test_a_killed_host_fails_every_waiting_call_and_leaves_no_process(
-        workspace: Path, extensions: Path) -> None:
+    workspace: Path, extensions: Path
+) -> None:
     events: List[Dict[str, Any]] = []
     host = octet_host.Host(workspace, [sdk_extension(extensions)])
     host.subscribe(events.append, "host_lost")
@@ -123,7 +143,9 @@ def test_a_killed_host_fails_every_waiting_call_and_leaves_no_process(
     with pytest.raises(octet_host.HostLost):
         host.call("fixture", "echo")
     # serve's guardian ends the extension's process group.
-    assert eventually(lambda: not alive(started["pid"]), 20), "the extension outlived serve"
+    extension = started["pid"]
+    assert extension is not None
+    assert eventually(lambda: not alive(extension), 20), "the extension outlived serve"
     assert eventually(lambda: len(events) == 1)
     assert host.close() is None
 
@@ -131,6 +153,7 @@ def test_a_killed_host_fails_every_waiting_call_and_leaves_no_process(
 def test_closing_leaves_no_process(workspace: Path, extensions: Path) -> None:
     with octet_host.Host(workspace, [sdk_extension(extensions)]) as host:
         pid = host.start("fixture")["pid"]
+        assert pid is not None
         serve = host.pid
     assert not alive(serve)
     assert eventually(lambda: not alive(pid), 10)
@@ -155,8 +178,9 @@ for raw in sys.stdin:
 
 def fake_serve(tmp_path: Path, version: int) -> str:
     script = tmp_path / "fake-serve"
-    script.write_text(f"#!{sys.executable}\nimport sys\nsys.argv[1:] = ['{version}']\n"
-                      + FAKE_SERVE)
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.argv[1:] = ['{version}']\n" + FAKE_SERVE
+    )
     script.chmod(0o755)
     return str(script)
 
@@ -189,7 +213,8 @@ def test_a_binary_that_is_not_there(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_a_subscriber_that_raises_is_reported_and_the_rest_goes_on(
-        fixture_host: octet_host.Host) -> None:
+    fixture_host: octet_host.Host,
+) -> None:
     errors: List[Dict[str, Any]] = []
     progress: List[int] = []
 
@@ -208,8 +233,7 @@ def test_a_question_callback_that_raises_denies(workspace: Path, extensions: Pat
     def broken(question: Dict[str, Any]) -> bool:
         raise ValueError("no terminal")
 
-    with octet_host.Host(workspace, [sdk_extension(extensions)],
-                         on_confirmation=broken) as host:
+    with octet_host.Host(workspace, [sdk_extension(extensions)], on_confirmation=broken) as host:
         host.start("fixture")
         out = host.call("fixture", "confirm", {"prompt": "Delete?"})
     assert out["content"][0]["text"] != "confirmed"

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from conftest import ask, resource_extension, sdk_extension, wave1_extension
 
 import octet_host
 import octet_host.aio
 from octet_host import OPS, ServiceCall
 from octet_host._ops import METHOD_OF_OP
-
-from conftest import ask, resource_extension, sdk_extension, wave1_extension
 
 
 def test_every_operation_of_the_schema_is_a_method_of_both_apis() -> None:
@@ -80,7 +79,8 @@ def test_the_calls(fixture_host: octet_host.Host) -> None:
 
 
 def test_progress_reaches_the_callback_in_order_before_the_result(
-        fixture_host: octet_host.Host) -> None:
+    fixture_host: octet_host.Host,
+) -> None:
     seen: List[int] = []
 
     class Bar:
@@ -115,8 +115,9 @@ def test_questions_are_answered_by_the_callbacks(workspace: Path, extensions: Pa
         asked.append(question)
         return bool(question["prompt"] == "Delete the cache?")
 
-    with octet_host.Host(workspace, [sdk_extension(extensions)], on_confirmation=confirm,
-                         on_input=lambda q: "typed") as host:
+    with octet_host.Host(
+        workspace, [sdk_extension(extensions)], on_confirmation=confirm, on_input=lambda q: "typed"
+    ) as host:
         host.start("fixture")
         yes = host.call("fixture", "confirm", {"prompt": "Delete the cache?"})
         no = host.call("fixture", "confirm", {"prompt": "Something else?"})
@@ -149,8 +150,9 @@ def test_a_deadline(fixture_host: octet_host.Host) -> None:
 
 
 def test_calls_in_flight_settle_each_with_its_own_result(fixture_host: octet_host.Host) -> None:
-    pending = [fixture_host.submit("call", "fixture", tool="echo", arguments={"n": n})
-               for n in range(64)]
+    pending = [
+        fixture_host.submit("call", "fixture", tool="echo", arguments={"n": n}) for n in range(64)
+    ]
     values = [json.loads(p.result()["content"][0]["text"])["n"] for p in pending]
     assert values == list(range(64))
 
@@ -195,13 +197,19 @@ class Completion:
         return {"accepted": True}
 
 
-def test_notifications_autocomplete_lifecycle_and_terminal(workspace: Path,
-                                                           extensions: Path) -> None:
-    completion = json.dumps({"prefix": "/re", "items": [{"value": "/review", "label": "review",
-                                                          "description": None}]})
+def test_notifications_autocomplete_lifecycle_and_terminal(
+    workspace: Path, extensions: Path
+) -> None:
+    completion = json.dumps(
+        {"prefix": "/re", "items": [{"value": "/review", "label": "review", "description": None}]}
+    )
     shortcuts = json.dumps([{"id": "open", "key": "ctrl+o", "description": "Open"}])
-    peer = wave1_extension(extensions, "peer", "0.2", {"OCTET_PEER_COMPLETION": completion,
-                                                        "OCTET_PEER_SHORTCUTS": shortcuts})
+    peer = wave1_extension(
+        extensions,
+        "peer",
+        "0.2",
+        {"OCTET_PEER_COMPLETION": completion, "OCTET_PEER_SHORTCUTS": shortcuts},
+    )
     events: List[Dict[str, Any]] = []
 
     class Shortcuts:
@@ -210,11 +218,28 @@ def test_notifications_autocomplete_lifecycle_and_terminal(workspace: Path,
 
     with octet_host.Host(workspace, [peer]) as host:
         host.subscribe(events.append)
-        host.start("peer", services={
-            "message_injection": Injection(), "terminal_handoff": Terminal(),
-            "terminal_input": None, "autocomplete": Completion(), "shortcuts": Shortcuts()})
-        ask(host, "peer", [{"id": "reg", "method": "ui/autocomplete/register",
-                            "params": {"revision": 1}, "parent": "none"}])
+        host.start(
+            "peer",
+            services={
+                "message_injection": Injection(),
+                "terminal_handoff": Terminal(),
+                "terminal_input": None,
+                "autocomplete": Completion(),
+                "shortcuts": Shortcuts(),
+            },
+        )
+        ask(
+            host,
+            "peer",
+            [
+                {
+                    "id": "reg",
+                    "method": "ui/autocomplete/register",
+                    "params": {"revision": 1},
+                    "parent": "none",
+                }
+            ],
+        )
         answered = host.autocomplete("/re", 3, 1)
         assert answered["claimed_by"] == "peer", answered
         assert answered["items"][0]["value"] == "/review"
@@ -233,16 +258,18 @@ def test_notifications_autocomplete_lifecycle_and_terminal(workspace: Path,
     methods = [n["method"] for n in seen["notifications"]]
     assert "message/updated" in methods and "shortcut/trigger" in methods, methods
     assert "terminal/grant-lost" in methods and "session/started" in methods, methods
-    text = "".join(n["params"]["delta"] for n in seen["notifications"]
-                   if n["method"] == "message/updated")
+    text = "".join(
+        n["params"]["delta"] for n in seen["notifications"] if n["method"] == "message/updated"
+    )
     assert text == "Hello, world"
     assert any(e.get("event") == "tools_changed" for e in events)
 
 
 def test_get_applicable_operations(workspace: Path, extensions: Path) -> None:
     resource_extension(extensions)
-    with octet_host.Host(workspace, [extensions / "circuits"], resource_refs=True,
-                         operation_discovery=True) as host:
+    with octet_host.Host(
+        workspace, [extensions / "circuits"], resource_refs=True, operation_discovery=True
+    ) as host:
         host.start("circuits")
         made = host.call("circuits", "make", {"name": "adder"})
         resource = made["structured_content"]["circuit"]
@@ -250,8 +277,9 @@ def test_get_applicable_operations(workspace: Path, extensions: Path) -> None:
         assert found["operations"], found
         assert all(op["extension"] == "circuits" for op in found["operations"])
         with pytest.raises(octet_host.DiscoveryRefused) as refused:
-            host.get_applicable_operations({"resource": {"$resource": "res-none",
-                                                         "type": "Circuit"}})
+            host.get_applicable_operations(
+                {"resource": {"$resource": "res-none", "type": "Circuit"}}
+            )
         assert refused.value.details["reason"] == "resource_unavailable"
 
 

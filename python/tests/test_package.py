@@ -10,17 +10,21 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from conftest import REPO
+
 import octet_host
 from octet_host import errors
-
-from conftest import REPO
 
 
 def test_the_generated_module_matches_the_schema() -> None:
     generator = REPO / "python" / "tools" / "generate.py"
     schema = REPO / "docs" / "serve-protocol.schema.json"
-    fresh = subprocess.run([sys.executable, str(generator), str(schema), "-"], check=True,
-                           capture_output=True, text=True).stdout
+    fresh = subprocess.run(
+        [sys.executable, str(generator), str(schema), "-"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     installed = Path(octet_host.__file__).with_name("_generated.py").read_text()
     assert installed == fresh, "run `python3 python/tools/generate.py` and commit the result"
 

@@ -4,17 +4,15 @@ extensions, with a stand-in for tqdm (any bar with its attributes will do)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import types
 from pathlib import Path
 from typing import Any, List
 
 import pytest
+from conftest import REPO, sdk_extension, write_manifest
 
 import octet_host
-
-from conftest import REPO, sdk_extension, write_manifest
 
 
 class Bar:
@@ -41,13 +39,17 @@ class Bar:
         self.descriptions.append(str(desc))
 
 
-def test_the_readme_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_readme_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     readme = (REPO / "python" / "README.md").read_text()
     code = readme.split("```python\n", 1)[1].split("```", 1)[0]
     (tmp_path / "workspace").mkdir()
     sdk_extension(tmp_path / "extensions")
-    write_manifest(tmp_path / "extensions", "notes", f"""name = "notes"
+    write_manifest(
+        tmp_path / "extensions",
+        "notes",
+        f"""name = "notes"
 version = "0.1.0"
 api_version = "0.4"
 
@@ -58,7 +60,8 @@ args = ["__extension", "notes"]
 [contributes]
 tools = ["save_draft"]
 notifications = true
-""")
+""",
+    )
     fake = types.ModuleType("tqdm")
     fake.tqdm = Bar  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tqdm", fake)

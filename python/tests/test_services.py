@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from conftest import ask, peer03_extension, wave1_extension
+
 import octet_host
 from octet_host import (
     ActiveToolsService,
@@ -35,11 +37,16 @@ from octet_host import (
     TerminalHandoffService,
 )
 
-from conftest import ask, peer03_extension, wave1_extension
-
-SPAWN_POLICY = {"tools": ["read"], "max_depth": 1, "max_concurrent_children": 8,
-                "max_turns": None, "max_tokens": None, "max_cost_microdollars": None,
-                "max_output_bytes": 4096, "timeout_ms": None}
+SPAWN_POLICY = {
+    "tools": ["read"],
+    "max_depth": 1,
+    "max_concurrent_children": 8,
+    "max_turns": None,
+    "max_tokens": None,
+    "max_cost_microdollars": None,
+    "max_output_bytes": 4096,
+    "timeout_ms": None,
+}
 
 
 class Journal:
@@ -88,7 +95,9 @@ class Entries(SessionEntriesService):
         return {"entry_id": "entry-7"}
 
     def append_private(self, params: Any, call: ServiceCall) -> Any:
-        self.journal.add(f"private {params['entry_type']} {len(params['session_leaf']['grant_id'])}")
+        self.journal.add(
+            f"private {params['entry_type']} {len(params['session_leaf']['grant_id'])}"
+        )
         return {"entry_id": "p1", "head": "p1"}
 
     def set_name(self, params: Any, call: ServiceCall) -> None:
@@ -187,9 +196,19 @@ class Agents(AgentSessionsService):
 
 class Models(AgentModelSelectionV1Service):
     def models(self, params: Any, call: ServiceCall) -> Any:
-        return {"models": [{"model": "m-1", "provider": "acme", "display_name": "M one",
-                            "reasoning": [], "context_window": 1000,
-                            "max_output_tokens": 100}], "truncated": False}
+        return {
+            "models": [
+                {
+                    "model": "m-1",
+                    "provider": "acme",
+                    "display_name": "M one",
+                    "reasoning": [],
+                    "context_window": 1000,
+                    "max_output_tokens": 100,
+                }
+            ],
+            "truncated": False,
+        }
 
 
 class Lifetime(AgentSessionLifetimeV1Service):
@@ -201,48 +220,81 @@ class Lifetime(AgentSessionLifetimeV1Service):
 
 
 def test_the_wave1_and_api04_kinds_are_served_by_python_objects(
-        workspace: Path, extensions: Path) -> None:
+    workspace: Path, extensions: Path
+) -> None:
     journal = Journal()
     shortcuts = json.dumps([{"id": "open", "key": "ctrl+o", "description": "Open"}])
-    peer = wave1_extension(extensions, "peer", "0.4",
-                           {"OCTET_PEER_SHORTCUTS": shortcuts, "OCTET_PEER_PRIVATE_APPENDS": "1"})
+    peer = wave1_extension(
+        extensions,
+        "peer",
+        "0.4",
+        {"OCTET_PEER_SHORTCUTS": shortcuts, "OCTET_PEER_PRIVATE_APPENDS": "1"},
+    )
     services: Dict[str, Any] = {
-        "composer": Composer(journal), "shortcuts": Shortcuts(journal),
-        "session_entries": Entries(journal), "message_injection": Messages(journal),
-        "active_tools": Tools(journal), "terminal_handoff": Terminal(journal),
-        "autocomplete": Completion(), "session_control_v1": Control(journal),
-        "session_compaction_v1": Compaction(journal), "agent_sessions": Agents(journal),
-        "agent_model_selection_v1": Models(), "agent_session_events_v1": None,
+        "composer": Composer(journal),
+        "shortcuts": Shortcuts(journal),
+        "session_entries": Entries(journal),
+        "message_injection": Messages(journal),
+        "active_tools": Tools(journal),
+        "terminal_handoff": Terminal(journal),
+        "autocomplete": Completion(),
+        "session_control_v1": Control(journal),
+        "session_compaction_v1": Compaction(journal),
+        "agent_sessions": Agents(journal),
+        "agent_model_selection_v1": Models(),
+        "agent_session_events_v1": None,
         "agent_session_lifetime_v1": Lifetime(journal),
     }
     with octet_host.Host(workspace, [peer]) as host:
         started = host.start("peer", services=services)
-        for feature in ("composer", "shortcuts", "session_entries", "terminal_handoff",
-                        "session_control_v1", "agent_sessions"):
+        for feature in (
+            "composer",
+            "shortcuts",
+            "session_entries",
+            "terminal_handoff",
+            "session_control_v1",
+            "agent_sessions",
+        ):
             assert feature in started["features"], started["features"]
         assert "shortcut/register open ctrl+o" in journal.lines
-        report = ask(host, "peer", [
-            {"id": "get", "method": "composer/get", "params": {}},
-            {"id": "set", "method": "composer/set", "params": {"text": "/review "}},
-            {"id": "insert", "method": "composer/insert", "params": {"text": "x"}},
-            {"id": "append", "method": "session/append_entry",
-             "params": {"entry_type": "bookmark", "data": {"line": 42}}},
-            {"id": "name", "method": "session/set_name", "params": {"name": "Review"}},
-            {"id": "label", "method": "session/set_label",
-             "params": {"entry_id": "entry-7", "label": "here"}},
-            {"id": "say", "method": "session/send_message",
-             "params": {"role": "assistant", "text": "hi"}},
-            {"id": "user", "method": "session/send_user_message", "params": {"text": "go"}},
-            {"id": "active", "method": "tools/set_active", "params": {"names": ["ask"]}},
-            {"id": "acquire", "method": "terminal/acquire", "params": {}},
-            {"id": "release", "method": "terminal/release", "params": {}},
-            {"id": "idle", "method": "session/wait_for_idle", "params": {}},
-            {"id": "create", "method": "session/create", "params": {}},
-            {"id": "switch", "method": "session/switch", "params": {"session_id": "s-9"}},
-            {"id": "spawn", "method": "agent/spawn",
-             "params": {"task_name": "survey", "message": "look", "policy": SPAWN_POLICY}},
-            {"id": "models", "method": "agent/models", "params": {}},
-        ])
+        report = ask(
+            host,
+            "peer",
+            [
+                {"id": "get", "method": "composer/get", "params": {}},
+                {"id": "set", "method": "composer/set", "params": {"text": "/review "}},
+                {"id": "insert", "method": "composer/insert", "params": {"text": "x"}},
+                {
+                    "id": "append",
+                    "method": "session/append_entry",
+                    "params": {"entry_type": "bookmark", "data": {"line": 42}},
+                },
+                {"id": "name", "method": "session/set_name", "params": {"name": "Review"}},
+                {
+                    "id": "label",
+                    "method": "session/set_label",
+                    "params": {"entry_id": "entry-7", "label": "here"},
+                },
+                {
+                    "id": "say",
+                    "method": "session/send_message",
+                    "params": {"role": "assistant", "text": "hi"},
+                },
+                {"id": "user", "method": "session/send_user_message", "params": {"text": "go"}},
+                {"id": "active", "method": "tools/set_active", "params": {"names": ["ask"]}},
+                {"id": "acquire", "method": "terminal/acquire", "params": {}},
+                {"id": "release", "method": "terminal/release", "params": {}},
+                {"id": "idle", "method": "session/wait_for_idle", "params": {}},
+                {"id": "create", "method": "session/create", "params": {}},
+                {"id": "switch", "method": "session/switch", "params": {"session_id": "s-9"}},
+                {
+                    "id": "spawn",
+                    "method": "agent/spawn",
+                    "params": {"task_name": "survey", "message": "look", "policy": SPAWN_POLICY},
+                },
+                {"id": "models", "method": "agent/models", "params": {}},
+            ],
+        )
         assert report["get"] == {"result": {"text": "draft"}}
         assert report["set"] == {"result": {}}
         assert report["insert"]["error"]["message"].startswith("invalid_request: a remote editor")
@@ -254,16 +306,29 @@ def test_the_wave1_and_api04_kinds_are_served_by_python_objects(
         host.agent_report({"agent_id": "child-1", "status": {"state": "running"}})
         sequence = host.agent_event("child-1", {"kind": "turn_started"})
         assert sequence >= 1
-        later = ask(host, "peer", [
-            {"id": "message", "method": "agent/message",
-             "params": {"target": "child-1", "message": "faster"}},
-            {"id": "follow", "method": "agent/follow_up",
-             "params": {"target": "child-1", "message": "then this"}},
-            {"id": "events", "method": "agent/events",
-             "params": {"target": "child-1", "after_sequence": 0, "timeout_ms": 1}},
-            {"id": "interrupt", "method": "agent/interrupt", "params": {"target": "child-1"}},
-            {"id": "stop", "method": "agent/stop", "params": {"target": "child-1"}},
-        ])
+        later = ask(
+            host,
+            "peer",
+            [
+                {
+                    "id": "message",
+                    "method": "agent/message",
+                    "params": {"target": "child-1", "message": "faster"},
+                },
+                {
+                    "id": "follow",
+                    "method": "agent/follow_up",
+                    "params": {"target": "child-1", "message": "then this"},
+                },
+                {
+                    "id": "events",
+                    "method": "agent/events",
+                    "params": {"target": "child-1", "after_sequence": 0, "timeout_ms": 1},
+                },
+                {"id": "interrupt", "method": "agent/interrupt", "params": {"target": "child-1"}},
+                {"id": "stop", "method": "agent/stop", "params": {"target": "child-1"}},
+            ],
+        )
         assert later["message"]["result"]["delivery"] == "steering", later
         assert later["follow"]["result"]["delivery"] == "follow_up", later
         records = later["events"]["result"]["events"]
@@ -271,24 +336,49 @@ def test_the_wave1_and_api04_kinds_are_served_by_python_objects(
         assert later["interrupt"]["result"]["interrupt_requested"] is True, later
         assert later["stop"]["result"]["shutdown_requested"] is True, later
         # Compaction: only after its parent settled, on the issued owner.
-        compact = ask(host, "peer", [
-            {"id": "compact", "method": "session/compact", "params": {},
-             "parent": "previous", "owner": "issued"},
-        ])
+        compact = ask(
+            host,
+            "peer",
+            [
+                {
+                    "id": "compact",
+                    "method": "session/compact",
+                    "params": {},
+                    "parent": "previous",
+                    "owner": "issued",
+                },
+            ],
+        )
         assert compact["compact"]["result"]["summary"] == "Shorter.", compact
         # The private lane of a model-turn hook reaches append_private.
-        hook = host.hook("peer", "model_turn_start",
-                         {"run_id": "run:1", "turn_index": 0, "timestamp_ms": 1})
+        hook = host.hook(
+            "peer", "model_turn_start", {"run_id": "run:1", "turn_index": 0, "timestamp_ms": 1}
+        )
         assert hook["hook"] == "model_turn_start"
         host.notify("peer", "shortcut/trigger", {"id": "open"})
-        host.agent_report({"agent_id": "child-1", "status": {"state": "completed",
-                                                             "output": "done"}})
+        host.agent_report(
+            {"agent_id": "child-1", "status": {"state": "completed", "output": "done"}}
+        )
     assert journal.lines[:2] == ["shortcut/register open ctrl+o", "composer/get peer"]
-    for line in ("composer/set /review ", 'append bookmark {"line": 42}', "name Review",
-                 "label entry-7 here", "message assistant hi", "user go", "active ask",
-                 "acquire", "release", "wait_for_idle", "create", "switch s-9",
-                 "spawn survey", "message child-1", "stop child-1",
-                 "compact independent=True", "private turn-note 64"):
+    for line in (
+        "composer/set /review ",
+        'append bookmark {"line": 42}',
+        "name Review",
+        "label entry-7 here",
+        "message assistant hi",
+        "user go",
+        "active ask",
+        "acquire",
+        "release",
+        "wait_for_idle",
+        "create",
+        "switch s-9",
+        "spawn survey",
+        "message child-1",
+        "stop child-1",
+        "compact independent=True",
+        "private turn-note 64",
+    ):
         assert line in journal.lines, (line, journal.lines)
 
 
@@ -305,8 +395,11 @@ class Catalog(ProviderCatalogService):
         self.completed = threading.Event()
 
     def register(self, params: Any, call: ServiceCall) -> Any:
-        return {"revision": 1, "provider_ids": [params["provider"]["id"]],
-                "model_ids": [m["id"] for m in params["models"]]}
+        return {
+            "revision": 1,
+            "provider_ids": [params["provider"]["id"]],
+            "model_ids": [m["id"] for m in params["models"]],
+        }
 
     def unregister(self, params: Any, call: ServiceCall) -> Any:
         return {"revision": 2, "provider_ids": [], "model_ids": []}
@@ -324,30 +417,58 @@ class Lifecycle(SessionLifecycleService):
 
 
 def model(model_id: str) -> Dict[str, Any]:
-    return {"id": model_id, "api_name": model_id, "protocol": "openai_chat",
-            "context_window": 128000, "max_output_tokens": 4096,
-            "capabilities": {"tools": True, "parallel_tool_calls": False,
-                             "structured_output": True, "reasoning": False}}
+    return {
+        "id": model_id,
+        "api_name": model_id,
+        "protocol": "openai_chat",
+        "context_window": 128000,
+        "max_output_tokens": 4096,
+        "capabilities": {
+            "tools": True,
+            "parallel_tool_calls": False,
+            "structured_output": True,
+            "reasoning": False,
+        },
+    }
 
 
 def test_the_api03_kinds_are_served_by_python_objects(workspace: Path, extensions: Path) -> None:
     catalog = Catalog()
     with octet_host.Host(workspace, [peer03_extension(extensions)]) as host:
-        started = host.start("prov", services={"provider_auth": Auth(), "provider_catalog": catalog,
-                                               "session_lifecycle": Lifecycle()})
+        started = host.start(
+            "prov",
+            services={
+                "provider_auth": Auth(),
+                "provider_catalog": catalog,
+                "session_lifecycle": Lifecycle(),
+            },
+        )
         assert started["api_version"] == "0.3"
-        registration = {"provider": {"id": "acme", "label": "Acme", "auth": {"kind": "oauth"}},
-                        "models": [model("fast")]}
-        report = ask(host, "prov", [
-            {"id": "auth", "method": "provider/auth/request",
-             "params": {"provider_id": "acme", "action": "authorize", "interactive": False}},
-            {"id": "register", "method": "providers/register", "params": registration},
-            {"id": "complete", "method": "providers/complete", "params": {}, "notify": True},
-            {"id": "unregister", "method": "providers/unregister", "params": {"provider_id": "acme"}},
-            {"id": "create", "method": "session/create", "params": {}},
-            {"id": "fork", "method": "session/fork", "params": {}},
-            {"id": "switch", "method": "session/switch", "params": {"session_id": "s-9"}},
-        ])
+        registration = {
+            "provider": {"id": "acme", "label": "Acme", "auth": {"kind": "oauth"}},
+            "models": [model("fast")],
+        }
+        report = ask(
+            host,
+            "prov",
+            [
+                {
+                    "id": "auth",
+                    "method": "provider/auth/request",
+                    "params": {"provider_id": "acme", "action": "authorize", "interactive": False},
+                },
+                {"id": "register", "method": "providers/register", "params": registration},
+                {"id": "complete", "method": "providers/complete", "params": {}, "notify": True},
+                {
+                    "id": "unregister",
+                    "method": "providers/unregister",
+                    "params": {"provider_id": "acme"},
+                },
+                {"id": "create", "method": "session/create", "params": {}},
+                {"id": "fork", "method": "session/fork", "params": {}},
+                {"id": "switch", "method": "session/switch", "params": {"session_id": "s-9"}},
+            ],
+        )
         assert report["auth"] == {"result": {"lease": "lease-1", "status": "ready"}}
         assert report["register"]["result"]["model_ids"] == ["fast"]
         assert report["unregister"]["result"]["revision"] == 2
@@ -383,38 +504,74 @@ class Credentials(ProviderCredentialsService):
 
 
 def test_the_brokers_are_served_by_python_objects(workspace: Path, extensions: Path) -> None:
-    vault = wave1_extension(extensions, "vault", "0.2", extra=(
-        '\n[capabilities]\nsecrets = ["demo.token"]\nprovider_credentials = true\n'))
+    vault = wave1_extension(
+        extensions,
+        "vault",
+        "0.2",
+        extra=('\n[capabilities]\nsecrets = ["demo.token"]\nprovider_credentials = true\n'),
+    )
     events: List[Dict[str, Any]] = []
     with octet_host.Host(workspace, [vault]) as host:
         host.subscribe(events.append)
-        host.start("vault", services={"policy": Policy(), "approvals": Approvals(),
-                                      "secrets": Secrets(),
-                                      "provider_credentials": Credentials()})
-        report = ask(host, "vault", [
-            {"id": "secret", "method": "secret/get", "params": {"name": "demo.token"},
-             "conceal": True},
-            {"id": "credential", "method": "provider/credentials",
-             "params": {"provider": "acme", "model": "rocket-1"}, "conceal": True},
-            {"id": "policy", "method": "policy/evaluate",
-             "params": {"intent": {"kind": "external_side_effect", "operation": "demo.publish"}}},
-        ])
+        host.start(
+            "vault",
+            services={
+                "policy": Policy(),
+                "approvals": Approvals(),
+                "secrets": Secrets(),
+                "provider_credentials": Credentials(),
+            },
+        )
+        report = ask(
+            host,
+            "vault",
+            [
+                {
+                    "id": "secret",
+                    "method": "secret/get",
+                    "params": {"name": "demo.token"},
+                    "conceal": True,
+                },
+                {
+                    "id": "credential",
+                    "method": "provider/credentials",
+                    "params": {"provider": "acme", "model": "rocket-1"},
+                    "conceal": True,
+                },
+                {
+                    "id": "policy",
+                    "method": "policy/evaluate",
+                    "params": {
+                        "intent": {"kind": "external_side_effect", "operation": "demo.publish"}
+                    },
+                },
+            ],
+        )
     assert report["secret"]["concealed"]["value"] == len(PLANTED) + 2, report
     assert report["policy"]["result"]["decision"] == "ask"
     assert isinstance(report["policy"]["result"]["approval_token"], str)
     assert PLANTED not in json.dumps(events)
 
 
-def test_a_request_of_an_unbound_kind_never_reaches_python(workspace: Path, extensions: Path) -> None:
+def test_a_request_of_an_unbound_kind_never_reaches_python(
+    workspace: Path, extensions: Path
+) -> None:
     journal = Journal()
     peer = wave1_extension(extensions, "peer", "0.2")
     with octet_host.Host(workspace, [peer]) as host:
         started = host.start("peer", services={"composer": Composer(journal)})
         assert "session_entries" not in started["features"]
-        report = ask(host, "peer", [
-            {"id": "append", "method": "session/append_entry",
-             "params": {"entry_type": "x", "data": {}}},
-        ])
+        report = ask(
+            host,
+            "peer",
+            [
+                {
+                    "id": "append",
+                    "method": "session/append_entry",
+                    "params": {"entry_type": "x", "data": {}},
+                },
+            ],
+        )
     assert report["append"]["error"]["code"] == -32601, report
     assert journal.lines == []
 

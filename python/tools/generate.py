@@ -31,8 +31,19 @@ def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.replace("/", "_").split("_"))
 
 
+#: Nested object schemas met while generating, by class name (emitted before use).
+NESTED: Dict[str, List[str]] = {}
+
+
 def py_type(schema: Dict[str, Any]) -> str:
-    """The Python annotation of a (small) JSON Schema."""
+    """The Python annotation of a (small) JSON Schema. An object schema with a
+    ``title`` and ``properties`` (nested in a reply) is a TypedDict of its own."""
+    if schema.get("type") == "object" and "title" in schema and "properties" in schema:
+        name = camel(schema["title"])
+        if name not in NESTED:
+            NESTED[name] = []
+            NESTED[name] = typed_dict(name, schema, f"``{schema['title']}``.")
+        return name
     if "const" in schema:
         return f"Literal[{schema['const']!r}]"
     if "enum" in schema:
@@ -133,6 +144,22 @@ def generate(schema: Dict[str, Any]) -> str:
     out += [f"    {op!r}," for op in ops]
     out += [")", "", ""]
 
+    replies = schema["$defs"]["replies"]["properties"]
+    outputs = schema["$defs"]["call_outputs"]["properties"]
+    shapes: List[str] = []
+    for op, reply in replies.items():
+        desc = reply.get("description", f"The members of a successful ``{op}`` reply.")
+        shapes += typed_dict(camel(op) + "Reply", {**reply, "title": None}, desc)
+    for op, output in outputs.items():
+        shapes += typed_dict(
+            camel(output["title"]),
+            {**output, "title": None},
+            f"The output of a successful ``{op}`` result.",
+        )
+    for lines_of_nested in NESTED.values():
+        out += lines_of_nested
+    out += shapes
+
     kinds = schema["$defs"]["service_kinds"]["x-kinds"]
     table: List[str] = []
     classes: List[Tuple[str, str]] = []
@@ -166,21 +193,29 @@ def generate(schema: Dict[str, Any]) -> str:
             out.append(
                 f"    def {m['fn']}(self, params: {stem}Params, call: ServiceCall) -> {result}:"
             )
+            apis = ", ".join(m["apis"])
+            suffix = f"; {note}" if note else ""
+            out.append(f'        """``{m["method"]}`` (API {apis}){suffix}."""')
             out.append(
-                f'        """``{m["method"]}`` (API {", ".join(m["apis"])}){"; " + note if note else ""}."""'
-            )
-            out.append(
-                f"        raise Refusal(\"unsupported_feature\", \"{m['method']} is not served\")"
+                f'        raise Refusal("unsupported_feature", "{m["method"]} is not served")'
             )
         out += ["", ""]
         rows = ", ".join(
-            "(" + ", ".join(
-                [repr(m["method"]), repr(m["fn"]), repr(tuple(m["apis"])),
-                 repr(m["notification"]), repr(m.get("marker"))]
-            ) + ")"
+            "("
+            + ", ".join(
+                [
+                    repr(m["method"]),
+                    repr(m["fn"]),
+                    repr(tuple(m["apis"])),
+                    repr(m["notification"]),
+                    repr(m.get("marker")),
+                ]
+            )
+            + ")"
             for m in methods
         )
-        table.append(f"    {kind['kind']!r}: ({kind['broker']!r}, ({rows}{',' if len(methods) == 1 else ''})),")
+        comma = "," if len(methods) == 1 else ""
+        table.append(f"    {kind['kind']!r}: ({kind['broker']!r}, ({rows}{comma})),")
     out.append("#: A method row: (method, trait method, API versions, notification, marker).")
     out.append("MethodRow = Tuple[str, str, Tuple[str, ...], bool, Optional[str]]")
     out.append("")

@@ -81,6 +81,8 @@ pub struct Serve {
     pub taken: Vec<bool>,
     pub thread: Option<JoinHandle<io::Result<i32>>>,
     pub _dirs: Vec<tempfile::TempDir>,
+    /// The `op` of every control line sent with an `id`, by that id.
+    pub ops: std::sync::Mutex<Vec<(Value, String)>>,
 }
 
 /// The test-extension fixture on API 0.4, named `fixture`, under `root`.
@@ -115,6 +117,7 @@ impl Serve {
             taken: Vec::new(),
             thread: Some(thread),
             _dirs: dirs,
+            ops: Default::default(),
         };
         let ready = serve.next();
         assert_eq!(ready["type"], "ready", "{ready}");
@@ -143,6 +146,9 @@ impl Serve {
     }
 
     pub fn send(&self, line: Value) {
+        if let (Some(id), Some(op)) = (line.get("id"), line["op"].as_str()) {
+            self.ops.lock().unwrap().push((id.clone(), op.to_string()));
+        }
         self.send_raw(format!("{line}\n").as_bytes());
     }
 
@@ -238,6 +244,7 @@ impl Serve {
         }
         // Every session recorded here is checked against the published schema.
         assert_lines_follow_the_schema(&self.seen);
+        assert_replies_follow_the_schema(&self.seen, &self.ops.lock().unwrap());
         result
     }
 }
@@ -253,12 +260,46 @@ pub fn output_schema() -> octet_host::validate::schema::OutputSchema {
     octet_host::validate::schema::OutputSchema::compile(&schema).unwrap()
 }
 
-/// Checks every line against docs/serve-protocol.schema.json.
+/// The compiled entry `name` of the schema's `$defs.<group>.properties`, if any.
+fn entry_schema(group: &str, name: &str) -> Option<octet_host::validate::schema::OutputSchema> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let entry = schema["$defs"][group]["properties"].get(name)?;
+    Some(octet_host::validate::schema::OutputSchema::compile(entry).unwrap())
+}
+
+/// Checks every line against docs/serve-protocol.schema.json: the output lines, and
+/// each successful result's `output` against its op's `$defs.call_outputs` entry.
 pub fn assert_lines_follow_the_schema(lines: &[Value]) {
     let schema = output_schema();
     for line in lines {
         if let Err(error) = schema.validate(line) {
             panic!("a serve line breaks docs/serve-protocol.schema.json: {error}\n{line}");
+        }
+        if line["type"] == "result" && line["ok"] == true {
+            let op = line["op"].as_str().unwrap();
+            let output = entry_schema("call_outputs", op).expect("every call op has an output");
+            if let Err(error) = output.validate(&line["output"]) {
+                panic!("a `{op}` output breaks $defs.call_outputs: {error}\n{line}");
+            }
+        }
+    }
+}
+
+/// Checks each successful reply against its operation's `$defs.replies` entry.
+pub fn assert_replies_follow_the_schema(lines: &[Value], ops: &[(Value, String)]) {
+    for line in lines
+        .iter()
+        .filter(|l| l["type"] == "reply" && l["ok"] == true)
+    {
+        let Some((_, op)) = ops.iter().rev().find(|(id, _)| *id == line["id"]) else {
+            continue;
+        };
+        if let Some(reply) = entry_schema("replies", op) {
+            if let Err(error) = reply.validate(line) {
+                panic!("a `{op}` reply breaks $defs.replies: {error}\n{line}");
+            }
         }
     }
 }
