@@ -173,6 +173,11 @@ for raw in sys.stdin:
               flush=True)
     elif line.get("op") == "call":
         sys.exit(3)
+    elif line.get("op") == "shutdown" and version == 2:
+        break  # a serve that never answers shutdown nor ends at EOF
+if version == 2:
+    import time
+    time.sleep(120)
 """
 
 
@@ -196,6 +201,21 @@ def test_lines_the_client_cannot_read_are_events_and_lose_nothing(tmp_path: Path
             host.call("x", "y")
         assert lost.value.exit_status == 3
     assert "not JSON" in events[0]["message"] and "not an object" in events[1]["message"]
+
+
+def test_a_serve_that_does_not_shut_down_is_killed_by_pid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fake speaks "protocol 2" only to tell this scenario apart; accept it here.
+    import octet_host._core as core
+
+    monkeypatch.setattr(core, "SUPPORTED_SERVE_PROTOCOLS", (1, 2))
+    host = octet_host.Host(tmp_path, binary=fake_serve(tmp_path, 2), shutdown_timeout=1)
+    pid = host.pid
+    started = time.monotonic()
+    assert host.close() is None, "no report came"
+    assert not alive(pid)
+    assert time.monotonic() - started < 20
 
 
 def test_an_unknown_serve_protocol_is_refused(tmp_path: Path) -> None:
