@@ -8,8 +8,11 @@ binary re-invoked as ``__extension test-extension``) and call its ``echo`` tool:
 - raw: one thread writes the ``call`` line and reads lines until its ``result``;
 - client: ``Host.call`` (depth 1), and ``Host.submit`` of 64 calls then their results
   (depth 64), through the reader thread.
-Each depth runs N calls per round, R rounds alternating raw and client; the median
-per-call time of each is printed in microseconds, with the client/raw ratio. With
+Each depth runs N calls per round, R rounds alternating raw and client. At depth 1
+each call is timed from its line written to its result read, as
+benches/support/serve_gaps.py times them; at depth 64 each batch's time is divided by
+its 64 calls. The median and 90th percentile of each side are printed in
+microseconds, with the client/raw ratio of the medians. With
 ``--load`` a busy loop runs on every core meanwhile (separate processes); with
 ``--caller-wakeups`` the calling thread of both sides asks for the short scheduler
 slice (``octet_host.prompt_wakeups()``). Standard
@@ -80,11 +83,13 @@ class Raw:
             if line.get("type") == kind:
                 return line
 
-    def calls(self, count: int, depth: int) -> float:
-        started = time.perf_counter()
+    def calls(self, count: int, depth: int) -> List[float]:
+        """Each call's time (depth 1), or each batch's time per call (depth N)."""
+        took: List[float] = []
         done = 0
         while done < count:
             batch = min(depth, count - done)
+            started = time.perf_counter()
             for _ in range(batch):
                 self.n += 1
                 self.send(
@@ -99,8 +104,9 @@ class Raw:
                 )
             for _ in range(batch):
                 assert self.until("result")["ok"]
+            took.append((time.perf_counter() - started) / batch)
             done += batch
-        return (time.perf_counter() - started) / count
+        return took
 
     def close(self) -> None:
         self.send({"op": "shutdown", "id": "end"})
@@ -108,11 +114,13 @@ class Raw:
         self.proc.wait(timeout=30)
 
 
-def client_calls(host: octet_host.Host, count: int, depth: int) -> float:
-    started = time.perf_counter()
+def client_calls(host: octet_host.Host, count: int, depth: int) -> List[float]:
+    """As :meth:`Raw.calls`, through the client."""
+    took: List[float] = []
     done = 0
     while done < count:
         batch = min(depth, count - done)
+        started = time.perf_counter()
         if batch == 1:
             host.call("echo", "echo", {"n": done})
         else:
@@ -122,8 +130,15 @@ def client_calls(host: octet_host.Host, count: int, depth: int) -> float:
             ]
             for p in pending:
                 p.result()
+        took.append((time.perf_counter() - started) / batch)
         done += batch
-    return (time.perf_counter() - started) / count
+    return took
+
+
+def percentiles(took: List[float]) -> "tuple[float, float]":
+    """The median and the 90th percentile, in microseconds."""
+    ordered = sorted(took)
+    return statistics.median(ordered) * 1e6, ordered[int(len(ordered) * 0.9)] * 1e6
 
 
 def spin() -> None:
@@ -163,16 +178,16 @@ def main() -> None:
                     r: List[float] = []
                     c: List[float] = []
                     for _ in range(args.rounds):
-                        r.append(raw.calls(args.calls, depth))
-                        c.append(client_calls(host, args.calls, depth))
-                    rm, cm = statistics.median(r) * 1e6, statistics.median(c) * 1e6
+                        r += raw.calls(args.calls, depth)
+                        c += client_calls(host, args.calls, depth)
                     mode = ("loaded" if args.load else "quiet") + (
                         ", caller wake-ups" if args.caller_wakeups else ""
                     )
+                    rm, rp = percentiles(r)
+                    cm, cp = percentiles(c)
                     print(
-                        f"{mode} depth {depth}: "
-                        f"raw {rm:.1f} us, client {cm:.1f} us a call, "
-                        f"client/raw {cm / rm:.2f}"
+                        f"{mode} depth {depth}: raw {rm:.0f} us (p90 {rp:.0f}), "
+                        f"client {cm:.0f} us (p90 {cp:.0f}) a call, client/raw {cm / rm:.2f}"
                     )
             raw.close()
     finally:
