@@ -11,6 +11,7 @@ from ._call import ServiceCall
 from ._core import SUPPORTED_SERVE_PROTOCOLS
 from ._generated import *  # noqa: F401,F403  (the TypedDicts and Protocol classes)
 from ._generated import OPS, SERVICE_CLASSES, SERVICE_KINDS
+from ._session import Session
 from ._slice import ask_short_slice as prompt_wakeups
 from .errors import *  # noqa: F401,F403
 from .errors import OctetHostError, Refusal, ServeError
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Host",
     "PendingCall",
+    "Session",
     "ServiceCall",
     "Refusal",
     "OctetHostError",

@@ -9,7 +9,6 @@ functions (run on the worker pool) or coroutine functions (run on this loop).
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import (
     Any,
     AsyncIterator,
@@ -26,7 +25,7 @@ from typing import (
 )
 
 from . import _ops
-from ._core import Core, Line, Subscriber
+from ._core import Line, Subscriber
 from ._future import Future
 from ._generated import (
     AutocompleteReply,
@@ -43,7 +42,7 @@ from ._generated import (
     StatusOutput,
     ToolOutput,
 )
-from .host import serve_argv
+from ._session import Session
 
 T = TypeVar("T")
 Id = Union[str, int]
@@ -106,108 +105,40 @@ class PendingCall:
                 raise
 
 
-class Host:
+class Host(Session):
     """``octet-host serve`` for asyncio: ``async with Host(workspace, ...) as host``.
 
-    Takes the options of :class:`octet_host.Host`; the process starts when the block
-    is entered (on a worker thread, so the loop keeps running).
+    Takes the options of :class:`octet_host.Host` (:class:`octet_host.Session`);
+    serve starts when the block is entered, on a worker thread, so the loop keeps
+    running. Subscribers are called on the client's event thread: use
+    ``loop.call_soon_threadsafe`` in one to reach the loop.
     """
 
-    def __init__(
-        self,
-        workspace: Union[str, "os.PathLike[str]"],
-        extension_dirs: Sequence[Union[str, "os.PathLike[str]"]] = (),
-        *,
-        no_global: bool = True,
-        no_input: bool = False,
-        prompt_wakeups: bool = True,
-        tool_composition: bool = False,
-        resource_refs: bool = False,
-        operation_discovery: bool = False,
-        bulk_storage: Optional[Union[str, "os.PathLike[str]"]] = None,
-        startup_timeout_ms: Optional[int] = None,
-        on_confirmation: Optional[Question] = None,
-        on_input: Optional[Question] = None,
-        binary: Optional[str] = None,
-        serve_args: Sequence[str] = (),
-        env: Optional[Mapping[str, str]] = None,
-        stderr: Any = None,
-        workers: int = 8,
-        event_buffer: int = 4096,
-        ready_timeout: float = 30.0,
-        shutdown_timeout: float = 10.0,
-    ) -> None:
-        self._argv = serve_argv(
-            binary,
-            workspace,
-            extension_dirs,
-            no_global=no_global,
-            no_input=no_input,
-            prompt_wakeups=prompt_wakeups,
-            tool_composition=tool_composition,
-            resource_refs=resource_refs,
-            operation_discovery=operation_discovery,
-            bulk_storage=bulk_storage,
-            startup_timeout_ms=startup_timeout_ms,
-            serve_args=serve_args,
-        )
-        self._options: Dict[str, Any] = dict(
-            env=env,
-            stderr=stderr,
-            workers=workers,
-            event_buffer=event_buffer,
-            ready_timeout=ready_timeout,
-            on_confirmation=on_confirmation,
-            on_input=on_input,
-            prompt_wakeups=prompt_wakeups,
-        )
-        self._shutdown_timeout = shutdown_timeout
-        self._core_or_none: Optional[Core] = None
-        self._loop_or_none: Optional[asyncio.AbstractEventLoop] = None
-        self.report: Optional[Json] = None
-
-    @property
-    def _core(self) -> Core:
-        if self._core_or_none is None:
-            raise RuntimeError("enter `async with octet_host.aio.Host(...)` first")
-        return self._core_or_none
+    _OPEN_AT_ONCE = False
+    _loop_or_none: Optional[asyncio.AbstractEventLoop] = None
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop:
-        assert self._loop_or_none is not None
+        if self._loop_or_none is None:
+            raise RuntimeError("enter `async with octet_host.aio.Host(...)` first")
         return self._loop_or_none
 
     async def __aenter__(self) -> "Host":
         self._loop_or_none = asyncio.get_running_loop()
-        core = await self._loop.run_in_executor(None, lambda: Core(self._argv, **self._options))
+        core = await self._loop.run_in_executor(None, self._open)
         core.loop = self._loop
-        self._core_or_none = core
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    @property
-    def ready(self) -> Json:
-        """serve's ``ready`` line."""
-        return self._core.ready
-
-    @property
-    def pid(self) -> int:
-        """serve's process id."""
-        return self._core.process.pid
-
     async def close(self) -> Optional[Json]:
         """The ordered shutdown (idempotent); the shutdown report or None."""
-        core = self._core_or_none
+        core = self._opened
         if core is not None and self.report is None and not core.closing:
             line = await self._loop.run_in_executor(None, core.close, self._shutdown_timeout)
-            self.report = (line or {}).get("report")
+            return self._closed(line)
         return self.report
-
-    def kill(self) -> None:
-        """Kills serve at once; its guardian ends every extension."""
-        self._core.kill()
 
     async def _do(self, request: "_ops.Request[T]") -> T:
         _, future = _ops.send(self._core, request)
@@ -226,11 +157,6 @@ class Host:
             if event is None:
                 return
             yield event
-
-    def subscribe(self, callback: Subscriber, kind: Optional[str] = None) -> Callable[[], None]:
-        """As :meth:`octet_host.Host.subscribe`: called on the event thread; use
-        ``loop.call_soon_threadsafe`` in it to reach the loop."""
-        return self._core.subscribe(kind, callback)
 
     # The session.
 

@@ -3,10 +3,8 @@ operation a method."""
 
 from __future__ import annotations
 
-import os
 from typing import (
     Any,
-    Callable,
     Dict,
     Iterator,
     List,
@@ -19,8 +17,7 @@ from typing import (
 )
 
 from . import _ops
-from ._binary import find_binary
-from ._core import Core, Line, Subscriber
+from ._core import Line, Subscriber
 from ._future import Future
 from ._generated import (
     AutocompleteReply,
@@ -37,47 +34,13 @@ from ._generated import (
     StatusOutput,
     ToolOutput,
 )
+from ._session import Session
 from .errors import HostLost
 
 T = TypeVar("T")
 Id = Union[str, int]
 Json = Dict[str, Any]
 Services = Union[Mapping[str, Any], Sequence[str], None]
-
-
-def serve_argv(
-    binary: Optional[str],
-    workspace: Union[str, "os.PathLike[str]"],
-    extension_dirs: Sequence[Union[str, "os.PathLike[str]"]],
-    *,
-    no_global: bool,
-    no_input: bool,
-    prompt_wakeups: bool,
-    tool_composition: bool,
-    resource_refs: bool,
-    operation_discovery: bool,
-    bulk_storage: Optional[Union[str, "os.PathLike[str]"]],
-    startup_timeout_ms: Optional[int],
-    serve_args: Sequence[str],
-) -> List[str]:
-    """The command line of ``octet-host serve`` for these options."""
-    argv = [find_binary(binary), "serve", "--workspace", os.fspath(workspace)]
-    for directory in extension_dirs:
-        argv += ["--extension-dir", os.fspath(directory)]
-    flags = {
-        "--no-global": no_global,
-        "--no-input": no_input,
-        "--no-prompt-wakeups": not prompt_wakeups,
-        "--tool-composition": tool_composition,
-        "--resource-refs": resource_refs,
-        "--operation-discovery": operation_discovery,
-    }
-    argv += [flag for flag, on in flags.items() if on]
-    if bulk_storage is not None:
-        argv += ["--bulk-storage", os.fspath(bulk_storage)]
-    if startup_timeout_ms is not None:
-        argv += ["--startup-timeout", f"{startup_timeout_ms}ms"]
-    return argv + list(serve_args)
 
 
 class PendingCall:
@@ -116,8 +79,8 @@ class PendingCall:
                 raise
 
 
-class Host:
-    """``octet-host serve`` as a context manager.
+class Host(Session):
+    """``octet-host serve`` as a context manager (the options: :class:`Session`).
 
     ``Host(workspace, extension_dirs=[...])`` starts serve (the binary is
     ``OCTET_HOST_BIN``, else the package's own, else PATH), reads its ``ready`` line and
@@ -131,70 +94,6 @@ class Host:
     (:meth:`events`) and passed to subscribers (:meth:`subscribe`) in order.
     """
 
-    def __init__(
-        self,
-        workspace: Union[str, "os.PathLike[str]"],
-        extension_dirs: Sequence[Union[str, "os.PathLike[str]"]] = (),
-        *,
-        no_global: bool = True,
-        no_input: bool = False,
-        prompt_wakeups: bool = True,
-        tool_composition: bool = False,
-        resource_refs: bool = False,
-        operation_discovery: bool = False,
-        bulk_storage: Optional[Union[str, "os.PathLike[str]"]] = None,
-        startup_timeout_ms: Optional[int] = None,
-        on_confirmation: Optional[Callable[[Json], bool]] = None,
-        on_input: Optional[Callable[[Json], Optional[str]]] = None,
-        binary: Optional[str] = None,
-        serve_args: Sequence[str] = (),
-        env: Optional[Mapping[str, str]] = None,
-        stderr: Any = None,
-        workers: int = 8,
-        event_buffer: int = 4096,
-        ready_timeout: float = 30.0,
-        shutdown_timeout: float = 10.0,
-    ) -> None:
-        argv = serve_argv(
-            binary,
-            workspace,
-            extension_dirs,
-            no_global=no_global,
-            no_input=no_input,
-            prompt_wakeups=prompt_wakeups,
-            tool_composition=tool_composition,
-            resource_refs=resource_refs,
-            operation_discovery=operation_discovery,
-            bulk_storage=bulk_storage,
-            startup_timeout_ms=startup_timeout_ms,
-            serve_args=serve_args,
-        )
-        self._core = Core(
-            argv,
-            env=env,
-            stderr=stderr,
-            workers=workers,
-            event_buffer=event_buffer,
-            ready_timeout=ready_timeout,
-            on_confirmation=on_confirmation,
-            on_input=on_input,
-            prompt_wakeups=prompt_wakeups,
-        )
-        self._shutdown_timeout = shutdown_timeout
-        self.report: Optional[Json] = None
-
-    # The session.
-
-    @property
-    def ready(self) -> Json:
-        """serve's ``ready`` line (``version``, ``octet_version``, ``session_id``, ...)."""
-        return self._core.ready
-
-    @property
-    def pid(self) -> int:
-        """serve's process id."""
-        return self._core.process.pid
-
     def __enter__(self) -> "Host":
         return self
 
@@ -205,13 +104,8 @@ class Host:
         """The ordered shutdown (idempotent): the shutdown report, or None when serve was
         already gone or had to be killed."""
         if self.report is None and not self._core.closing:
-            line = self._core.close(self._shutdown_timeout)
-            self.report = (line or {}).get("report")
+            return self._closed(self._core.close(self._shutdown_timeout))
         return self.report
-
-    def kill(self) -> None:
-        """Kills serve at once; its guardian ends every extension."""
-        self._core.kill()
 
     def _do(self, request: "_ops.Request[T]", timeout: Optional[float] = None) -> T:
         call_id, future = _ops.send(self._core, request)
@@ -232,13 +126,6 @@ class Host:
             if event is None:
                 return
             yield event
-
-    def subscribe(self, callback: Subscriber, kind: Optional[str] = None) -> Callable[[], None]:
-        """Calls ``callback(event)`` for every event (or those of ``kind``: ``progress``,
-        ``state``, ``tools_changed``, ``diagnostic``, ``stderr`` for extensions' stderr
-        lines, ``host_lost``, ``handler_error``, ...) on the event thread, in order.
-        Returns a function that unsubscribes."""
-        return self._core.subscribe(kind, callback)
 
     # Operations: the session.
 

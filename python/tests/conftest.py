@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import pytest
 
@@ -80,16 +80,20 @@ def env_table(env: Optional[Dict[str, str]]) -> str:
     return ", ".join(f"{k} = {json.dumps(v)}" for k, v in (env or {}).items())
 
 
-def wave1_extension(
+def raw_peer(
     root: Path,
-    name: str = "peer",
-    api: str = "0.4",
+    name: str,
+    api: str,
+    script: str,
+    tools: List[str],
+    *,
+    args: Sequence[str] = (),
     env: Optional[Dict[str, str]] = None,
     extra: str = "",
+    contributes: str = "",
 ) -> Path:
-    """The raw Wave-1 peer: its tool ``ask`` sends any host request and reports the
-    answers; ``seen`` reports what it received."""
-    script = FIXTURES / "wave1_peer.py"
+    """A manifest running ``tests/fixtures/<script>`` with this interpreter."""
+    argv = [str(FIXTURES / script), *args]
     return write_manifest(
         root,
         name,
@@ -99,13 +103,34 @@ api_version = "{api}"
 
 [entrypoint]
 command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(script))}]
+args = {json.dumps(argv)}
 env = {{ {env_table(env)} }}
 {extra}
 [contributes]
-tools = ["ask", "answers", "seen"]
-"""
-        + ('hooks = ["model_turn_start"]\n' if api == "0.4" else ""),
+tools = {toml_list(tools)}
+{contributes}""",
+    )
+
+
+def wave1_extension(
+    root: Path,
+    name: str = "peer",
+    api: str = "0.4",
+    env: Optional[Dict[str, str]] = None,
+    extra: str = "",
+) -> Path:
+    """The raw Wave-1 peer: its tool ``ask`` sends any host request and reports the
+    answers; ``seen`` reports what it received."""
+    hooks = 'hooks = ["model_turn_start"]\n' if api == "0.4" else ""
+    return raw_peer(
+        root,
+        name,
+        api,
+        "wave1_peer.py",
+        ["ask", "answers", "seen"],
+        env=env,
+        extra=extra,
+        contributes=hooks,
     )
 
 
@@ -115,43 +140,21 @@ def peer03_extension(
     select: str = "provider_auth,provider_catalog,session_lifecycle",
 ) -> Path:
     """The raw API 0.3 peer with the optional capabilities in ``select``."""
-    script = FIXTURES / "peer03.py"
-    return write_manifest(
+    return raw_peer(
         root,
         name,
-        f"""name = "{name}"
-version = "0.1.0"
-api_version = "0.3"
-
-[entrypoint]
-command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(script))}, "good"]
-env = {{ OCTET_PEER_TOOLS = "ask,seen", OCTET_PEER_SELECT = {json.dumps(select)} }}
-
-[contributes]
-tools = ["ask", "seen"]
-""",
+        "0.3",
+        "peer03.py",
+        ["ask", "seen"],
+        args=["good"],
+        env={"OCTET_PEER_TOOLS": "ask,seen", "OCTET_PEER_SELECT": select},
     )
 
 
 def resource_extension(root: Path, name: str = "circuits") -> Path:
-    script = FIXTURES / "resource_peer.py"
-    tools = ["make", "use", "inspect", "plain", "release", "register", "disposed", "grow", "crash"]
-    return write_manifest(
-        root,
-        name,
-        f"""name = "{name}"
-version = "0.1.0"
-api_version = "0.4"
-
-[entrypoint]
-command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(script))}]
-
-[contributes]
-tools = {toml_list(tools)}
-""",
-    )
+    """The raw resource peer (section 2.26)."""
+    tools = ["make", "use", "inspect", "plain", "release", "register", "disposed", "grow"]
+    return raw_peer(root, name, "0.4", "resource_peer.py", [*tools, "crash"])
 
 
 def ask(

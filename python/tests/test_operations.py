@@ -10,10 +10,11 @@ from typing import Any, Dict, List
 
 import pytest
 from conftest import ask, resource_extension, sdk_extension, wave1_extension
+from test_services import Completion, Journal, Messages, Shortcuts, Terminal
 
 import octet_host
 import octet_host.aio
-from octet_host import OPS, ServiceCall
+from octet_host import OPS
 from octet_host._ops import METHOD_OF_OP
 
 
@@ -176,27 +177,6 @@ def test_calls_from_many_threads(fixture_host: octet_host.Host) -> None:
     assert errors == []
 
 
-class Injection:
-    def send_message(self, params: Any, call: ServiceCall) -> None:
-        pass
-
-    def send_user_message(self, params: Any, call: ServiceCall) -> None:
-        pass
-
-
-class Terminal:
-    def acquire(self, params: Any, call: ServiceCall) -> Any:
-        return {"grant_id": "g-1", "columns": 80, "rows": 24}
-
-    def release(self, params: Any, call: ServiceCall) -> None:
-        pass
-
-
-class Completion:
-    def register(self, params: Any, call: ServiceCall) -> Any:
-        return {"accepted": True}
-
-
 def test_notifications_autocomplete_lifecycle_and_terminal(
     workspace: Path, extensions: Path
 ) -> None:
@@ -211,21 +191,17 @@ def test_notifications_autocomplete_lifecycle_and_terminal(
         {"OCTET_PEER_COMPLETION": completion, "OCTET_PEER_SHORTCUTS": shortcuts},
     )
     events: List[Dict[str, Any]] = []
-
-    class Shortcuts:
-        def register(self, params: Any, call: ServiceCall) -> None:
-            pass
-
+    journal = Journal()
     with octet_host.Host(workspace, [peer]) as host:
         host.subscribe(events.append)
         host.start(
             "peer",
             services={
-                "message_injection": Injection(),
-                "terminal_handoff": Terminal(),
+                "message_injection": Messages(journal),
+                "terminal_handoff": Terminal(journal),
                 "terminal_input": None,
                 "autocomplete": Completion(),
-                "shortcuts": Shortcuts(),
+                "shortcuts": Shortcuts(journal),
             },
         )
         ask(
