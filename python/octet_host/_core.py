@@ -2,10 +2,10 @@
 
 One ``octet-host serve`` process, one reader thread that reads its output lines and
 routes each: a ``reply`` to the future of the control line it answers, a ``result``
-to its call, questions and ``service_request`` lines to a bounded pool of worker
-threads (never run on the reader), everything else to the event thread, which calls
-the subscribers in order and fills the bounded event buffer. Control lines are written
-whole under one lock by the thread that sends them.
+to its call, questions and ``service_request`` lines to the desk (``_desk.py``: a
+bounded pool of worker threads, never the reader), everything else to the event
+thread, which calls the subscribers in order and fills the bounded event buffer.
+Control lines are written whole under one lock by the thread that sends them.
 
 Every wait ends: serve gives every admitted call its ``result`` (deadlines included),
 and when the process goes away every future still open fails with
@@ -15,7 +15,6 @@ and when the process goes away every future still open fails with
 from __future__ import annotations
 
 import collections
-import inspect
 import itertools
 import json
 import os
@@ -26,11 +25,10 @@ import threading
 import time
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ._call import ServiceCall
+from ._desk import Desk
 from ._future import Future
-from ._generated import SERVICE_KINDS
 from ._slice import ask_short_slice
-from .errors import HostLost, ProtocolError, Refusal, UnsupportedServeProtocol
+from .errors import HostLost, ProtocolError, UnsupportedServeProtocol
 
 #: The serve protocol versions this client speaks.
 SUPPORTED_SERVE_PROTOCOLS: Tuple[int, ...] = (1,)
@@ -56,78 +54,6 @@ class _Call:
         self.ordered = progress is not None
 
 
-class _Binding:
-    """The services a `start` bound for one extension."""
-
-    def __init__(self, services: Mapping[str, Any]) -> None:
-        self.services = dict(services)
-        self.api_version: Optional[str] = None
-
-    def route(self, method: str, params: Mapping[str, Any]) -> Optional[Tuple[Any, str, bool]]:
-        """The bound object, its method name and whether the row is a notification."""
-        found: List[Tuple[Any, str, bool, Tuple[str, ...]]] = []
-        for kind, obj in self.services.items():
-            if obj is None or kind not in SERVICE_KINDS:
-                continue
-            for name, fn, apis, notification, marker in SERVICE_KINDS[kind][1]:
-                if name != method:
-                    continue
-                if marker is not None and marker not in params:
-                    continue
-                if marker is None and any(
-                    row[0] == method and row[4] is not None and row[4] in params
-                    for row in SERVICE_KINDS[kind][1]
-                ):
-                    continue
-                found.append((obj, fn, notification, apis))
-        if not found:
-            return None
-        if self.api_version is not None:
-            for obj, fn, notification, apis in found:
-                if self.api_version in apis:
-                    return obj, fn, notification
-        obj, fn, notification, _ = found[0]
-        return obj, fn, notification
-
-
-class _Pool:
-    """A bounded pool of daemon worker threads (a handler that hangs holds one worker
-    and never blocks the interpreter's exit)."""
-
-    def __init__(self, workers: int) -> None:
-        self._jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-        self._limit = max(1, workers)
-        self._threads: List[threading.Thread] = []
-        self._idle = 0
-        self._lock = threading.Lock()
-
-    def submit(self, job: Callable[[], None]) -> None:
-        with self._lock:
-            if self._idle == 0 and len(self._threads) < self._limit:
-                thread = threading.Thread(target=self._run, name="octet-host-worker", daemon=True)
-                self._threads.append(thread)
-                thread.start()
-        self._jobs.put(job)
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                self._idle += 1
-            job = self._jobs.get()
-            with self._lock:
-                self._idle -= 1
-            if job is _STOP:
-                return
-            try:
-                job()
-            except Exception:  # a job reports its own faults; the worker lives on
-                pass
-
-    def close(self) -> None:
-        for _ in self._threads:
-            self._jobs.put(_STOP)
-
-
 class Core:
     """One serve process and the routing of its lines."""
 
@@ -151,8 +77,6 @@ class Core:
         self._replies: Dict[Any, "Future[Line]"] = {}
         self._calls: Dict[Any, _Call] = {}
         self._reply_calls: Dict[Any, Any] = {}
-        self._service_calls: Dict[int, ServiceCall] = {}
-        self._bindings: Dict[str, _Binding] = {}
         self._subscribers: List[Tuple[Optional[str], Subscriber]] = []
         self._events: Deque[Line] = collections.deque(maxlen=max(1, event_buffer))
         self._events_ready = threading.Condition()
@@ -160,10 +84,9 @@ class Core:
         self._write_lock = threading.Lock()
         self._table_lock = threading.Lock()
         self._event_queue: "queue.Queue[Any]" = queue.Queue(maxsize=65536)
-        self._pool = _Pool(workers)
-        self._on_confirmation = on_confirmation
-        self._on_input = on_input
-        self.loop: Any = None  # the asyncio loop that runs coroutine handlers (aio)
+        self.desk = Desk(
+            self.request, self._emit, workers, on_confirmation=on_confirmation, on_input=on_input
+        )
         self.ready_line: "Future[Line]" = Future()
         self.shutdown_line: Optional[Line] = None
         self.closing = False
@@ -270,16 +193,6 @@ class Core:
             if not state.future.done():
                 state.future.set_exception(lost)
         return call_id, state.future
-
-    def bind(self, extension: str, services: Mapping[str, Any]) -> None:
-        with self._table_lock:
-            self._bindings[extension] = _Binding(services)
-
-    def set_api_version(self, extension: str, api_version: Optional[str]) -> None:
-        with self._table_lock:
-            binding = self._bindings.get(extension)
-            if binding is not None:
-                binding.api_version = api_version
 
     # Events.
 
@@ -483,22 +396,12 @@ class Core:
                     line["_call"] = state
             self._emit(line)
         elif kind == "service_request":
-            call = ServiceCall(line)
-            with self._table_lock:
-                self._service_calls[call.request_id] = call
-            self._pool.submit(lambda: self._serve(call, line))
+            self.desk.serve(line)
         elif kind in ("confirmation_request", "input_request"):
-            call = ServiceCall({**line, "method": kind})
-            with self._table_lock:
-                self._service_calls[call.request_id] = call
             self._emit(dict(line, event=kind))
-            self._pool.submit(lambda: self._question(call, line))
+            self.desk.ask(line)
         elif kind == "request_cancelled":
-            with self._table_lock:
-                call = self._service_calls.pop(line.get("request_id"), None)  # type: ignore[arg-type]
-            if call is not None:
-                call.withdrawn_reason = line.get("reason")
-                call.withdrawn.set()
+            self.desk.withdraw(line.get("request_id"), line.get("reason"))
             self._emit(dict(line, event="request_cancelled"))
         elif kind == "ready":
             if not self.ready_line.done():
@@ -526,7 +429,6 @@ class Core:
             )
             replies, self._replies = self._replies, {}
             calls, self._calls = self._calls, {}
-            services, self._service_calls = self._service_calls, {}
             self._reply_calls.clear()
         if not self.ready_line.done():
             self.ready_line.set_exception(self.lost)
@@ -536,9 +438,7 @@ class Core:
         for state in calls.values():
             if not state.future.done():
                 state.future.set_exception(self.lost)
-        for call in services.values():
-            call.withdrawn_reason = "host_lost"
-            call.withdrawn.set()
+        self.desk.withdraw_all("host_lost")
         if not orderly:
             self._emit(
                 {
@@ -549,119 +449,7 @@ class Core:
                 }
             )
         self._event_queue.put(_STOP)
-        self._pool.close()
-
-    # Serving requests (on the worker pool).
-
-    def _answer(self, call: ServiceCall, line: Dict[str, Any]) -> None:
-        with self._table_lock:
-            open_ = self._service_calls.pop(call.request_id, None) is not None
-        if not open_ or call.is_withdrawn():
-            return
-        try:
-            reply = self.request(line)
-        except HostLost:
-            return
-
-        def check(done: "Future[Line]") -> None:
-            try:
-                answer = done.result()
-            except Exception:
-                return
-            if not answer.get("ok"):
-                self._emit(
-                    {
-                        "type": "event",
-                        "event": "answer_refused",
-                        "request_id": call.request_id,
-                        "method": call.method,
-                        "extension": call.extension,
-                        "error": answer.get("error"),
-                    }
-                )
-
-        reply.add_done_callback(check)
-
-    def _run_handler(self, handler: Callable[..., Any], *args: Any) -> Any:
-        result = handler(*args)
-        if inspect.isawaitable(result):
-            if self.loop is None:
-                raise TypeError("a coroutine handler needs octet_host.aio.Host")
-            import asyncio
-
-            result = asyncio.run_coroutine_threadsafe(result, self.loop).result()  # type: ignore[arg-type]
-        return result
-
-    def _serve(self, call: ServiceCall, line: Line) -> None:
-        params = line.get("params") or {}
-        with self._table_lock:
-            binding = self._bindings.get(call.extension)
-        route = binding.route(call.method, params) if binding is not None else None
-        if route is None:
-            self._answer(
-                call,
-                {
-                    "op": "service_answer",
-                    "request_id": call.request_id,
-                    "refusal": "unsupported_feature",
-                    "message": f"this client binds no service for {call.method}",
-                },
-            )
-            return
-        obj, fn, notification = route
-        handler = getattr(obj, fn, None)
-        try:
-            if handler is None:
-                raise Refusal("unsupported_feature", f"{call.method} is not served")
-            result = self._run_handler(handler, params, call)
-        except Refusal as refusal:
-            answer: Dict[str, Any] = {"refusal": refusal.code, "message": refusal.message}
-        except Exception as error:
-            self._emit(
-                {
-                    "type": "event",
-                    "event": "handler_error",
-                    "extension": call.extension,
-                    "method": call.method,
-                    "request_id": call.request_id,
-                    "message": f"{type(error).__name__}: {error}",
-                }
-            )
-            answer = {
-                "refusal": "unavailable",
-                "message": f"the client's handler raised {type(error).__name__}",
-            }
-        else:
-            answer = {"result": {} if result is None else result}
-        if notification:
-            with self._table_lock:
-                self._service_calls.pop(call.request_id, None)
-            return
-        self._answer(call, {"op": "service_answer", "request_id": call.request_id, **answer})
-
-    def _question(self, call: ServiceCall, line: Line) -> None:
-        confirmation = line["type"] == "confirmation_request"
-        callback: Optional[Callable[[Line], Any]] = (
-            self._on_confirmation if confirmation else self._on_input
-        )
-        try:
-            value = self._run_handler(callback, line) if callback is not None else None
-        except Exception as error:
-            self._emit(
-                {
-                    "type": "event",
-                    "event": "handler_error",
-                    "method": line["type"],
-                    "request_id": call.request_id,
-                    "message": f"{type(error).__name__}: {error}",
-                }
-            )
-            value = None
-        if confirmation:
-            answer: Dict[str, Any] = {"op": "answer_confirmation", "confirmed": bool(value)}
-        else:
-            answer = {"op": "answer_input", "value": value if isinstance(value, str) else None}
-        self._answer(call, {**answer, "request_id": call.request_id})
+        self.desk.close()
 
     # Ending.
 

@@ -62,7 +62,7 @@ def send(core: Core, request: "Request[Any]") -> "tuple[Optional[Id], Future[Lin
     if request.kind == "call":
         return core.call(request.line, request.progress)
     if request.kind == "start" and request.services is not None:
-        core.bind(request.line["extension"], request.services)
+        core.desk.bind(request.line["extension"], request.services)
     return None, core.request(request.line)
 
 

@@ -126,7 +126,7 @@ class Host(Session):
     async def __aenter__(self) -> "Host":
         self._loop_or_none = asyncio.get_running_loop()
         core = await self._loop.run_in_executor(None, self._open)
-        core.loop = self._loop
+        core.desk.loop = self._loop
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -144,7 +144,7 @@ class Host(Session):
         _, future = _ops.send(self._core, request)
         line = await _awaitable(future, self._loop)
         if request.kind == "start" and line.get("ok"):
-            self._core.set_api_version(request.line["extension"], line.get("api_version"))
+            self._core.desk.set_api_version(request.line["extension"], line.get("api_version"))
         return _ops.outcome(request, line)
 
     # Events.

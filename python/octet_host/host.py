@@ -113,7 +113,7 @@ class Host(Session):
             self._core.wait(future)
         line = future.result(timeout)
         if request.kind == "start" and line.get("ok"):
-            self._core.set_api_version(request.line["extension"], line.get("api_version"))
+            self._core.desk.set_api_version(request.line["extension"], line.get("api_version"))
         return _ops.outcome(request, line)
 
     # Events.
