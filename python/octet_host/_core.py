@@ -46,12 +46,10 @@ _STOP = object()
 class _Call:
     __slots__ = ("future", "progress", "ordered")
 
-    def __init__(self, progress: Optional[Subscriber]) -> None:
+    def __init__(self, progress: Optional[Subscriber], ordered: bool) -> None:
         self.future: "Future[Line]" = Future()
         self.progress = progress
-        # With a progress callback the result goes through the event thread, after the
-        # call's progress lines, so the callback has seen them all when it resolves.
-        self.ordered = progress is not None
+        self.ordered = ordered
 
 
 class Core:
@@ -167,6 +165,16 @@ class Core:
                 future.set_exception(lost)
         return future
 
+    def orders(self, progress: Optional[Subscriber]) -> bool:
+        """Whether a call with this progress callback settles on the event thread.
+
+        With a progress callback its result goes through the event thread, after the
+        call's progress lines, so the callback has seen them all when the call returns.
+        Not for a call a subscriber makes (on the event thread itself): its result
+        cannot wait behind that subscriber, so it settles at once and its progress
+        callbacks run after it."""
+        return progress is not None and threading.current_thread() is not self._event_thread
+
     def call(
         self, line: Dict[str, Any], progress: Optional[Subscriber]
     ) -> Tuple[Any, "Future[Line]"]:
@@ -177,7 +185,11 @@ class Core:
             call_id = line["call_id"] = self.next_call_id()
         rid = self.next_id()
         line["id"] = rid
-        state = _Call(progress)
+        state = _Call(progress, self.orders(progress))
+        if threading.current_thread() is self._event_thread:
+            # A subscriber calling: its result cannot wait behind itself on the event
+            # thread, so it resolves at once; its progress callbacks run after it.
+            state.ordered = False
         with self._table_lock:
             if self.lost is not None:
                 state.future.set_exception(self.lost)

@@ -57,7 +57,7 @@ class PendingCall:
     def result(self, timeout: Optional[float] = None) -> Json:
         """The call's output, or its error raised. ``timeout`` (seconds) bounds only this
         wait (``TimeoutError``); the call's own deadline is its ``timeout_ms``."""
-        if timeout is None and self._request.progress is None:
+        if timeout is None and not self._host._core.orders(self._request.progress):
             # Read serve's output on this thread while waiting (one wake-up a call);
             # a call with a progress callback settles on the event thread instead.
             self._host._core.wait(self._future)

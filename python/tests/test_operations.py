@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -263,3 +264,23 @@ def test_events_are_an_iterator(fixture_host: octet_host.Host) -> None:
     fixture_host.call("fixture", "progress", {"steps": 2})
     kinds = [e["event"] for e in fixture_host.events(timeout=0.5)]
     assert "state" in kinds and kinds.count("progress") == 2, kinds
+
+
+def test_a_subscriber_may_call_the_host(workspace: Path, extensions: Path) -> None:
+    """A call made on the event thread, progress callback included, settles (it cannot
+    wait behind the subscriber that makes it)."""
+    outcome: List[Any] = []
+    with octet_host.Host(workspace, [sdk_extension(extensions)]) as host:
+
+        def on_ready(event: Dict[str, Any]) -> None:
+            if event.get("state") == "ready" and not outcome:
+                seen: List[Dict[str, Any]] = []
+                out = host.call("fixture", "progress", {"steps": 2}, progress=seen.append)
+                outcome.append((out["content"][0]["text"], seen))
+
+        host.subscribe(on_ready, "state")
+        host.start("fixture")
+        deadline = time.monotonic() + 60
+        while not outcome and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert outcome and outcome[0][0] == "progress sent=2", outcome
