@@ -12,11 +12,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 import pytest
 
 import octet_host
+from octet_host._core import Core
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -189,6 +190,38 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+#: Every operation a test sent, over the session.
+SENT_OPS: Set[str] = set()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def record_operations() -> Iterator[None]:
+    """Records the ``op`` of every control line the client writes."""
+    original = Core.write
+
+    def write(self: Core, line: Mapping[str, Any]) -> None:
+        SENT_OPS.add(str(line.get("op")))
+        original(self, line)
+
+    Core.write = write  # type: ignore[method-assign]
+    yield
+    Core.write = original  # type: ignore[method-assign]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A whole run (every test file, no selection) must have sent every operation of
+    the schema's control lines through the client."""
+    config = session.config
+    whole = not config.getoption("keyword") and not config.getoption("markexpr")
+    whole = whole and all(Path(arg).resolve() == Path(__file__).parent for arg in config.args)
+    if exitstatus != 0 or not whole:
+        return
+    missing = sorted(set(octet_host.OPS) - SENT_OPS)
+    if missing:
+        print(f"\noperations no test sent through the client: {missing}")
+        session.exitstatus = 1
 
 
 @pytest.fixture

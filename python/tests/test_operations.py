@@ -69,8 +69,8 @@ def test_the_calls(fixture_host: octet_host.Host) -> None:
     menu = host.menu("fixture")
     assert menu["menu"]["items"] is not None
     actions = [i for i in menu["menu"]["items"] if i.get("command")]
-    if actions:
-        assert "text" in host.menu_action("fixture", actions[0])
+    assert actions, menu
+    assert host.menu_action("fixture", actions[0])["text"].startswith("fixture:")
     with pytest.raises(octet_host.NotDeclared):
         host.call("fixture", "no_such_tool")
     with pytest.raises(octet_host.NotStarted):
@@ -266,21 +266,21 @@ def test_events_are_an_iterator(fixture_host: octet_host.Host) -> None:
     assert "state" in kinds and kinds.count("progress") == 2, kinds
 
 
-def test_a_subscriber_may_call_the_host(workspace: Path, extensions: Path) -> None:
+def test_a_subscriber_may_call_the_host(fixture_host: octet_host.Host) -> None:
     """A call made on the event thread, progress callback included, settles (it cannot
     wait behind the subscriber that makes it)."""
+    host = fixture_host
     outcome: List[Any] = []
-    with octet_host.Host(workspace, [sdk_extension(extensions)]) as host:
 
-        def on_ready(event: Dict[str, Any]) -> None:
-            if event.get("state") == "ready" and not outcome:
-                seen: List[Dict[str, Any]] = []
-                out = host.call("fixture", "progress", {"steps": 2}, progress=seen.append)
-                outcome.append((out["content"][0]["text"], seen))
+    def on_progress(event: Dict[str, Any]) -> None:
+        if event.get("call_id") == "outer" and not outcome:
+            seen: List[Dict[str, Any]] = []
+            out = host.call("fixture", "progress", {"steps": 2}, progress=seen.append)
+            outcome.append(out["content"][0]["text"])
 
-        host.subscribe(on_ready, "state")
-        host.start("fixture")
-        deadline = time.monotonic() + 60
-        while not outcome and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert outcome and outcome[0][0] == "progress sent=2", outcome
+    host.subscribe(on_progress, "progress")
+    host.submit("call", "fixture", call_id="outer", tool="progress", arguments={"steps": 1})
+    deadline = time.monotonic() + 60
+    while not outcome and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert outcome == ["progress sent=2"]
