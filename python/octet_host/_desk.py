@@ -205,6 +205,8 @@ class Desk:
         return result
 
     def _serve(self, call: ServiceCall, line: Line) -> None:
+        if call.is_withdrawn():
+            return  # withdrawn while it waited for a worker: nothing to serve
         params = line.get("params") or {}
         with self._lock:
             binding = self._bindings.get(call.extension)
@@ -252,6 +254,8 @@ class Desk:
         self._answer(call, {"op": "service_answer", "request_id": call.request_id, **answer})
 
     def _question(self, call: ServiceCall, line: Line) -> None:
+        if call.is_withdrawn():
+            return
         confirmation = line["type"] == "confirmation_request"
         callback: Optional[Callable[[Line], Any]] = (
             self._on_confirmation if confirmation else self._on_input

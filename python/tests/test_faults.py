@@ -93,6 +93,33 @@ def test_a_handler_that_hangs_meets_the_deadline_and_is_withdrawn(
         assert host.status()[0]["state"] == "ready"
 
 
+def test_a_request_withdrawn_while_every_worker_hangs_is_never_served(
+    workspace: Path, extensions: Path
+) -> None:
+    hanging = Hanging()
+    with octet_host.Host(
+        workspace, [wave1_extension(extensions, "peer", "0.2")], workers=1
+    ) as host:
+        host.start("peer", services={"composer": hanging})
+        first = host.submit(
+            "call",
+            "peer",
+            tool="ask",
+            timeout_ms=60_000,
+            arguments={"requests": [{"id": "a", "method": "composer/get", "params": {}}]},
+        )
+        assert eventually(lambda: len(hanging.calls) == 1)
+        # The only worker hangs: the second request waits for it, meets its call's
+        # deadline and is withdrawn; the host answers everything else meanwhile.
+        with pytest.raises(octet_host.DeadlineExceeded):
+            ask(host, "peer", [{"id": "b", "method": "composer/get", "params": {}}], 1000)
+        assert host.status()[0]["state"] == "ready"
+        hanging.release.set()
+        assert first.result()["is_error"] is False
+        time.sleep(0.5)
+    assert len(hanging.calls) == 1, "the withdrawn request never reached the handler"
+
+
 def test_cancelling_a_call_withdraws_its_service_request(
     workspace: Path, extensions: Path
 ) -> None:
