@@ -78,6 +78,7 @@ class Core:
         self._subscribers: List[Tuple[Optional[str], Subscriber]] = []
         self._events: Deque[Line] = collections.deque(maxlen=max(1, event_buffer))
         self._events_ready = threading.Condition()
+        self._listeners: List[Callable[[], None]] = []
         self.events_lost = 0
         self._write_lock = threading.Lock()
         self._table_lock = threading.Lock()
@@ -224,14 +225,36 @@ class Core:
         """The oldest buffered event, waiting at most ``timeout`` (None: until one comes
         or serve is gone). None when none came."""
         with self._events_ready:
-            if not self._events and not self._finished():
-                self._events_ready.wait_for(
-                    lambda: bool(self._events) or self._finished(), timeout
-                )
+            if not self._events and not self.finished():
+                self._events_ready.wait_for(lambda: bool(self._events) or self.finished(), timeout)
             return self._events.popleft() if self._events else None
 
-    def _finished(self) -> bool:
+    def finished(self) -> bool:
+        """True once serve is gone or wrote its shutdown line."""
         return self.lost is not None or self.shutdown_line is not None
+
+    def listen(self, wake: Callable[[], None]) -> Callable[[], None]:
+        """Calls ``wake()`` on the event thread after each event is buffered, and once
+        more when the events end (how asyncio waits without a thread). Returns a
+        function that stops it."""
+        with self._events_ready:
+            self._listeners.append(wake)
+
+        def stop() -> None:
+            with self._events_ready:
+                if wake in self._listeners:
+                    self._listeners.remove(wake)
+
+        return stop
+
+    def _wake_listeners(self) -> None:
+        with self._events_ready:
+            listeners = list(self._listeners)
+        for wake in listeners:
+            try:
+                wake()
+            except Exception:  # a listener whose loop closed
+                pass
 
     def _emit(self, line: Line) -> None:
         self._event_queue.put(line)
@@ -242,6 +265,7 @@ class Core:
             if item is _STOP:
                 with self._events_ready:
                     self._events_ready.notify_all()
+                self._wake_listeners()
                 return
             if isinstance(item, tuple):
                 # A call's ordered result, after its progress.
@@ -265,6 +289,7 @@ class Core:
                     self.events_lost += 1
                 self._events.append(line)
                 self._events_ready.notify_all()
+            self._wake_listeners()
 
     def _safely(self, callback: Subscriber, line: Line) -> None:
         try:

@@ -151,12 +151,29 @@ class Host(Session):
 
     async def events(self, timeout: Optional[float] = None) -> AsyncIterator[Json]:
         """The buffered events, then new ones; ends after ``timeout`` seconds without
-        one (None: when serve is gone)."""
-        while True:
-            event = await self._loop.run_in_executor(None, self._core.next_event, timeout)
-            if event is None:
-                return
-            yield event
+        one (None: when serve is gone). It waits on the loop, holding no thread."""
+        core, loop = self._core, self._loop
+        arrived = asyncio.Event()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(arrived.set)
+
+        stop = core.listen(wake)
+        try:
+            while True:
+                arrived.clear()
+                event = core.next_event(0)
+                if event is not None:
+                    yield event
+                    continue
+                if core.finished():
+                    return
+                try:
+                    await asyncio.wait_for(arrived.wait(), timeout)
+                except asyncio.TimeoutError:
+                    return
+        finally:
+            stop()
 
     # The session.
 

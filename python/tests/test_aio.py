@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -91,3 +92,30 @@ def test_a_start_error_is_raised_in_the_loop(workspace: Path, extensions: Path) 
                 await host.start("missing")
 
     run(main())
+
+
+def test_events_wait_on_the_loop_and_end_with_the_session(
+    workspace: Path, extensions: Path
+) -> None:
+    async def main() -> List[str]:
+        host = octet_host.aio.Host(workspace, [sdk_extension(extensions)])
+        async with host:
+            await host.start("fixture")
+            threads = threading.active_count()
+            listening = asyncio.ensure_future(asyncio.wait_for(_kinds(host.events(timeout=1)), 60))
+            await asyncio.sleep(0.1)
+            # Waiting for an event holds no thread of its own.
+            assert threading.active_count() == threads
+            await host.call("fixture", "progress", {"steps": 2})
+            kinds = await listening
+            assert kinds.count("progress") == 2, kinds
+        # After the session ends the iteration ends too, with the last events.
+        rest = await asyncio.wait_for(_kinds(host.events()), 30)
+        return rest
+
+    rest = run(main())
+    assert rest and set(rest) <= {"state", "diagnostic"}, rest
+
+
+async def _kinds(events: Any) -> List[str]:
+    return [e.get("event", "") async for e in events]
