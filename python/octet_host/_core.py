@@ -39,7 +39,7 @@ Subscriber = Callable[[Line], None]
 # How long the reader thread leaves reading to a synchronous caller after its wait.
 _READER_LINGER = 0.005
 
-# A call's future resolves to its `result` line; a control line's to its `reply`.
+# Ends the event thread.
 _STOP = object()
 
 
@@ -60,7 +60,6 @@ class Core:
         argv: Sequence[str],
         *,
         env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[str] = None,
         stderr: Any = None,
         workers: int = 8,
         event_buffer: int = 4096,
@@ -79,7 +78,6 @@ class Core:
         self._events: Deque[Line] = collections.deque(maxlen=max(1, event_buffer))
         self._events_ready = threading.Condition()
         self._listeners: List[Callable[[], None]] = []
-        self.events_lost = 0
         self._write_lock = threading.Lock()
         self._table_lock = threading.Lock()
         self._event_queue: "queue.Queue[Any]" = queue.Queue(maxsize=65536)
@@ -90,14 +88,12 @@ class Core:
         self.shutdown_line: Optional[Line] = None
         self.closing = False
         self.lost: Optional[HostLost] = None
-        self.protocol_errors: List[str] = []
         self.process = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
             env=dict(env) if env is not None else None,
-            cwd=cwd,
             bufsize=0,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -187,10 +183,6 @@ class Core:
         rid = self.next_id()
         line["id"] = rid
         state = _Call(progress, self.orders(progress))
-        if threading.current_thread() is self._event_thread:
-            # A subscriber calling: its result cannot wait behind itself on the event
-            # thread, so it resolves at once; its progress callbacks run after it.
-            state.ordered = False
         with self._table_lock:
             if self.lost is not None:
                 state.future.set_exception(self.lost)
@@ -285,8 +277,6 @@ class Core:
             for callback in subscribers:
                 self._safely(callback, line)
             with self._events_ready:
-                if len(self._events) == self._events.maxlen:
-                    self.events_lost += 1
                 self._events.append(line)
                 self._events_ready.notify_all()
             self._wake_listeners()
@@ -304,8 +294,6 @@ class Core:
                         "of": line.get("event", line.get("type")),
                     }
                 )
-
-    # Reading.
 
     # Reading. One thread at a time reads and routes a line (so lines are routed in
     # order): the reader thread, or a synchronous caller waiting for its own answer.
@@ -393,7 +381,6 @@ class Core:
         future.wait()
 
     def _protocol_error(self, message: str) -> None:
-        self.protocol_errors.append(message)
         error = ProtocolError(message)
         if not self.ready_line.done():
             self.ready_line.set_exception(error)
@@ -422,8 +409,6 @@ class Core:
                 future.set_result(line)
             elif state is not None:
                 state.future.set_result(line)
-            if "report" in line and rid is not None and future is not None:
-                pass
         elif kind == "event":
             call_id = line.get("call_id")
             if line.get("event") == "progress" and call_id is not None:

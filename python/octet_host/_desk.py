@@ -38,16 +38,12 @@ class _Binding:
         for kind, obj in self.services.items():
             if obj is None or kind not in SERVICE_KINDS:
                 continue
-            for name, fn, apis, notification, marker in SERVICE_KINDS[kind][1]:
-                if name != method:
-                    continue
-                if marker is not None and marker not in params:
-                    continue
-                if marker is None and any(
-                    row[0] == method and row[4] is not None and row[4] in params
-                    for row in SERVICE_KINDS[kind][1]
-                ):
-                    continue
+            rows = [row for row in SERVICE_KINDS[kind][1] if row[0] == method]
+            # A row told apart by a params member (the private lane's `session_leaf`)
+            # takes the request when that member is there; the plain row otherwise.
+            marked = [row for row in rows if row[4] is not None and row[4] in params]
+            plain = [row for row in rows if row[4] is None]
+            for _, fn, apis, notification, _ in marked or plain:
                 found.append((obj, fn, notification, apis))
         if not found:
             return None

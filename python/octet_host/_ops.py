@@ -29,7 +29,7 @@ from ._generated import (
     StartReply,
     StatusEntry,
 )
-from .errors import ServeError, error_for
+from .errors import error_for
 
 T = TypeVar("T")
 Id = Union[str, int]
@@ -58,12 +58,26 @@ class Request(Generic[T]):
 
 
 def send(core: Core, request: "Request[Any]") -> "tuple[Optional[Id], Future[Line]]":
-    """Sends ``request``: the call id (for calls) and the future of its answer line."""
+    """Sends ``request``: the call id (for calls) and the future of its answer line.
+
+    A ``start`` binds its services before it is sent (requests come inside
+    ``initialize``); a successful ``start`` or ``reload`` tells the desk the API version
+    the extension negotiated as its reply is routed, whichever API waits for it."""
     if request.kind == "call":
         return core.call(request.line, request.progress)
-    if request.kind == "start" and request.services is not None:
-        core.desk.bind(request.line["extension"], request.services)
-    return None, core.request(request.line)
+    if request.kind != "start":
+        return None, core.request(request.line)
+    extension = request.line["extension"]
+    if request.services is not None:
+        core.desk.bind(extension, request.services)
+    future = core.request(request.line)
+
+    def negotiated(done: "Future[Line]") -> None:
+        if done.exception() is None and done.result().get("ok"):
+            core.desk.set_api_version(extension, done.result().get("api_version"))
+
+    future.add_done_callback(negotiated)
+    return None, future
 
 
 def outcome(request: "Request[T]", line: Line) -> T:
@@ -149,19 +163,7 @@ def status() -> "Request[List[StatusEntry]]":
     )
 
 
-def shutdown() -> "Request[Json]":
-    return Request("reply", {"op": "shutdown"}, lambda line: line.get("report") or {})
-
-
 # Calls.
-
-
-def call_line(
-    op: str, extension: str, timeout_ms: Optional[int], call_id: Optional[Id], **members: Any
-) -> Dict[str, Any]:
-    return _opt(
-        {"op": op, "extension": extension}, timeout_ms=timeout_ms, call_id=call_id, **members
-    )
 
 
 def call(
@@ -173,12 +175,10 @@ def call(
     progress: Optional[Subscriber] = None,
     **members: Any,
 ) -> "Request[Json]":
-    return Request(
-        "call",
-        call_line(op, extension, timeout_ms, call_id, **members),
-        _output,
-        progress=progress,
+    line = _opt(
+        {"op": op, "extension": extension}, timeout_ms=timeout_ms, call_id=call_id, **members
     )
+    return Request("call", line, _output, progress=progress)
 
 
 def cancel(call_id: Id) -> "Request[None]":
@@ -307,35 +307,4 @@ def get_applicable_operations(arguments: Json) -> "Request[GetApplicableOperatio
     )
 
 
-#: The Host method of every serve operation (the tests hold it to the schema's OPS).
-METHOD_OF_OP: Dict[str, str] = {
-    "discover": "discover",
-    "start": "start",
-    "stop": "stop",
-    "reload": "reload",
-    "call": "call",
-    "command": "command",
-    "hook": "hook",
-    "context": "context",
-    "status_collect": "status_collect",
-    "render": "render",
-    "menu": "menu",
-    "menu_action": "menu_action",
-    "cancel": "cancel",
-    "answer_confirmation": "answer_confirmation",
-    "answer_input": "answer_input",
-    "service_answer": "service_answer",
-    "notify": "notify",
-    "message_delta": "message_delta",
-    "message_settled": "message_settled",
-    "autocomplete": "autocomplete",
-    "terminal_revoke": "terminal_revoke",
-    "agent_report": "agent_report",
-    "agent_event": "agent_event",
-    "status": "status",
-    "get_applicable_operations": "get_applicable_operations",
-    "lifecycle": "lifecycle",
-    "shutdown": "shutdown",
-}
-
-__all__ = ["Request", "ServeError", "METHOD_OF_OP"]
+__all__ = ["Request", "send", "outcome"]

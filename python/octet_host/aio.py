@@ -142,10 +142,7 @@ class Host(Session):
 
     async def _do(self, request: "_ops.Request[T]") -> T:
         _, future = _ops.send(self._core, request)
-        line = await _awaitable(future, self._loop)
-        if request.kind == "start" and line.get("ok"):
-            self._core.desk.set_api_version(request.line["extension"], line.get("api_version"))
-        return _ops.outcome(request, line)
+        return _ops.outcome(request, await _awaitable(future, self._loop))
 
     # Events.
 

@@ -107,14 +107,10 @@ class Host(Session):
             return self._closed(self._core.close(self._shutdown_timeout))
         return self.report
 
-    def _do(self, request: "_ops.Request[T]", timeout: Optional[float] = None) -> T:
-        call_id, future = _ops.send(self._core, request)
-        if timeout is None:
-            self._core.wait(future)
-        line = future.result(timeout)
-        if request.kind == "start" and line.get("ok"):
-            self._core.desk.set_api_version(request.line["extension"], line.get("api_version"))
-        return _ops.outcome(request, line)
+    def _do(self, request: "_ops.Request[T]") -> T:
+        _, future = _ops.send(self._core, request)
+        self._core.wait(future)
+        return _ops.outcome(request, future.result())
 
     # Events.
 

@@ -159,7 +159,17 @@ def test_a_killed_host_fails_every_waiting_call_and_leaves_no_process(
     host.subscribe(events.append, "host_lost")
     started = host.start("fixture")
     pending = host.submit("call", "fixture", tool="sleep", arguments={"ms": 60_000})
-    waiting = threading.Thread(target=lambda: pytest.raises(octet_host.HostLost, pending.result))
+    # A second thread waits for the same call; it must end with HostLost too. (An
+    # assertion failing on that thread would not fail the test, so it records.)
+    seen: List[BaseException] = []
+
+    def wait_too() -> None:
+        try:
+            pending.result()
+        except BaseException as error:
+            seen.append(error)
+
+    waiting = threading.Thread(target=wait_too)
     os.kill(host.pid, signal.SIGKILL)
     waiting.start()
     with pytest.raises(octet_host.HostLost) as lost:
@@ -167,6 +177,7 @@ def test_a_killed_host_fails_every_waiting_call_and_leaves_no_process(
     assert lost.value.exit_status == -signal.SIGKILL
     waiting.join(30)
     assert not waiting.is_alive()
+    assert len(seen) == 1 and isinstance(seen[0], octet_host.HostLost), seen
     with pytest.raises(octet_host.HostLost):
         host.call("fixture", "echo")
     # serve's guardian ends the extension's process group.
