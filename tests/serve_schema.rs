@@ -7,14 +7,10 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
-use support::serve_harness::Serve;
+use support::serve_harness::{self, Serve};
 
 fn control_lines() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/serve-protocol.schema.json"
-    );
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = serve_harness::schema_document();
     schema["$defs"]["control_line"]["oneOf"]
         .as_array()
         .expect("$defs.control_line.oneOf")
@@ -92,11 +88,7 @@ fn a_line_with_the_schema_required_members_is_read_as_its_operation() {
 /// the ops a `result` line may carry.
 #[test]
 fn the_reply_and_output_shapes_name_real_operations() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/serve-protocol.schema.json"
-    );
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = serve_harness::schema_document();
     let ops: BTreeSet<String> = control_lines()
         .iter()
         .map(|line| {

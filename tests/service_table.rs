@@ -27,11 +27,7 @@ const BROKER_METHODS: [&str; 4] = [
 
 #[test]
 fn the_serve_schema_lists_exactly_the_table_and_the_brokers() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/serve-protocol.schema.json"
-    );
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = support::serve_harness::schema_document();
     fn find<'a>(value: &'a Value, title: &str) -> Option<&'a Value> {
         match value {
             Value::Object(map) if map.get("title").and_then(Value::as_str) == Some(title) => {
@@ -179,11 +175,7 @@ fn methods_a_binding_does_not_implement_are_refused_as_unsupported() {
 /// brokers.
 #[test]
 fn the_schema_service_kinds_are_the_table_and_the_brokers() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/serve-protocol.schema.json"
-    );
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let schema = support::serve_harness::schema_document();
     let kinds = schema["$defs"]["service_kinds"]["x-kinds"]
         .as_array()
         .expect("$defs.service_kinds.x-kinds");

@@ -2,6 +2,7 @@
 //! reads the output lines, checking every recorded session against the published
 //! schema when it ends.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use octet_host::serve::{self, ServeOptions};
+use octet_host::validate::schema::OutputSchema;
 use serde_json::{json, Value};
 
 use super::sdk_extension;
@@ -249,37 +251,44 @@ impl Serve {
     }
 }
 
-/// The output lines' part of docs/serve-protocol.schema.json, compiled.
-pub fn output_schema() -> octet_host::validate::schema::OutputSchema {
+/// docs/serve-protocol.schema.json, parsed.
+pub fn schema_document() -> Value {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
-    let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    // `$defs` holds the control lines and the service kinds, which no output line
-    // refers to; the output lines are the root's `oneOf`.
-    schema.as_object_mut().unwrap().remove("$defs");
-    octet_host::validate::schema::OutputSchema::compile(&schema).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The compiled entry `name` of the schema's `$defs.<group>.properties`, if any.
-fn entry_schema(group: &str, name: &str) -> Option<octet_host::validate::schema::OutputSchema> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve-protocol.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let entry = schema["$defs"][group]["properties"].get(name)?;
-    Some(octet_host::validate::schema::OutputSchema::compile(entry).unwrap())
+/// The output lines' part of the schema, compiled.
+pub fn output_schema() -> OutputSchema {
+    let mut schema = schema_document();
+    // `$defs` holds the control lines, the reply and output shapes and the service
+    // kinds, which no output line refers to; the output lines are the root's `oneOf`.
+    schema.as_object_mut().unwrap().remove("$defs");
+    OutputSchema::compile(&schema).unwrap()
+}
+
+/// Every entry of the schema's `$defs.<group>.properties`, compiled, by name.
+fn entry_schemas(group: &str) -> BTreeMap<String, OutputSchema> {
+    let schema = schema_document();
+    let entries = schema["$defs"][group]["properties"].as_object().unwrap();
+    entries
+        .iter()
+        .map(|(name, entry)| (name.clone(), OutputSchema::compile(entry).unwrap()))
+        .collect()
 }
 
 /// Checks every line against docs/serve-protocol.schema.json: the output lines, and
 /// each successful result's `output` against its op's `$defs.call_outputs` entry.
 pub fn assert_lines_follow_the_schema(lines: &[Value]) {
     let schema = output_schema();
+    let outputs = entry_schemas("call_outputs");
     for line in lines {
         if let Err(error) = schema.validate(line) {
             panic!("a serve line breaks docs/serve-protocol.schema.json: {error}\n{line}");
         }
         if line["type"] == "result" && line["ok"] == true {
             let op = line["op"].as_str().unwrap();
-            let output = entry_schema("call_outputs", op).expect("every call op has an output");
+            let output = outputs.get(op).expect("every call op has an output");
             if let Err(error) = output.validate(&line["output"]) {
                 panic!("a `{op}` output breaks $defs.call_outputs: {error}\n{line}");
             }
@@ -289,6 +298,7 @@ pub fn assert_lines_follow_the_schema(lines: &[Value]) {
 
 /// Checks each successful reply against its operation's `$defs.replies` entry.
 pub fn assert_replies_follow_the_schema(lines: &[Value], ops: &[(Value, String)]) {
+    let replies = entry_schemas("replies");
     for line in lines
         .iter()
         .filter(|l| l["type"] == "reply" && l["ok"] == true)
@@ -296,7 +306,7 @@ pub fn assert_replies_follow_the_schema(lines: &[Value], ops: &[(Value, String)]
         let Some((_, op)) = ops.iter().rev().find(|(id, _)| *id == line["id"]) else {
             continue;
         };
-        if let Some(reply) = entry_schema("replies", op) {
+        if let Some(reply) = replies.get(op) {
             if let Err(error) = reply.validate(line) {
                 panic!("a `{op}` reply breaks $defs.replies: {error}\n{line}");
             }
