@@ -32,8 +32,12 @@ from ._generated import (
 from .errors import error_for
 
 T = TypeVar("T")
+#: A caller-chosen id (``call_id``).
 Id = Union[str, int]
+#: A JSON object.
 Json = Dict[str, Any]
+#: What ``start`` binds: kinds to the objects that serve them, or names alone.
+Services = Union[Mapping[str, Any], Sequence[str], None]
 
 
 class Request(Generic[T]):
@@ -112,7 +116,7 @@ def _opt(line: Dict[str, Any], **members: Any) -> Dict[str, Any]:
     return line
 
 
-def _services(services: Union[Mapping[str, Any], Sequence[str], None]) -> Optional[Dict[str, Any]]:
+def _services(services: Services) -> Optional[Dict[str, Any]]:
     if services is None:
         return None
     if isinstance(services, Mapping):
@@ -129,7 +133,7 @@ def discover() -> "Request[DiscoverReply]":
 
 def start(
     extension: str,
-    services: Union[Mapping[str, Any], Sequence[str], None],
+    services: Services,
     features: Optional[Sequence[str]],
     startup_timeout_ms: Optional[int],
     bulk_storage: Optional[str],

@@ -14,9 +14,7 @@ from typing import (
     AsyncIterator,
     Awaitable,
     Callable,
-    Dict,
     List,
-    Mapping,
     Optional,
     Sequence,
     TypeVar,
@@ -42,12 +40,10 @@ from ._generated import (
     StatusOutput,
     ToolOutput,
 )
+from ._ops import Id, Json, Services
 from ._session import Session
 
 T = TypeVar("T")
-Id = Union[str, int]
-Json = Dict[str, Any]
-Services = Union[Mapping[str, Any], Sequence[str], None]
 Question = Callable[[Json], Union[Any, Awaitable[Any]]]
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import (
     Any,
-    Dict,
     Iterator,
     List,
-    Mapping,
     Optional,
     Sequence,
     TypeVar,
@@ -34,13 +32,11 @@ from ._generated import (
     StatusOutput,
     ToolOutput,
 )
+from ._ops import Id, Json, Services
 from ._session import Session
 from .errors import HostLost
 
 T = TypeVar("T")
-Id = Union[str, int]
-Json = Dict[str, Any]
-Services = Union[Mapping[str, Any], Sequence[str], None]
 
 
 class PendingCall:

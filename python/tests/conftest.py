@@ -9,10 +9,10 @@ the repository's stdlib-only raw peers in ``tests/fixtures``.
 from __future__ import annotations
 
 import json
-import os
 import sys
+import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 import pytest
 
@@ -167,20 +167,14 @@ def ask(
     return report
 
 
-def child_pids(pid: int) -> List[int]:
-    """The processes whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
+def eventually(check: Callable[[], object], timeout: float = 20.0) -> bool:
+    """Whether ``check()`` holds within ``timeout`` seconds (polled)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return bool(check())
 
 
 def alive(pid: int) -> bool:

@@ -15,19 +15,10 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import alive, ask, sdk_extension, wave1_extension
+from conftest import alive, ask, eventually, sdk_extension, wave1_extension
 
 import octet_host
 from octet_host import ServiceCall
-
-
-def eventually(check: Any, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return bool(check())
 
 
 class Raising:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import inspect
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import ask, resource_extension, sdk_extension, wave1_extension
+from conftest import ask, eventually, resource_extension, sdk_extension, wave1_extension
 from test_services import Completion, Journal, Messages, Shortcuts, Terminal
 
 import octet_host
@@ -278,7 +277,5 @@ def test_a_subscriber_may_call_the_host(fixture_host: octet_host.Host) -> None:
 
     host.subscribe(on_progress, "progress")
     host.submit("call", "fixture", call_id="outer", tool="progress", arguments={"steps": 1})
-    deadline = time.monotonic() + 60
-    while not outcome and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert eventually(lambda: bool(outcome), 60)
     assert outcome == ["progress sent=2"]
