@@ -3,11 +3,11 @@
 //!
 //! The answer of a call whose tool declares resource outputs, or that committed a
 //! blob, is validated here on the dispatcher, as its caller will validate it again:
-//! only a valid, successful result publishes. Other answers are validated by their
-//! caller alone, the BlobRefs they carry included. Its resource outputs must be values it registered, and
-//! every BlobRef in its structured content must match a blob it committed (published
-//! now) or an exported blob of its owner. Anything else fails the call as an invalid
-//! result, and everything it made is retired.
+//! only a valid, successful result publishes. Its resource outputs must be values it
+//! registered, and every BlobRef in its structured content must match a blob it
+//! committed (published now) or an exported blob of its owner. Anything else fails the
+//! call as an invalid result, and everything it made is retired. Other answers are
+//! validated by their caller alone, the BlobRefs they carry included.
 
 use serde_json::Value;
 
