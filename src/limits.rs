@@ -758,8 +758,11 @@ pub const MAX_COMPOSITION_SIDECAR_BYTES: usize = 8 * 1024 * 1024;
 /// Most sidecar files the host keeps for one parent.
 pub const MAX_COMPOSITION_SIDECARS: usize = 256;
 
-/// Most `composition/update` snapshots relayed for one nested call; more are dropped.
-pub const MAX_COMPOSITION_UPDATES: u32 = 64;
+/// Most `composition/update` snapshots of one nested call that wait for the composing
+/// generation's writer ("The channel holds at most 64 snapshots, is nonblocking, and
+/// may drop progress under pressure", section 2.25): a bound on the backlog, not on
+/// the total; a snapshot that finds the channel full is dropped.
+pub const MAX_COMPOSITION_UPDATES: usize = 64;
 
 // ---------------------------------------------------------------------------
 // Resource refs and operation descriptors (section 2.26, API 0.4 `resource_refs_v1`,

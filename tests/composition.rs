@@ -199,6 +199,89 @@ fn errors_complete_outcomes_and_the_257th_call() {
 }
 
 #[test]
+fn complete_outcomes_turn_unknown_tools_and_schema_failures_into_error_outcomes() {
+    let dirs = Dirs::new();
+    let h = dirs.host(STRICT);
+    let full = |name: &str, arguments: Value| {
+        let mut request = call(name, arguments);
+        request["params"]["full_outcome"] = json!(true);
+        request
+    };
+    let answers = compose(
+        &h.composer,
+        vec![
+            full("nope", json!({})),
+            full("echo", json!({"marker": 7})),
+            full("echo", json!(["raw"])),
+            full("echo", json!({"marker": "reached"})),
+        ],
+    );
+    // Section 2.25: "Unknown tools, schema failures, hooks and policy failures become
+    // host-created error outcomes", each with its host-issued nested id.
+    for (n, (answer, why)) in answers[..3]
+        .iter()
+        .zip([
+            "not a tool of the frozen snapshot",
+            "break its schema",
+            "must be an object",
+        ])
+        .enumerate()
+    {
+        let outcome = &answer["result"]["value"];
+        assert_eq!(outcome["is_error"], true, "{answer}");
+        let text = outcome["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(why), "{text}");
+        let nested_id = outcome["tool_call"]["id"].as_str().unwrap();
+        assert!(nested_id.ends_with(&format!("/{}", n + 1)), "{nested_id}");
+    }
+    assert_eq!(answers[0]["result"]["value"]["tool_call"]["name"], "nope");
+    assert_eq!(
+        answers[1]["result"]["value"]["tool_call"]["arguments"],
+        json!({"marker": 7})
+    );
+    assert_eq!(
+        answers[3]["result"]["value"]["is_error"], false,
+        "{}",
+        answers[3]
+    );
+    // Only the call that met its schema reached the target.
+    assert_eq!(seen(&h.target)["markers"], json!(["reached"]));
+}
+
+#[test]
+fn two_extensions_composing_tools_of_one_name_keep_separate_stores() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let dirs = [
+        wave1_extension(root.path(), "left", "0.4", ""),
+        wave1_extension(root.path(), "right", "0.4", ""),
+    ];
+    let host = host_builder(workspace.path(), &dirs)
+        .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
+        .tool_composition(true)
+        .composition_store(store.path())
+        .build()
+        .unwrap();
+    let left = host.start("left").unwrap();
+    let right = host.start("right").unwrap();
+    let commit = json!({"id": id("store"), "method": "composition/store",
+                        "params": {"set": {"side": "left"}, "delete": []}});
+    let answers = compose(&left, vec![commit]);
+    assert_eq!(answers[0]["result"], json!({}), "{}", answers[0]);
+    let context = || json!({"id": id("ctx"), "method": "composition/context", "params": {}});
+    // Both composing tools are named `ask`; only the one that committed sees the write.
+    assert_eq!(
+        compose(&right, vec![context()])[0]["result"]["store"],
+        json!({})
+    );
+    assert_eq!(
+        compose(&left, vec![context()])[0]["result"]["store"],
+        json!({"side": "left"})
+    );
+}
+
+#[test]
 fn one_store_commit_per_parent_and_the_store_survives_a_restart() {
     let dirs = Dirs::new();
     let commit = |set: Value| {
@@ -308,6 +391,28 @@ fn updates_relay_the_nested_calls_partial_results_to_its_request() {
     assert_eq!(updates[0]["params"]["request_id"], request_id);
     assert_eq!(updates[0]["params"]["sequence"], 1);
     assert_eq!(updates[1]["params"]["result"]["content"][0]["text"], "most");
+    // The channel bounds the snapshots waiting for the composer, not their total: a
+    // composer that reads them gets every one of a long stream, in order.
+    let many: Vec<Value> = (1..=100).map(|n| partial(&format!("step {n}"))).collect();
+    let mut long = call("echo", json!({"progress_events": many}));
+    long["params"]["full_outcome"] = json!(true);
+    long["params"]["updates"] = json!(true);
+    let long_id = long["id"].clone();
+    let answers = compose(&h.composer, vec![long]);
+    assert_eq!(answers[0]["result"]["value"]["is_error"], false);
+    let out = h
+        .composer
+        .call_tool("seen", json!({}), CallOptions::default())
+        .unwrap();
+    let seen: Value = serde_json::from_str(&out.text()).unwrap();
+    let sequences: Vec<u64> = seen["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["method"] == "composition/update" && n["params"]["request_id"] == long_id)
+        .map(|n| n["params"]["sequence"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sequences, (1..=100).collect::<Vec<u64>>());
     // Without updates nothing is relayed; updates without full_outcome is malformed.
     let mut malformed = call("echo", json!({}));
     malformed["params"]["updates"] = json!(true);

@@ -58,6 +58,30 @@ pub(crate) struct Relay {
     pub conn: ConnId,
     /// Its `composition/call` request.
     pub request: RequestId,
-    /// Updates relayed so far (at most [`crate::limits::MAX_COMPOSITION_UPDATES`]).
+    /// Updates relayed so far: the `sequence` of the last one.
     pub sent: u32,
+    /// The relayed updates the composing generation's writer has not started yet: the
+    /// channel, which holds at most [`crate::limits::MAX_COMPOSITION_UPDATES`].
+    pub unwritten: std::collections::VecDeque<std::sync::Arc<crate::transport::FrameState>>,
+}
+
+impl Relay {
+    /// A relay to `request` on `conn`, nothing relayed yet.
+    pub fn new(conn: ConnId, request: RequestId) -> Relay {
+        Relay {
+            conn,
+            request,
+            sent: 0,
+            unwritten: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// True when the channel has room for one more snapshot: the ones the writer
+    /// started are let go first.
+    pub fn has_room(&mut self) -> bool {
+        while self.unwritten.front().is_some_and(|s| s.is_started()) {
+            self.unwritten.pop_front();
+        }
+        self.unwritten.len() < crate::limits::MAX_COMPOSITION_UPDATES
+    }
 }

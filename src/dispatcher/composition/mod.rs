@@ -37,7 +37,7 @@ use super::route::HostMethod;
 use super::Dispatcher;
 use crate::limits::{
     COMPOSITION_TIMEOUT, MAX_COMPOSITION_CALLS, MAX_COMPOSITION_SIDECARS,
-    MAX_COMPOSITION_SIDECAR_BYTES, MAX_COMPOSITION_UPDATES,
+    MAX_COMPOSITION_SIDECAR_BYTES,
 };
 use crate::model::call::{CallError, CallId, CallReply, CancelReason};
 use crate::model::frontend::CancelFlag;
@@ -45,9 +45,9 @@ use crate::model::status::LifecycleState;
 use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::bound::{Outcome, ServiceAnswer};
 use crate::services::composition::params::{self, CallParams};
-use crate::services::composition::{sidecar, FrozenTool, Registry};
+use crate::services::composition::{sidecar, Registry};
 use crate::text::head;
-use crate::transport::{ConnId, OutboundFrame};
+use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire::codec::CodecEncodeError;
 use crate::wire::{codes, RequestId, ResponseError};
 
@@ -115,11 +115,12 @@ impl Dispatcher {
         }
         let registry = self.freeze_composition();
         if let Some(c) = self.conns.get_mut(&conn) {
+            let store = store_scope(&c.source.extension, tool);
             c.compositions.insert(
                 id,
                 CompositionParent {
                     registry,
-                    tool: tool.to_string(),
+                    store,
                     deadline: Instant::now() + COMPOSITION_TIMEOUT,
                     calls: 0,
                     committed: false,
@@ -198,7 +199,7 @@ impl Dispatcher {
             .shared
             .composition
             .store
-            .load(&state.tool)
+            .load(&state.store)
             .map_err(|e| refused(e.to_string()))?;
         let context = json!({
             "tools": state.registry.to_value(),
@@ -278,34 +279,37 @@ impl Dispatcher {
                 COMPOSITION_TIMEOUT.as_secs()
             )));
         }
-        let Some(tool) = state.registry.get(&params.name).cloned() else {
-            return Err(invalid(format!(
+        // Unknown tools and arguments that break the frozen schema never reach a
+        // target. With `full_outcome` they become host-created error outcomes (raw,
+        // non-object arguments are admitted only there); otherwise they are refused.
+        let tool = state.registry.get(&params.name).cloned();
+        let failure = match &tool {
+            None => Some(format!(
                 "`{}` is not a tool of the frozen snapshot (see composition/context)",
                 params.name
-            )));
-        };
-        // The arguments meet the frozen schema before the target sees anything.
-        if let (Some(schema), true) = (&tool.arguments, params.arguments.is_object()) {
-            if let Err(e) = schema.validate(&params.arguments) {
-                return Err(invalid(format!(
+            )),
+            Some(_) if !params.arguments.is_object() => {
+                Some("arguments must be an object".to_string())
+            }
+            Some(tool) => tool.arguments.as_ref().and_then(|schema| {
+                let e = schema.validate(&params.arguments).err()?;
+                Some(format!(
                     "arguments for `{}` break its schema at `{}`: {e}",
                     params.name, e.instance_path
-                )));
+                ))
+            }),
+        };
+        if let Some(why) = failure {
+            if !params.full_outcome {
+                return Err(invalid(why));
             }
-        }
-        if !params.arguments.is_object() {
-            // Raw arguments (full_outcome only) become a host-created error outcome.
             state.calls += 1;
             let nested_id = format!("{parent}/{}", state.calls);
-            let outcome = error_outcome(
-                &nested_id,
-                &tool,
-                &params.arguments,
-                "arguments must be an object",
-            );
+            let outcome = error_outcome(&nested_id, &params.name, &params.arguments, &why);
             self.answer_with(conn, id, &outcome, false);
             return Ok(());
         }
+        let tool = tool.expect("a failure otherwise");
         state.calls += 1;
         let nested_id = format!("{parent}/{}", state.calls);
         c.children.insert(
@@ -371,11 +375,10 @@ impl Dispatcher {
             },
             preapproved: false,
             stream: None,
-            relay: nested.params.updates.then(|| Relay {
-                conn,
-                request: nested.id.clone(),
-                sent: 0,
-            }),
+            relay: nested
+                .params
+                .updates
+                .then(|| Relay::new(conn, nested.id.clone())),
         };
         state.running = Some(nested);
         self.on_call(Box::new(request));
@@ -431,41 +434,55 @@ impl Dispatcher {
 
     /// A partial result of the call sent as request `id` on `conn`: relayed to the
     /// composing request it is nested under, when that asked for `updates`. Relaying
-    /// never waits: past [`MAX_COMPOSITION_UPDATES`] snapshots, or when the composing
-    /// generation's writer has no room, the snapshot is dropped.
+    /// never waits: when
+    /// [`MAX_COMPOSITION_UPDATES`](crate::limits::MAX_COMPOSITION_UPDATES) relayed snapshots still wait for
+    /// the composing generation's writer, or that writer has no room, the snapshot is
+    /// dropped.
     pub(super) fn relay_update(&mut self, conn: ConnId, id: u64, result: &Value) {
-        let relay =
-            self.conns
-                .get_mut(&conn)
-                .and_then(|c| match &mut c.pending.get_mut(&id)?.kind {
-                    PendingKind::Call {
-                        relay: Some(relay), ..
-                    } if relay.sent < MAX_COMPOSITION_UPDATES => {
-                        relay.sent += 1;
-                        Some(relay.clone())
-                    }
-                    _ => None,
-                });
-        let Some(relay) = relay else {
+        let relay = self.conns.get_mut(&conn).and_then(|c| {
+            let PendingKind::Call {
+                relay: Some(relay), ..
+            } = &mut c.pending.get_mut(&id)?.kind
+            else {
+                return None;
+            };
+            relay
+                .has_room()
+                .then(|| (relay.conn, relay.request.clone(), relay.sent + 1))
+        });
+        let Some((to, request, sequence)) = relay else {
             return;
         };
-        let Some(c) = self.conns.get_mut(&relay.conn) else {
+        let Some(c) = self.conns.get_mut(&to) else {
             return;
         };
-        if !c.children.contains_key(&relay.request) || !c.writer_has_room() {
+        if !c.children.contains_key(&request) || !c.writer_has_room() {
             return;
         }
         let params = json!({
-            "request_id": relay.request.to_value(),
-            "sequence": relay.sent,
+            "request_id": request.to_value(),
+            "sequence": sequence,
             "result": result,
         });
-        if let Ok(bytes) = c.encode_notification("composition/update", &params) {
-            c.push_frame(OutboundFrame {
-                bytes,
-                state: None,
-                wipe: false,
-            });
+        let Ok(bytes) = c.encode_notification("composition/update", &params) else {
+            return;
+        };
+        let state = FrameState::new();
+        c.push_frame(OutboundFrame {
+            bytes,
+            state: Some(state.clone()),
+            wipe: false,
+        });
+        if let Some(PendingKind::Call {
+            relay: Some(relay), ..
+        }) = self
+            .conns
+            .get_mut(&conn)
+            .and_then(|c| c.pending.get_mut(&id))
+            .map(|p| &mut p.kind)
+        {
+            relay.sent = sequence;
+            relay.unwritten.push_back(state);
         }
     }
 
@@ -528,7 +545,7 @@ impl Dispatcher {
             return Err(refused("a parent commits its store at most once"));
         }
         state.committed = true;
-        let tool = state.tool.clone();
+        let scope = state.store.clone();
         c.children.insert(
             id.clone(),
             ChildRequest {
@@ -541,7 +558,7 @@ impl Dispatcher {
         let answers = self.service_answer_sender.clone();
         let request = id.clone();
         let job = move || {
-            let outcome = match stores.commit(&tool, store.set, &store.delete) {
+            let outcome = match stores.commit(&scope, store.set, &store.delete) {
                 Ok(()) => Outcome::Answered(json!({})),
                 Err(e) => Outcome::Error(refused(e.to_string())),
             };
@@ -562,6 +579,15 @@ impl Dispatcher {
         }
         Ok(())
     }
+}
+
+/// The scope of the store of `extension`'s composing tool `tool` (section 2.25: "scoped
+/// by the composing tool's host-derived name"): the name qualified with its extension,
+/// the form the host derives for a tool name two extensions share. It is always
+/// qualified, so that which other extensions run never changes a tool's scope, and two
+/// extensions' composing tools of one name never share a store.
+fn store_scope(extension: &str, tool: &str) -> String {
+    format!("{extension}/{tool}")
 }
 
 /// `value`, which is too large for a frame, in a new sidecar file in `scratch` (when
@@ -592,12 +618,12 @@ fn write_sidecar(
     Ok((written.envelope(member), written.path))
 }
 
-/// A host-created error outcome of a complete-outcome call.
-fn error_outcome(nested_id: &str, tool: &FrozenTool, arguments: &Value, why: &str) -> Value {
+/// A host-created error outcome of a complete-outcome call of the tool `name`.
+fn error_outcome(nested_id: &str, name: &str, arguments: &Value, why: &str) -> Value {
     json!({"value": {
         "content": [{"type": "text", "text": why}],
         "is_error": true,
-        "tool_call": {"id": nested_id, "name": tool.name, "arguments": arguments},
+        "tool_call": {"id": nested_id, "name": name, "arguments": arguments},
     }})
 }
 
@@ -643,7 +669,7 @@ fn nested_outcome(received: CallReply, nested: &Nested) -> Result<Value, Respons
         }
         Err(error) if full && !revoked(&error) => error_outcome(
             &nested.nested_id,
-            tool,
+            &tool.name,
             &nested.params.arguments,
             &error.to_string(),
         ),

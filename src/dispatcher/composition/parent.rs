@@ -14,8 +14,8 @@ use crate::wire::RequestId;
 pub(in crate::dispatcher) struct CompositionParent {
     /// The frozen outer-call snapshot.
     pub(super) registry: Arc<Registry>,
-    /// The composing tool's name: its store's scope.
-    pub(super) tool: String,
+    /// The composing tool's host-derived name, `<extension>/<tool>`: its store's scope.
+    pub(super) store: String,
     /// The one deadline of every nested call.
     pub(super) deadline: Instant,
     /// Nested calls admitted so far.
