@@ -70,6 +70,10 @@ pub const PROGRESS_DECORATION_LABEL_BYTES: usize = 256;
 /// bound, as for menu item descriptions).
 pub const PROGRESS_DECORATION_DETAIL_BYTES: usize = 4096;
 
+/// Longest tool `description` of an API 0.3 `initialize` result, in UTF-8 bytes
+/// (SUPPLEMENT "API 0.3", initialize: `description <= 4096 bytes`).
+pub const MAX_V0_3_TOOL_DESCRIPTION_BYTES: usize = 4096;
+
 /// Longest `source_root` of an API 0.3 `migration/detect` or `migration/import`, in
 /// bytes (SUPPLEMENT "Methods in brief").
 pub const MAX_SOURCE_ROOT_BYTES: usize = 4096;

@@ -109,3 +109,100 @@ fn a_python_peer_written_from_the_description_works_and_misbehaviour_is_typed() 
         "{states:?}"
     );
 }
+
+/// What the host makes of the API 0.3 peer whose tool results are patched with `patch`.
+fn patched_result(patch: &str) -> Result<String, CallError> {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let env = format!("OCTET_PEER_RESULT_PATCH = {patch:?}");
+    let dir = peer03_extension(root.path(), "patched03", "good", &["echo"], &env);
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("patched03").unwrap();
+    ext.call_tool("echo", json!({}), CallOptions::default())
+        .map(|out| out.text())
+}
+
+#[test]
+fn api_0_3_tool_results_are_closed_and_carry_is_error_and_metadata() {
+    // SUPPLEMENT "API 0.3": every model is closed; a tool/call result requires
+    // `is_error` and `metadata` (nullable).
+    assert_eq!(patched_result("{}").unwrap(), "{}");
+    assert_eq!(
+        patched_result(r#"{"metadata": {"m": 1}, "structured_content": null}"#).unwrap(),
+        "{}"
+    );
+    for (patch, member) in [
+        (r#"{"trace": "t-1"}"#, "trace"),
+        (r#"{"is_error": null}"#, "is_error"),
+        (r#"{"metadata": null}"#, "metadata"),
+    ] {
+        match patched_result(patch) {
+            Err(CallError::InvalidResult(error)) => {
+                assert!(error.to_string().contains(member), "{patch}: {error}")
+            }
+            other => panic!("{patch}: expected an invalid result, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn api_0_3_tool_descriptions_are_at_most_4096_bytes() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dirs = vec![
+        peer03_extension(
+            root.path(),
+            "fits03",
+            "good",
+            &["echo"],
+            "OCTET_PEER_DESCRIPTION_BYTES = \"4096\"",
+        ),
+        peer03_extension(
+            root.path(),
+            "long03",
+            "good",
+            &["echo"],
+            "OCTET_PEER_DESCRIPTION_BYTES = \"4097\"",
+        ),
+    ];
+    let host = host(workspace.path(), &dirs);
+    host.start("fits03").unwrap();
+    match host.start("long03") {
+        Err(StartError::Negotiation(NegotiationError::DescriptionTooLong { field, bytes })) => {
+            assert_eq!((field.as_str(), bytes), ("tools[0].description", 4097))
+        }
+        other => panic!("expected the long description to be refused, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_api_0_3_request_with_an_empty_string_id_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer03_extension(root.path(), "asker03", "good", &["ask"], "");
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("asker03").unwrap();
+    // The peer sends `{"id":"","method":"session/create",...}`: the canonical wire has
+    // no empty string id, so the host answers -32600 with a null id.
+    let out = ext
+        .call_tool(
+            "ask",
+            json!({"requests": [{"id": "", "method": "session/create", "params": {}}]}),
+            CallOptions::default(),
+        )
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_str(&out.text()).unwrap();
+    assert_eq!(report[""]["error"]["code"], -32600, "{report}");
+    assert_eq!(report[""]["null_id"], true, "{report}");
+    let events: Vec<_> = host.events().try_iter().collect();
+    assert!(
+        diagnostics(&events).iter().any(|d| matches!(
+            d,
+            Diagnostic::InvalidFrame {
+                error: FrameError::BadId(octet_host::wire::IdError::EmptyString),
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+}

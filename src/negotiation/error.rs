@@ -203,6 +203,14 @@ pub enum NegotiationError {
         /// Where, such as `tools[3].description`.
         field: String,
     },
+    /// An API 0.3 tool description is longer than
+    /// [`MAX_V0_3_TOOL_DESCRIPTION_BYTES`](crate::limits::MAX_V0_3_TOOL_DESCRIPTION_BYTES).
+    DescriptionTooLong {
+        /// Where, such as `tools[3].description`.
+        field: String,
+        /// Its length in UTF-8 bytes.
+        bytes: usize,
+    },
     /// A tool's `parameters` is not a JSON Schema object.
     ParametersNotObject {
         /// The tool's name.
@@ -391,6 +399,7 @@ impl NegotiationError {
             NegotiationError::ToolSetMismatch { .. } => "tool_set_mismatch",
             NegotiationError::CommandSetMismatch { .. } => "command_set_mismatch",
             NegotiationError::EmptyDescription { .. } => "empty_description",
+            NegotiationError::DescriptionTooLong { .. } => "description_too_long",
             NegotiationError::ParametersNotObject { .. } => "parameters_not_object",
             NegotiationError::OutputSchemaOnV0_1 { .. } => "output_schema_on_v0_1",
             NegotiationError::OutputSchemaNotObject { .. } => "output_schema_not_object",
@@ -545,6 +554,11 @@ impl fmt::Display for NegotiationError {
                 "commands differ from contributes.commands: missing {missing:?}, unexpected {unexpected:?}"
             ),
             NegotiationError::EmptyDescription { field } => write!(f, "`{field}` is empty"),
+            NegotiationError::DescriptionTooLong { field, bytes } => write!(
+                f,
+                "`{field}` is {bytes} bytes; API 0.3 allows at most {} (shorten it)",
+                crate::limits::MAX_V0_3_TOOL_DESCRIPTION_BYTES
+            ),
             NegotiationError::ParametersNotObject { tool } => write!(
                 f,
                 "tool {tool:?}: parameters must be a JSON Schema object"

@@ -200,8 +200,15 @@ impl ToolOutput {
             result.insert("content".into(), Value::String(self.joined_text()));
         }
         result.insert("is_error".into(), Value::Bool(self.is_error));
-        if let Some(metadata) = &self.metadata {
-            result.insert("metadata".into(), metadata.clone());
+        match &self.metadata {
+            Some(metadata) => {
+                result.insert("metadata".into(), metadata.clone());
+            }
+            // API 0.3's closed result requires `metadata`, which is nullable there.
+            None if api_version == ApiVersion::V0_3 => {
+                result.insert("metadata".into(), Value::Null);
+            }
+            None => {}
         }
         Value::Object(result)
     }
@@ -545,6 +552,17 @@ mod tests {
         });
         assert_eq!(out.to_wire(ApiVersion::V0_2), expected);
         assert_eq!(out.to_wire(ApiVersion::V0_4), expected);
+    }
+
+    #[test]
+    fn api_0_3_results_always_carry_metadata() {
+        let out = ToolOutput::text("done");
+        assert_eq!(
+            out.to_wire(ApiVersion::V0_3),
+            json!({"content": [{"type": "text", "text": "done"}], "is_error": false,
+                   "metadata": null})
+        );
+        assert!(out.to_wire(ApiVersion::V0_2).get("metadata").is_none());
     }
 
     #[test]

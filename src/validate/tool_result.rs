@@ -10,6 +10,11 @@
 //! `structured_content` is required exactly when the tool declares `output_schema`, bounded,
 //! then handed to the schema validator; `metadata` is optional, bounded JSON.
 //!
+//! API 0.3 models are closed (SUPPLEMENT "API 0.3", methods in brief): the result has
+//! only `content`, `is_error`, `metadata` and `structured_content`; an unknown member is
+//! refused, `is_error` is a required boolean and `metadata` a required member that may
+//! be `null`.
+//!
 //! As everywhere in this module, an optional member whose value is `null` counts as absent.
 
 use std::fmt;
@@ -135,6 +140,9 @@ pub(crate) fn tool_output_with_blobs(
     if ctx.api_version == ApiVersion::V0_1 {
         return legacy_tool_output(object, &root);
     }
+    if ctx.api_version == ApiVersion::V0_3 {
+        canonical_members(object, &root)?;
+    }
     let content = content_parts(
         required(object, "content", &root)?,
         &root.key("content"),
@@ -157,6 +165,27 @@ pub(crate) fn tool_output_with_blobs(
         structured_content,
         metadata,
     })
+}
+
+/// The members of a closed API 0.3 `tool/call` result.
+const CANONICAL_MEMBERS: [&str; 4] = ["content", "is_error", "metadata", "structured_content"];
+
+/// The API 0.3 rules on the result's members: no unknown member, `is_error` present
+/// (its type is checked with the other versions'), `metadata` present (nullable).
+fn canonical_members(object: &Object, root: &Path) -> Result<(), ResultError> {
+    if let Some(unknown) = object
+        .keys()
+        .find(|k| !CANONICAL_MEMBERS.contains(&k.as_str()))
+    {
+        return Err(root.key(unknown).error(ResultErrorKind::UnknownMember {
+            member: unknown.clone(),
+        }));
+    }
+    required(object, "is_error", root)?;
+    if !object.contains_key("metadata") {
+        return Err(root.key("metadata").error(ResultErrorKind::Missing));
+    }
+    Ok(())
 }
 
 /// The reserved `octet_diagnostics_v1` member of `metadata`, when present: the closed
@@ -229,6 +258,33 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn api_0_3_results_are_closed_and_carry_is_error_and_metadata() {
+        let ctx = ToolResultContext::new(ApiVersion::V0_3);
+        let text = json!([{"type": "text", "text": "hi"}]);
+        let ok = json!({"content": text, "is_error": false, "metadata": null});
+        assert!(tool_output(&ok, &ctx).is_ok());
+        let cases = [
+            (
+                json!({"content": text, "is_error": false, "metadata": null, "extra": 1}),
+                "extra",
+            ),
+            (json!({"content": text, "metadata": null}), "is_error"),
+            (
+                json!({"content": text, "is_error": null, "metadata": null}),
+                "is_error",
+            ),
+            (json!({"content": text, "is_error": false}), "metadata"),
+        ];
+        for (result, member) in cases {
+            let error = tool_output(&result, &ctx).unwrap_err();
+            assert!(error.to_string().contains(member), "{error}");
+        }
+        // The same results pass the open API 0.2 model.
+        let open = json!({"content": text, "extra": 1});
+        assert!(tool_output(&open, &ToolResultContext::new(ApiVersion::V0_2)).is_ok());
+    }
     use crate::validate::content::{ArtifactResolver, VerifiedArtifact};
 
     struct OneArtifact;

@@ -24,10 +24,11 @@
 //!
 //! Request ids on the canonical wire are the protocol's ids ([`RequestId`]):
 //! non-negative integers, here also at most 2^53-1 (larger ones are not canonical), or
-//! strings of at most 256 bytes. Encoding a numeric id above 2^53-1 fails with
-//! [`CodecEncodeError::NotCanonical`]. The only `null` id is that of an error response
-//! to a frame whose id could not be read ([`Codec::encode_error_without_id`]); decoding
-//! one yields [`FrameError::ErrorWithoutId`] as on the JSON-RPC wire.
+//! non-empty strings of at most 256 bytes (an empty one is [`IdError::EmptyString`]).
+//! Encoding a numeric id above 2^53-1 fails with [`CodecEncodeError::NotCanonical`].
+//! The only `null` id is that of an error response to a frame whose id could not be
+//! read ([`Codec::encode_error_without_id`]); decoding one yields
+//! [`FrameError::ErrorWithoutId`] as on the JSON-RPC wire.
 //!
 //! # Frame limits
 //!
@@ -44,7 +45,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::canonical::{decode_canonical, encode_canonical_frame, CanonicalError};
-use super::id::RequestId;
+use super::id::{IdError, RequestId};
 use super::message::{
     classify, decode, encode_error, encode_notification, encode_request, encode_result,
     EncodeError, FrameError, Message, Response, ResponseError,
@@ -412,6 +413,9 @@ fn decode_canonical_message(frame: &[u8]) -> Result<Message, FrameError> {
     if is_call && map.get("params").is_none_or(Value::is_null) {
         return Err(FrameError::MissingParams);
     }
+    if map.get("id").and_then(Value::as_str) == Some("") {
+        return Err(FrameError::BadId(IdError::EmptyString));
+    }
     if let Some(Value::Object(error)) = map.get("error") {
         if let Some(member) = error.keys().find(|k| !ERROR_MEMBERS.contains(&k.as_str())) {
             return Err(FrameError::ClosedEnvelope {
@@ -429,6 +433,23 @@ mod tests {
 
     fn text(bytes: Vec<u8>) -> String {
         String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn canonical_ids_are_never_the_empty_string() {
+        let c = Codec::Canonical;
+        let request = br#"{"id":"","jsonrpc":"2.0","method":"shutdown","params":{}}"#;
+        assert_eq!(
+            c.decode(request),
+            Err(FrameError::BadId(IdError::EmptyString))
+        );
+        let response = br#"{"id":"","jsonrpc":"2.0","result":{}}"#;
+        assert_eq!(
+            c.decode(response),
+            Err(FrameError::BadId(IdError::EmptyString))
+        );
+        // The JSON-RPC wire of the other versions keeps accepting it.
+        assert!(Codec::JsonRpc.decode(request).is_ok());
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum IdError {
     },
     /// Neither a number nor a string.
     WrongType,
+    /// The empty string, which the API 0.3 canonical wire refuses (SUPPLEMENT "API
+    /// 0.3": an id is "a non-empty string of at most 256 bytes").
+    EmptyString,
 }
 
 impl fmt::Display for IdError {
@@ -47,6 +50,7 @@ impl fmt::Display for IdError {
                 )
             }
             IdError::WrongType => f.write_str("id is neither an unsigned integer nor a string"),
+            IdError::EmptyString => f.write_str("string id is empty, which API 0.3 refuses"),
         }
     }
 }

@@ -68,6 +68,17 @@ pub fn salvage(bytes: &[u8]) -> Salvage {
 /// replaced by `{}`.
 pub fn salvage_frame(bytes: &[u8], codec: Codec) -> Salvage {
     let (mut salvage, params) = salvage_members(bytes);
+    // The canonical wire has no empty string id: such a request is answered with a
+    // null id, never with an id the extension may not use.
+    if codec == Codec::Canonical
+        && salvage
+            .request
+            .as_ref()
+            .is_some_and(|r| r.id == RequestId::String(String::new()))
+    {
+        salvage.request = None;
+        return salvage;
+    }
     let Some(span) = params.filter(|_| salvage.is_request) else {
         return salvage;
     };

@@ -4,7 +4,7 @@
 use octet_host::manifest::ApiVersion;
 use octet_host::negotiation::{
     initialize_params, validate_initialize_result, Capability, ContractError, ContractLimits,
-    ContractMethod, Feature, HostContext, InitializeOffer, NegotiationError, PromptMetadataProblem,
+    ContractMethod, Feature, HostContext, InitializeOffer, NegotiationError,
 };
 use octet_host::wire::canonical::CanonicalError;
 use octet_host::wire::codec::Codec;
@@ -649,22 +649,27 @@ fn tools_are_validated_as_on_0_2_without_negotiable_extras() {
         reject(&result),
         NegotiationError::ToolSetMismatch { .. }
     ));
+    // Tool definitions are closed on API 0.3: members of negotiable extras are unknown.
+    for member in ["prompt_snippet", "composition", "operation", "x_vendor"] {
+        let mut result = response();
+        result["tools"][0][member] = json!("anything");
+        assert_eq!(
+            reject(&result),
+            NegotiationError::UnknownMember {
+                field: format!("tools[0].{member}")
+            }
+        );
+    }
+    // A description is at most 4,096 bytes.
     let mut result = response();
-    result["tools"][0]["prompt_snippet"] = json!("use it");
+    result["tools"][0]["description"] = json!("d".repeat(4096));
+    validate_initialize_result(&hello_world(), &offer(), &result).unwrap();
+    result["tools"][0]["description"] = json!("d".repeat(4097));
     assert_eq!(
         reject(&result),
-        NegotiationError::PromptMetadata {
-            tool: "hello_world".into(),
-            problem: PromptMetadataProblem::NotNegotiated
-        }
-    );
-    let mut result = response();
-    result["tools"][0]["composition"] = json!({"mode": "on", "inline_budget": 1});
-    assert_eq!(
-        reject(&result),
-        NegotiationError::MemberRequiresFeature {
-            field: "tools[0].composition".into(),
-            feature: Feature::ToolCompositionV1
+        NegotiationError::DescriptionTooLong {
+            field: "tools[0].description".into(),
+            bytes: 4097
         }
     );
     let mut result = response();

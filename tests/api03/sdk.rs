@@ -185,7 +185,8 @@ fn hello_world_speaks_the_canonical_wire() {
     // `lifecycle_events`, which this host does not offer.
     assert!(!contract.allows("hook/run") && !contract.allows("notification"));
 
-    // A tool call: the content-parts result, and no notification (not negotiated).
+    // A tool call: the closed content-parts result (`metadata` required, here null), and
+    // no notification (not negotiated).
     ext.request(
         2,
         "tool/call",
@@ -194,7 +195,7 @@ fn hello_world_speaks_the_canonical_wire() {
     assert_eq!(
         ext.line(),
         "{\"id\":2,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"text\":\"Hello, Ada!\",\
-         \"type\":\"text\"}],\"is_error\":false}}\n"
+         \"type\":\"text\"}],\"is_error\":false,\"metadata\":null}}\n"
     );
 
     // Methods the contract did not select are refused with the fixed error table.

@@ -407,8 +407,15 @@ fn structured_content_and_metadata_bounds() {
 fn api_0_3_and_0_4_use_content_parts() {
     for version in [ApiVersion::V0_3, ApiVersion::V0_4] {
         let ctx = ToolResultContext::new(version);
-        assert!(tool_output(&with_content(json!([text("a")])), &ctx).is_ok());
-        assert!(tool_output(&with_content(json!("a")), &ctx).is_err());
+        // API 0.3's closed result also requires `is_error` and `metadata`.
+        let closed = |content: Value| {
+            let mut result = with_content(content);
+            result["is_error"] = json!(false);
+            result["metadata"] = Value::Null;
+            result
+        };
+        assert!(tool_output(&closed(json!([text("a")])), &ctx).is_ok());
+        assert!(tool_output(&closed(json!("a")), &ctx).is_err());
     }
 }
 

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::error::ContractError;
 use super::{Capability, Contract, ContractLimits, ContractMethod};
 use super::{CONTRACT_ENCODING, CONTRACT_SCHEMA};
+use crate::limits::MAX_V0_3_TOOL_DESCRIPTION_BYTES;
 use crate::manifest::{ApiVersion, LocatedManifest};
 use crate::negotiation::definitions::{as_object, missing, wrong_type, ToolDefinition};
 use crate::negotiation::error::NegotiationError;
@@ -17,6 +18,8 @@ use crate::negotiation::result::{check_unique, set_difference, Negotiated};
 const RESULT_MEMBERS: [&str; 3] = ["api_version", "contract", "tools"];
 /// The members of `contract`, all required.
 const CONTRACT_MEMBERS: [&str; 5] = ["capabilities", "encoding", "limits", "methods", "schema"];
+/// The members of a tool definition (`output_schema` optional, the rest required).
+const TOOL_MEMBERS: [&str; 4] = ["description", "name", "output_schema", "parameters"];
 /// The members of `contract.limits`, all required.
 const LIMIT_MEMBERS: [&str; 3] = ["max_concurrent_requests", "max_frame_bytes", "max_tools"];
 
@@ -30,9 +33,9 @@ const LIMIT_MEMBERS: [&str; 3] = ["max_concurrent_requests", "max_frame_bytes", 
 /// name offered (required ones count as offered) and listed once, every required one
 /// present; each limit is an integer no larger than the offer, and
 /// `max_frame_bytes` and `max_concurrent_requests` are at least 1; then `tools`: at most
-/// the selected `max_tools`, each a valid API 0.3 [`ToolDefinition`] (an
-/// `output_schema` is allowed; prompt metadata, `composition` and `operation` are not,
-/// their features cannot be negotiated), unique names, equal as a set to
+/// the selected `max_tools`, each a closed API 0.3 tool (`name`, `description` of at
+/// most 4,096 bytes, `parameters`, an optional `output_schema`; any other member is
+/// [`NegotiationError::UnknownMember`]) and a valid [`ToolDefinition`], unique names, equal as a set to
 /// `contributes.tools` (there are no dynamic tools on API 0.3).
 pub(in crate::negotiation) fn validate_v0_3(
     located: &LocatedManifest,
@@ -73,7 +76,7 @@ pub(in crate::negotiation) fn validate_v0_3(
     let tools = items
         .iter()
         .enumerate()
-        .map(|(i, item)| ToolDefinition::parse(item, &format!("tools[{i}]"), api, features))
+        .map(|(i, item)| tool(item, &format!("tools[{i}]"), features))
         .collect::<Result<Vec<_>, _>>()?;
     check_unique(tools.iter().map(|t| &t.name), |name| {
         NegotiationError::DuplicateTool { name }
@@ -97,6 +100,27 @@ pub(in crate::negotiation) fn validate_v0_3(
         lifecycle_subscriptions: Vec::new(),
         contract: Some(contract),
     })
+}
+
+/// One closed API 0.3 tool definition at `path`: `name`, `description` (at most
+/// [`MAX_V0_3_TOOL_DESCRIPTION_BYTES`] bytes), `parameters` and an optional
+/// `output_schema`, then the checks every version shares.
+fn tool(
+    value: &Value,
+    path: &str,
+    features: crate::negotiation::FeatureSet,
+) -> Result<ToolDefinition, NegotiationError> {
+    let map = as_object(value, path)?;
+    closed(map, path, &TOOL_MEMBERS)?;
+    if let Some(Value::String(description)) = map.get("description") {
+        if description.len() > MAX_V0_3_TOOL_DESCRIPTION_BYTES {
+            return Err(NegotiationError::DescriptionTooLong {
+                field: format!("{path}.description"),
+                bytes: description.len(),
+            });
+        }
+    }
+    ToolDefinition::parse(value, path, ApiVersion::V0_3, features)
 }
 
 /// Rejects the first member of `map` (at `path`) that `allowed` does not list.
