@@ -93,7 +93,6 @@ fn malformed_params_are_32602_at_and_past_every_bound() {
         ("timeout_ms", json!(4_999)),
         ("tools", json!([])),
         ("tools", json!(["read", "read"])),
-        ("model_selection", json!({"model": "m"})),
     ] {
         let mut params = spawn_params("t", "x");
         params["policy"][member] = bad;
@@ -108,10 +107,20 @@ fn malformed_params_are_32602_at_and_past_every_bound() {
     assert_eq!(code(&one(ext, "agent/spawn", unknown)), -32602);
     let empty_target = one(ext, "agent/message", json!({"target": "", "message": "x"}));
     assert_eq!(code(&empty_target), -32602);
-    // The methods this host does not serve are unsupported, not unknown.
-    for method in ["agent/models", "agent/events", "agent/stop"] {
+    // The API 0.4 methods are unsupported on 0.2, not unknown. agent/models comes with
+    // agent_sessions (section 2.13), served by the runtime when no resolver is bound:
+    // only the inherited model, and a selection of another is refused.
+    for method in ["agent/events", "agent/stop"] {
         assert_eq!(code(&one(ext, method, json!({}))), -32601, "{method}");
     }
+    let models = one(ext, "agent/models", json!({}));
+    assert_eq!(
+        models["result"]["models"][0]["provider"], "inherit",
+        "{models}"
+    );
+    let mut picked = spawn_params("t", "x");
+    picked["policy"]["model_selection"] = json!({"model": "m"});
+    assert_eq!(code(&one(ext, "agent/spawn", picked)), -32002);
 }
 
 #[test]

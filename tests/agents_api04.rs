@@ -223,7 +223,10 @@ fn models_and_model_selection_need_their_feature_and_keep_their_bounds() {
 }
 
 #[test]
-fn without_the_features_the_api_0_4_methods_are_unsupported() {
+fn agent_sessions_alone_offers_its_companions_served_by_the_runtime() {
+    // Section 2.13: "When agent_sessions is offered, the host also offers
+    // agent_model_selection_v1 ... API 0.4 additionally offers agent_session_events_v1
+    // and agent_session_lifetime_v1". Only the child-session service is bound here.
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().to_path_buf();
     let (_host, exts) = host_on(dir.path(), "0.4", &["peer"], || {
@@ -231,19 +234,88 @@ fn without_the_features_the_api_0_4_methods_are_unsupported() {
             .agent_sessions(ScriptedAgents::new(workspace.clone()))
     });
     let ext = &exts[0];
-    for method in ["agent/events", "agent/stop", "agent/models"] {
+    let features = &ext.info().negotiated.features;
+    for feature in [
+        "agent_sessions",
+        "agent_model_selection_v1",
+        "agent_session_events_v1",
+        "agent_session_lifetime_v1",
+    ] {
+        assert!(
+            features.iter().any(|f| f.as_str() == feature),
+            "{feature} offered and negotiated: {features:?}"
+        );
+    }
+    // "Without a configured resolver, only the inherited binding is available."
+    let models = one(ext, "agent/models", json!({}));
+    let rows = models["result"]["models"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{models}");
+    assert_eq!(rows[0]["provider"], "inherit");
+    assert_eq!(models["result"]["truncated"], false);
+    let none = one(ext, "agent/models", json!({"query": "no-such-model"}));
+    assert_eq!(none["result"]["models"], json!([]), "{none}");
+    let mut explicit = spawn_params("picked", "done");
+    explicit["policy"]["model_selection"] = json!({"model": "m"});
+    let refused = one(ext, "agent/spawn", explicit);
+    assert_eq!(code(&refused), -32002, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("inherited"),
+        "{refused}"
+    );
+    let mut inherits = spawn_params("inherits", "done");
+    inherits["policy"]["model_selection"] =
+        json!({"provider": "inherit", "model": "inherit", "reasoning": "inherit"});
+    let spawned = one(ext, "agent/spawn", inherits);
+    let agent_id = spawned["result"]["agent_id"].clone();
+    assert!(agent_id.is_string(), "{spawned}");
+    one(ext, "agent/wait", json!({"timeout_ms": 8000}));
+    // The runtime answers agent/events from its log: the service's events, with
+    // exactly one run_finished for the run.
+    let events = one(
+        ext,
+        "agent/events",
+        json!({"target": agent_id, "after_sequence": 0}),
+    );
+    let finished = kinds(&events["result"])
+        .iter()
+        .filter(|k| *k == "run_finished")
+        .count();
+    assert_eq!(finished, 1, "{events}");
+    // agent/stop goes to the service as an interrupt of the tree, acknowledged at once.
+    let long = one(ext, "agent/spawn", spawn_params("long", "sleep 30000"));
+    let long_id = long["result"]["agent_id"].clone();
+    let stopped = one(ext, "agent/stop", json!({ "target": long_id }));
+    assert_eq!(
+        stopped["result"],
+        json!({"agent_id": long_id, "shutdown_requested": true})
+    );
+    support::eventually("the stopped child is interrupted", || {
+        let list = one(ext, "agent/list", json!({}));
+        list["result"]["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["agent_id"] == long_id && a["status"]["state"] == "interrupted")
+    });
+}
+
+#[test]
+fn without_agent_sessions_its_companions_are_not_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_host, exts) = host_on(
+        dir.path(),
+        "0.4",
+        &["peer"],
+        octet_host::host::ServiceBindings::new,
+    );
+    let ext = &exts[0];
+    for method in ["agent/events", "agent/stop", "agent/models", "agent/spawn"] {
         let answer = one(ext, method, json!({"target": "x", "after_sequence": 0}));
         assert_eq!(code(&answer), -32601, "{method}: {answer}");
     }
-    let mut params = spawn_params("picked", "done");
-    params["policy"]["model_selection"] = json!({"model": "m"});
-    assert_eq!(code(&one(ext, "agent/spawn", params)), -32602);
-    let explicit = ask(
-        ext,
-        json!([{"id": id("o"), "method": "agent/list", "params": {}, "owner": "issued"}]),
-    );
-    let answer = explicit.as_object().unwrap().values().next().unwrap();
-    assert_eq!(code(answer), -32601, "{answer}");
 }
 
 #[test]

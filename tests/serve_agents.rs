@@ -10,10 +10,22 @@ use support::serve_harness::*;
 use support::*;
 
 fn serve_with_peer() -> Serve {
+    serve_with_peer_on("0.2")
+}
+
+fn serve_with_peer_on(api: &str) -> Serve {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "peer", "0.2", "");
+    let dir = wave1_extension(root.path(), "peer", api, "");
     Serve::over(workspace, root, vec![dir])
+}
+
+/// Answers the next `service_request` (which must be for `method`) with `result`.
+fn answer_next(serve: &mut Serve, id: u64, method: &str, result: Value) -> Value {
+    let request = serve.until(method, |l| l["type"] == "service_request");
+    assert_eq!(request["method"], method, "{request}");
+    serve.request(json!({"id": id, "op": "service_answer",
+        "request_id": request["request_id"], "result": result}))
 }
 
 /// Sends the peer's `ask` with `requests` as call `call_id`, without waiting for it.
@@ -162,8 +174,9 @@ fn a_client_feeds_the_event_log_the_runtime_answers_from() {
         features.contains(&json!("agent_session_events_v1")),
         "{reply}"
     );
+    // The lifetime feature comes with agent_sessions, served by the runtime (section 2.13).
     assert!(
-        !features.contains(&json!("agent_session_lifetime_v1")),
+        features.contains(&json!("agent_session_lifetime_v1")),
         "{reply}"
     );
     ask(
@@ -260,6 +273,166 @@ fn a_settled_session_retires_the_owner_and_stops_its_children_through_the_client
         .filter(|l| l["type"] == "service_request" && l["method"] == "agent/spawn")
         .count();
     assert_eq!(spawns, 1, "the refused spawn never reached the client");
+    assert_lines_follow_the_schema(&serve.seen);
+    serve.close_input().unwrap();
+}
+
+#[test]
+fn agent_sessions_alone_offers_its_companions_on_api_0_4() {
+    let mut serve = serve_with_peer_on("0.4");
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
+                                     "services": ["agent_sessions"]}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    for feature in [
+        "agent_sessions",
+        "agent_model_selection_v1",
+        "agent_session_events_v1",
+        "agent_session_lifetime_v1",
+    ] {
+        assert!(
+            reply["features"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(feature)),
+            "{feature}: {reply}"
+        );
+    }
+    ask(
+        &serve,
+        "c1",
+        json!([{"id": "models", "method": "agent/models", "params": {}},
+               {"id": "spawn", "method": "agent/spawn", "params": spawn_params("survey")}]),
+    );
+    answer_next(&mut serve, 2, "agent/spawn", json!({"agent_id": "child-1"}));
+    let first = answers(&mut serve, "c1");
+    assert_eq!(
+        first["models"]["result"]["models"][0]["provider"], "inherit",
+        "{first}"
+    );
+    serve.request(json!({"id": 3, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "running"}}}));
+    // agent/stop reaches the client as an interrupt of the tree, acknowledged at once.
+    ask(
+        &serve,
+        "c2",
+        json!([{"id": "stop", "method": "agent/stop", "params": {"target": "child-1"}}]),
+    );
+    let interrupt = serve.until("the stop's interrupt", |l| {
+        l["type"] == "service_request" && l["method"] == "agent/interrupt"
+    });
+    assert_eq!(interrupt["params"]["target"], "child-1", "{interrupt}");
+    let stopped = answers(&mut serve, "c2");
+    assert_eq!(
+        stopped["stop"]["result"],
+        json!({"agent_id": "child-1", "shutdown_requested": true})
+    );
+    let forwarded: Vec<&Value> = serve
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "service_request")
+        .map(|l| &l["method"])
+        .collect();
+    assert_eq!(
+        forwarded,
+        [&json!("agent/spawn"), &json!("agent/interrupt")]
+    );
+    assert_lines_follow_the_schema(&serve.seen);
+    serve.close_input().unwrap();
+}
+
+#[test]
+fn a_client_may_answer_with_the_references_shapes() {
+    let mut serve = serve_with_peer_on("0.4");
+    let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
+        "services": ["agent_sessions", "agent_session_lifetime_v1"]}));
+    assert_eq!(reply["ok"], true, "{reply}");
+    ask(
+        &serve,
+        "c1",
+        json!([{"id": "spawn", "method": "agent/spawn", "params": spawn_params("survey")}]),
+    );
+    let record = json!({
+        "agent_id": "child-1", "agent_path": "/survey", "task_name": "survey",
+        "profile": null, "fingerprint": null, "idempotency_key": null,
+        "status": {"state": "pending"}, "policy": spawn_params("survey")["policy"],
+        "created_at_ms": 1, "started_at_ms": null, "completed_at_ms": null,
+        "deadline_at_ms": 60001, "session": null,
+        "resolved_model": {"provider": "p", "model": "m", "reasoning": {"type": "off"}}});
+    let reply = answer_next(&mut serve, 2, "agent/spawn", record);
+    assert_eq!(reply["ok"], true, "{reply}");
+    let spawned = answers(&mut serve, "c1");
+    let result = &spawned["spawn"]["result"];
+    assert_eq!(result["agent_id"], "child-1", "{spawned}");
+    assert_ne!(result["created_at_ms"], 1, "the runtime's own timestamp");
+    assert_eq!(result["policy"]["resolved_model"]["model"], "m", "{result}");
+    serve.request(json!({"id": 3, "op": "agent_report",
+        "report": {"agent_id": "child-1", "status": {"state": "running"}}}));
+
+    ask(
+        &serve,
+        "c2",
+        json!([{"id": "msg", "method": "agent/message",
+                "params": {"target": "child-1", "message": "hi"}},
+               {"id": "int", "method": "agent/interrupt", "params": {"target": "child-1"}},
+               {"id": "stop", "method": "agent/stop", "params": {"target": "/survey"}}]),
+    );
+    answer_next(
+        &mut serve,
+        4,
+        "agent/message",
+        json!({"delivered_to": "/survey", "delivery": "steering"}),
+    );
+    answer_next(
+        &mut serve,
+        5,
+        "agent/interrupt",
+        json!({"agent_id": "child-1",
+        "agent_path": "/survey", "previous_status": "pending", "interrupt_requested": true}),
+    );
+    answer_next(
+        &mut serve,
+        6,
+        "agent/stop",
+        json!({"agent_id": "child-1", "shutdown_requested": true}),
+    );
+    let answered = answers(&mut serve, "c2");
+    assert_eq!(
+        answered["msg"]["result"],
+        json!({"delivered_to": "child-1", "delivery": "steering"})
+    );
+    assert_eq!(
+        answered["int"]["result"],
+        json!({"agent_id": "child-1", "agent_path": "/survey",
+               "previous_status": "running", "interrupt_requested": true})
+    );
+    assert_eq!(
+        answered["stop"]["result"],
+        json!({"agent_id": "child-1", "shutdown_requested": true})
+    );
+
+    // A copy that names another child is refused: the extension gets -32603 and the
+    // client a diagnostic with the reason.
+    ask(
+        &serve,
+        "c3",
+        json!([{"id": "other", "method": "agent/spawn", "params": spawn_params("other")},
+               {"id": "more", "method": "agent/follow_up",
+                "params": {"target": "child-2", "message": "again"}}]),
+    );
+    answer_next(&mut serve, 8, "agent/spawn", json!({"agent_id": "child-2"}));
+    answer_next(
+        &mut serve,
+        7,
+        "agent/follow_up",
+        json!({"agent_id": "child-9", "agent_path": "/survey", "delivery": "follow_up"}),
+    );
+    let refused = answers(&mut serve, "c3");
+    assert_eq!(refused["more"]["error"]["code"], -32603, "{refused}");
+    let said = serve
+        .seen
+        .iter()
+        .any(|l| l.to_string().contains("child-9") && l["type"] != "service_request");
+    assert!(said, "the client is told why");
     assert_lines_follow_the_schema(&serve.seen);
     serve.close_input().unwrap();
 }

@@ -1085,13 +1085,26 @@ class AgentSessionsSpawnParams(_AgentSessionsSpawnParamsRequired, total=False):
 
 class _AgentSessionsSpawnResultRequired(TypedDict):
     agent_id: str
-    session: Optional[str]
 
 
 class AgentSessionsSpawnResult(_AgentSessionsSpawnResultRequired, total=False):
     """The result of ``agent/spawn``."""
 
+    session: Optional[str]
     resolved_model: Dict[str, Any]
+    agent_path: str
+    task_name: str
+    profile: Optional[str]
+    fingerprint: Optional[str]
+    idempotency_key: Optional[str]
+    status: Dict[str, Any]
+    policy: Dict[str, Any]
+    created_at_ms: int
+    started_at_ms: Optional[int]
+    completed_at_ms: Optional[int]
+    deadline_at_ms: Optional[int]
+    principal: str
+    resource_owner: str
 
 
 class AgentSessionsMessageParams(TypedDict):
@@ -1101,10 +1114,14 @@ class AgentSessionsMessageParams(TypedDict):
     message: str
 
 
-class AgentSessionsMessageResult(TypedDict):
+class _AgentSessionsMessageResultRequired(TypedDict):
+    delivery: Literal['steering', 'queued']
+
+
+class AgentSessionsMessageResult(_AgentSessionsMessageResultRequired, total=False):
     """The result of ``agent/message``."""
 
-    delivery: str
+    delivered_to: str
 
 
 class AgentSessionsFollowUpParams(TypedDict):
@@ -1114,10 +1131,15 @@ class AgentSessionsFollowUpParams(TypedDict):
     message: str
 
 
-class AgentSessionsFollowUpResult(TypedDict):
+class _AgentSessionsFollowUpResultRequired(TypedDict):
+    delivery: Literal['follow_up', 'new_run']
+
+
+class AgentSessionsFollowUpResult(_AgentSessionsFollowUpResultRequired, total=False):
     """The result of ``agent/follow_up``."""
 
-    delivery: str
+    agent_id: str
+    agent_path: str
 
 
 class AgentSessionsInterruptParams(TypedDict):
@@ -1126,10 +1148,16 @@ class AgentSessionsInterruptParams(TypedDict):
     target: str
 
 
-class AgentSessionsInterruptResult(TypedDict):
+class _AgentSessionsInterruptResultRequired(TypedDict):
+    interrupt_requested: bool
+
+
+class AgentSessionsInterruptResult(_AgentSessionsInterruptResultRequired, total=False):
     """The result of ``agent/interrupt``."""
 
-    interrupt_requested: bool
+    agent_id: str
+    agent_path: str
+    previous_status: Union[str, Dict[str, Any]]
 
 
 class AgentSessionsService(Protocol):
@@ -1204,6 +1232,13 @@ class AgentSessionLifetimeV1StopParams(TypedDict):
     target: str
 
 
+class AgentSessionLifetimeV1StopResult(TypedDict, total=False):
+    """The result of ``agent/stop``."""
+
+    agent_id: str
+    shutdown_requested: Literal[True]
+
+
 class AgentSessionLifetimeV1Service(Protocol):
     """``agent_session_lifetime_v1``: Stopping child agent trees (API 0.4).
 
@@ -1213,7 +1248,7 @@ class AgentSessionLifetimeV1Service(Protocol):
     returns the result or raises :class:`Refusal`.
     """
 
-    def stop(self, params: AgentSessionLifetimeV1StopParams, call: ServiceCall) -> None:
+    def stop(self, params: AgentSessionLifetimeV1StopParams, call: ServiceCall) -> Optional[AgentSessionLifetimeV1StopResult]:
         """``agent/stop`` (API 0.4)."""
         raise Refusal("unsupported_feature", "agent/stop is not served")
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from conftest import ask, peer03_extension, wave1_extension
+from conftest import ask, eventually, peer03_extension, wave1_extension
 
 import octet_host
 from octet_host import (
@@ -217,6 +217,83 @@ class Lifetime(AgentSessionLifetimeV1Service):
 
     def stop(self, params: Any, call: ServiceCall) -> None:
         self.journal.add(f"stop {params['target']}")
+
+
+class ReferenceAgents(AgentSessionsService):
+    """Answers in the reference's own result shapes (sections 2.13-2.18)."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def spawn(self, params: Any, call: ServiceCall) -> Any:
+        return {
+            "agent_id": "child-1",
+            "agent_path": "/" + params["task_name"],
+            "task_name": params["task_name"],
+            "status": {"state": "pending"},
+            "session": None,
+        }
+
+    def message(self, params: Any, call: ServiceCall) -> Any:
+        return {"delivered_to": params["target"], "delivery": "queued"}
+
+    def follow_up(self, params: Any, call: ServiceCall) -> Any:
+        return {"agent_id": params["target"], "agent_path": "/survey", "delivery": "follow_up"}
+
+    def interrupt(self, params: Any, call: ServiceCall) -> Any:
+        self.journal.add(f"interrupt {params['target']}")
+        return {
+            "agent_id": params["target"],
+            "agent_path": "/survey",
+            "previous_status": "running",
+            "interrupt_requested": True,
+        }
+
+
+def test_agent_sessions_alone_brings_its_companions_and_takes_reference_answers(
+    workspace: Path, extensions: Path
+) -> None:
+    journal = Journal()
+    peer = wave1_extension(extensions, "peer", "0.4")
+    with octet_host.Host(workspace, [peer]) as host:
+        started = host.start("peer", services={"agent_sessions": ReferenceAgents(journal)})
+        for feature in (
+            "agent_sessions",
+            "agent_model_selection_v1",
+            "agent_session_events_v1",
+            "agent_session_lifetime_v1",
+        ):
+            assert feature in started["features"], started["features"]
+        spawn = {"task_name": "survey", "message": "look", "policy": SPAWN_POLICY}
+        report = ask(
+            host,
+            "peer",
+            [
+                {"id": "spawn", "method": "agent/spawn", "params": spawn},
+                {"id": "models", "method": "agent/models", "params": {}},
+            ],
+        )
+        assert report["spawn"]["result"]["agent_path"] == "/survey", report["spawn"]
+        assert report["models"]["result"]["models"][0]["provider"] == "inherit", report
+        host.agent_report({"agent_id": "child-1", "status": {"state": "running"}})
+        later = ask(
+            host,
+            "peer",
+            [
+                {
+                    "id": "message",
+                    "method": "agent/message",
+                    "params": {"target": "child-1", "message": "faster"},
+                },
+                {"id": "interrupt", "method": "agent/interrupt", "params": {"target": "child-1"}},
+                {"id": "stop", "method": "agent/stop", "params": {"target": "child-1"}},
+            ],
+        )
+        assert later["message"]["result"] == {"delivered_to": "child-1", "delivery": "queued"}
+        assert later["interrupt"]["result"]["previous_status"] == "running", later
+        assert later["stop"]["result"] == {"agent_id": "child-1", "shutdown_requested": True}
+        # Without a lifetime service, the stop reached the object as an interrupt.
+        assert eventually(lambda: journal.lines.count("interrupt child-1") == 2), journal.lines
 
 
 def test_the_wave1_and_api04_kinds_are_served_by_python_objects(

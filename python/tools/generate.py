@@ -188,6 +188,9 @@ def generate(schema: Dict[str, Any]) -> str:
         for m in methods:
             stem = camel(kind["kind"]) + camel(m["fn"])
             result = f"{stem}Result" if m["result"].get("properties") else "None"
+            if m["result"].get("properties") and not m["result"].get("required"):
+                # Every member optional (``{}`` is an answer): None answers ``{}``.
+                result = f"Optional[{result}]"
             note = "a notification: its return value is not sent" if m["notification"] else ""
             out.append("")
             out.append(

@@ -11,9 +11,11 @@ use serde_json::{json, Value};
 use crate::dispatcher::guard::{KindGuard, Placed, Verdict};
 use crate::limits::{AGENT_MODELS_DEFAULT_LIMIT, AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
 use crate::negotiation::{Feature, FeatureSet};
+use crate::services::bound::agents::defaults::InheritedModel;
 use crate::services::bound::agents::hub::{now_ms, AgentHub, OwnerKey};
 use crate::services::bound::agents::table::SpawnAdmission;
-use crate::services::bound::{AgentSpawn, AgentSpawned, Refusal, ServiceRefusal, ServiceRequest};
+use crate::services::bound::agents::{closed_answer, parse_spawn_answer, SpawnEcho, TargetAnswer};
+use crate::services::bound::{AgentSpawn, Refusal, ServiceRefusal, ServiceRequest};
 use crate::services::ResourceOwner;
 
 /// What a request the service is serving will need when it settles.
@@ -22,6 +24,7 @@ enum InFlight {
     Spawn(Box<AgentSpawn>, u64),
     Message {
         agent_id: String,
+        agent_path: String,
     },
     FollowUp {
         agent_id: String,
@@ -34,6 +37,7 @@ enum InFlight {
     },
     Stop {
         agent_id: String,
+        agent_path: String,
     },
     Models {
         limit: usize,
@@ -59,16 +63,32 @@ pub(crate) struct AgentGuard {
     polls: HashMap<String, Poll>,
     /// What `initialize` negotiated.
     features: FeatureSet,
+    /// The runtime's own companions this connection is served by, in place of the
+    /// embedder's.
+    defaults: AgentDefaults,
     next_key: u64,
 }
 
+/// Which `agent_sessions` companions the runtime serves for a connection
+/// ([`crate::services::bound::agents::defaults`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AgentDefaults {
+    /// No model resolver is bound: only this inherited binding may be selected.
+    pub inherited: Option<InheritedModel>,
+    /// No event service is bound: the runtime logs the children's `run_finished`
+    /// transitions itself.
+    pub log_transitions: bool,
+}
+
 impl AgentGuard {
-    /// The guard of a generation of `name` (manifest at `manifest_path`), issued `owner`.
+    /// The guard of a generation of `name` (manifest at `manifest_path`), issued `owner`,
+    /// served by the runtime's `defaults` where the embedder bound no companion.
     pub fn new(
         hub: Arc<AgentHub>,
         name: &str,
         manifest_path: &std::path::Path,
         owner: &ResourceOwner,
+        defaults: AgentDefaults,
     ) -> AgentGuard {
         AgentGuard {
             hub,
@@ -77,6 +97,7 @@ impl AgentGuard {
             waits: HashMap::new(),
             polls: HashMap::new(),
             features: FeatureSet::default(),
+            defaults,
             next_key: 0,
         }
     }
@@ -149,6 +170,17 @@ impl KindGuard for AgentGuard {
                     "policy.model_selection needs agent_model_selection_v1, which was not negotiated",
                 ))
             }
+            ServiceRequest::AgentSpawn(spawn)
+                if matches!(
+                    (&self.defaults.inherited, &spawn.policy.model_selection),
+                    (Some(inherited), Some(selection)) if !inherited.allows(selection)
+                ) =>
+            {
+                Err(Refusal::Unavailable.because(
+                    "no model resolver is configured: only the inherited model is available \
+                     (see agent/models); select `inherit`",
+                ))
+            }
             ServiceRequest::AgentSpawn(spawn) => match table.admit_spawn(&self.owner, spawn)? {
                 SpawnAdmission::Retry(result) => Ok(Verdict::Answer(result)),
                 SpawnAdmission::Fresh => {
@@ -156,8 +188,12 @@ impl KindGuard for AgentGuard {
                 }
             },
             ServiceRequest::AgentMessage(send) => {
-                let agent_id = table.resolve_into(&self.owner, &mut send.target)?.agent_id;
-                Ok(self.serve("message", InFlight::Message { agent_id }))
+                let target = table.resolve_into(&self.owner, &mut send.target)?;
+                let in_flight = InFlight::Message {
+                    agent_id: target.agent_id,
+                    agent_path: target.agent_path,
+                };
+                Ok(self.serve("message", in_flight))
             }
             ServiceRequest::AgentFollowUp(send) => {
                 let target = table.resolve_into(&self.owner, &mut send.target)?;
@@ -178,10 +214,12 @@ impl KindGuard for AgentGuard {
                 Ok(self.serve("interrupt", in_flight))
             }
             ServiceRequest::AgentStop(target_params) => {
-                let agent_id = table
-                    .resolve_into(&self.owner, &mut target_params.target)?
-                    .agent_id;
-                Ok(self.serve("stop", InFlight::Stop { agent_id }))
+                let target = table.resolve_into(&self.owner, &mut target_params.target)?;
+                let in_flight = InFlight::Stop {
+                    agent_id: target.agent_id,
+                    agent_path: target.agent_path,
+                };
+                Ok(self.serve("stop", in_flight))
             }
             ServiceRequest::AgentModels(query) => {
                 let limit = query.limit.unwrap_or(AGENT_MODELS_DEFAULT_LIMIT) as usize;
@@ -230,44 +268,69 @@ impl KindGuard for AgentGuard {
         let mut table = hub.table();
         match in_flight {
             InFlight::Spawn(spawn, created) => {
-                let answer: AgentSpawned = match serde_json::from_value(result.clone()) {
-                    Ok(answer) => answer,
+                let (answer, echo) = match parse_spawn_answer(result) {
+                    Ok(parsed) => parsed,
                     Err(e) => {
                         table.end_spawn(&self.owner, &spawn);
-                        return Err(e.to_string());
+                        return Err(e);
                     }
                 };
+                if let Some(why) = spawn_contradiction(&echo, &spawn, &self.owner) {
+                    table.end_spawn(&self.owner, &spawn);
+                    return Err(why);
+                }
                 // A new child only adds to what the owner's waits wait for: no held
                 // request becomes answerable, so nothing is woken.
-                *result = table.spawned(&self.owner, *spawn, answer, created)?;
+                *result = table.spawned(
+                    &self.owner,
+                    *spawn,
+                    answer,
+                    created,
+                    self.defaults.log_transitions,
+                )?;
             }
-            InFlight::Message { agent_id } => {
-                result["delivered_to"] = json!(agent_id);
+            InFlight::Message {
+                agent_id,
+                agent_path,
+            } => {
+                let answer = target_answer(result, &agent_id, &agent_path)?;
+                *result = json!({"delivered_to": agent_id, "delivery": answer.delivery});
             }
             InFlight::FollowUp {
                 agent_id,
                 agent_path,
             } => {
+                let answer = target_answer(result, &agent_id, &agent_path)?;
                 table.followed_up(&agent_id, now_ms());
                 drop(table);
                 hub.wake();
-                result["agent_id"] = json!(agent_id);
-                result["agent_path"] = json!(agent_path);
+                *result = json!({
+                    "agent_id": agent_id,
+                    "agent_path": agent_path,
+                    "delivery": answer.delivery,
+                });
             }
             InFlight::Interrupt {
                 agent_id,
                 agent_path,
                 previous,
             } => {
-                let requested = result.get("interrupt_requested") == Some(&json!(true));
+                let answer = target_answer(result, &agent_id, &agent_path)?;
+                let requested = answer.interrupt_requested == Some(true);
                 table.interrupted(&agent_id, requested);
-                result["agent_id"] = json!(agent_id);
-                result["agent_path"] = json!(agent_path);
-                result["previous_status"] = json!(previous);
+                *result = json!({
+                    "agent_id": agent_id,
+                    "agent_path": agent_path,
+                    "previous_status": previous,
+                    "interrupt_requested": requested,
+                });
             }
-            InFlight::Stop { agent_id } => {
-                result["agent_id"] = json!(agent_id);
-                result["shutdown_requested"] = json!(true);
+            InFlight::Stop {
+                agent_id,
+                agent_path,
+            } => {
+                target_answer(result, &agent_id, &agent_path)?;
+                *result = json!({"agent_id": agent_id, "shutdown_requested": true});
             }
             InFlight::Models { limit } => {
                 if let Some(Value::Array(rows)) = result.get_mut("models") {
@@ -345,6 +408,77 @@ impl KindGuard for AgentGuard {
     fn features_negotiated(&mut self, features: FeatureSet) {
         self.features = features;
     }
+}
+
+/// A target method's checked answer (its own shape was checked on the way in), refused
+/// when a member it copied from the runtime's records names another child.
+fn target_answer(result: &Value, agent_id: &str, agent_path: &str) -> Result<TargetAnswer, String> {
+    let answer: TargetAnswer = closed_answer(result)?;
+    match answer.contradiction(agent_id, agent_path) {
+        Some(why) => Err(why),
+        None => Ok(answer),
+    }
+}
+
+/// The first member of a reference-shaped spawn answer that contradicts the request
+/// or the owner, in words.
+fn spawn_contradiction(echo: &SpawnEcho, spawn: &AgentSpawn, owner: &OwnerKey) -> Option<String> {
+    let differs = |name: &str, copied: Option<Option<&str>>, ours: Option<&str>| {
+        copied.filter(|c| *c != ours).map(|c| {
+            format!(
+                "`{name}` is {}, but the spawn asked for {}",
+                c.map_or("null".into(), |c| format!("`{c}`")),
+                ours.map_or("none".into(), |o| format!("`{o}`"))
+            )
+        })
+    };
+    differs(
+        "task_name",
+        echo.task_name.as_deref().map(Some),
+        Some(&spawn.task_name),
+    )
+    .or_else(|| differs("profile", present(&echo.profile), spawn.profile.as_deref()))
+    .or_else(|| {
+        differs(
+            "fingerprint",
+            present(&echo.fingerprint),
+            spawn.fingerprint.as_deref(),
+        )
+    })
+    .or_else(|| {
+        differs(
+            "idempotency_key",
+            present(&echo.idempotency_key),
+            spawn.idempotency_key.as_deref(),
+        )
+    })
+    .or_else(|| {
+        echo.principal
+            .as_deref()
+            .filter(|p| *p != owner.principal)
+            .map(|p| {
+                format!(
+                    "`principal` is `{p}`, but the extension's is `{}`",
+                    owner.principal
+                )
+            })
+    })
+    .or_else(|| {
+        echo.resource_owner
+            .as_deref()
+            .filter(|o| *o != owner.resource_owner)
+            .map(|o| {
+                format!(
+                    "`resource_owner` is `{o}`, but the request's owner is `{}`",
+                    owner.resource_owner
+                )
+            })
+    })
+}
+
+/// A copied member that may be `null`: absent (`None`) or present (`Some`).
+fn present(member: &Option<Option<String>>) -> Option<Option<&str>> {
+    member.as_ref().map(|v| v.as_deref())
 }
 
 /// The `agent/wait` result (section 2.17).

@@ -21,6 +21,8 @@ use crate::model::start::StartError;
 use crate::model::start::StartedExtension;
 use crate::model::status::LifecycleState;
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
+use crate::services::bound::agents::defaults::InheritedModel;
+use crate::services::bound::ServiceKind;
 use crate::services::ResourceOwner;
 use crate::supervisor::{backoff, ParkReason, Supervision};
 use crate::transport::ConnId;
@@ -182,6 +184,15 @@ impl Dispatcher {
             &c.source.extension,
             &c.located.manifest_path,
             &c.owner,
+            super::agents::AgentDefaults {
+                inherited: c
+                    .services
+                    .is_runtime_default(ServiceKind::AgentModelSelection)
+                    .then(|| InheritedModel::of(&self.shared.host_context)),
+                log_transitions: c
+                    .services
+                    .is_runtime_default(ServiceKind::AgentSessionEvents),
+            },
         );
         c.guards = super::guards::guards_for(conn, &self.terminal, agents);
         (c.owned_context, c.process_context) =

@@ -10,6 +10,7 @@ use crate::manifest::{self, LocatedManifest};
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::start::StartError;
 use crate::negotiation::{ContractMethod, Feature, InitializeOffer};
+use crate::services::bound::agents::defaults as agent_defaults;
 use crate::services::bound::{ServiceBindings, ServiceKind};
 use crate::services::runtime_features::RuntimeOffers;
 use crate::transport::{
@@ -49,6 +50,12 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     // bound for, or that the embedder allowed to use the host-wide binding; the
     // features that require it go with it.
     let delegates = delegates || shared.agent_delegates.contains(&manifest.name);
+    // With `agent_sessions` go its companions (section 2.13): those the embedder did
+    // not bind, the runtime serves itself.
+    let services = match delegates {
+        true => agent_defaults::with_agent_defaults(services, &shared.host_context),
+        false => services,
+    };
     // Conditional services are offered only when bound (section 1.1).
     if manifest.api_version.is_feature_negotiated() {
         if services.approver_service().is_some() {

@@ -36,7 +36,7 @@ use crate::services::bound::{
     AgentModels, AgentModelsQuery, AgentPhase, AgentReport, AgentReports, AgentSend,
     AgentSessionService, AgentSpawn, AgentSpawned, AgentStatus, AgentTarget, AgentTool, EventText,
     FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered, MessageDelivery,
-    OutputChannel, RecentTool, Refusal, Reply, RunFinish, ServiceCall,
+    OutputChannel, RecentTool, Refusal, Reply, RunFinish, ServiceCall, StopRequested,
 };
 
 /// The example service: every child a thread running its script.
@@ -277,7 +277,7 @@ impl AgentModelService for ScriptedAgents {
 impl AgentEventService for ScriptedAgents {}
 
 impl AgentLifetimeService for ScriptedAgents {
-    fn stop(&self, _call: ServiceCall, params: AgentTarget, reply: Reply<()>) {
+    fn stop(&self, _call: ServiceCall, params: AgentTarget, reply: Reply<StopRequested>) {
         let Some(child) = self.child(&params.target) else {
             return reply.refuse(Refusal::NotForegroundOwner.because("no such child"));
         };
@@ -289,7 +289,7 @@ impl AgentLifetimeService for ScriptedAgents {
         }
         drop(state);
         child.wake.notify_all();
-        reply.ok(());
+        reply.ok(StopRequested);
     }
 }
 

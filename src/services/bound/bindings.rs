@@ -52,6 +52,9 @@ use crate::services::{
 #[derive(Clone, Default)]
 pub struct ServiceBindings {
     bound: BTreeMap<ServiceKind, Arc<dyn RawService>>,
+    /// The bound kinds served by the runtime's own defaults (the `agent_sessions`
+    /// companions, [`super::agents::defaults`]), not by the embedder.
+    defaults: BTreeSet<ServiceKind>,
     /// The one queue of this binding's serial kinds.
     serial: Arc<SerialLane>,
     /// Features the frontend supports that have no service of their own.
@@ -192,7 +195,19 @@ impl ServiceBindings {
             }),
         };
         self.bound.insert(kind, service);
+        self.defaults.remove(&kind);
         self
+    }
+
+    /// Marks `kind`, just bound, as the runtime's own default.
+    pub(crate) fn mark_runtime_default(mut self, kind: ServiceKind) -> ServiceBindings {
+        self.defaults.insert(kind);
+        self
+    }
+
+    /// True when `kind` is served by the runtime's default rather than the embedder.
+    pub(crate) fn is_runtime_default(&self, kind: ServiceKind) -> bool {
+        self.defaults.contains(&kind)
     }
 
     /// The service of `kind`.
@@ -205,7 +220,9 @@ impl ServiceBindings {
         let mut merged = base.clone();
         for (kind, service) in &self.bound {
             merged.bound.insert(*kind, service.clone());
+            merged.defaults.remove(kind);
         }
+        merged.defaults.extend(self.defaults.iter().copied());
         merged.frontend.extend(self.frontend.iter().copied());
         fn pick<T: ?Sized>(own: &Option<Arc<T>>, base: &mut Option<Arc<T>>) {
             if own.is_some() {

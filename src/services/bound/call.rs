@@ -213,6 +213,15 @@ impl<T: ServiceResult> Reply<T> {
         let _ = self.raw.answer(result.into_result());
     }
 
+    /// Answers with `result` as JSON: `T`'s shape, or the reference's own result shape
+    /// for the method, which is always acceptable (docs/serve-protocol.md names both
+    /// per method; the members the runtime owns must agree with its records). Checked
+    /// like any result: a result that breaks the method's rules is not sent, the
+    /// extension gets -32603, and the rule it broke is returned here too.
+    pub fn ok_value(self, result: Value) -> Result<(), String> {
+        self.raw.answer(result)
+    }
+
     /// Refuses with a refusal of the vocabulary (section 3).
     pub fn refuse(self, refusal: ServiceRefusal) {
         self.raw.refuse(refusal);

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::agents::{
     AgentEventsQuery, AgentModels, AgentModelsQuery, AgentSend, AgentSnapshot, AgentSpawn,
     AgentSpawned, AgentTarget, AgentWait, FollowUpDelivered, InterruptRequested, MessageDelivered,
+    StopRequested,
 };
 use super::family::ErrorFamily;
 use super::frontend_models::{Accepted, AutocompleteRegistration, TerminalGrant};
@@ -128,6 +129,73 @@ impl fmt::Display for ServiceMethod {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reference's own result for each method a service answers (sections
+    /// 1.4b, 2.13-2.24b and SUPPLEMENT "API 0.3"), by method name and params marker.
+    fn reference_result(method: ServiceMethod) -> serde_json::Value {
+        use serde_json::json;
+        let policy = json!({"tools": ["read"], "max_depth": 1, "max_concurrent_children": 8,
+            "max_turns": null, "max_tokens": null, "max_cost_microdollars": null,
+            "max_output_bytes": 8192, "timeout_ms": null});
+        match method {
+            ServiceMethod::ComposerGet => json!({"text": "draft"}),
+            ServiceMethod::SessionAppendEntry => json!({"entry_id": "e-1"}),
+            ServiceMethod::SessionAppendPrivate => json!({"entry_id": "e-1", "head": "e-1",
+                "successor": {"grant_id": "0".repeat(64), "activation_epoch": 1,
+                              "operation_id": "session-operation:1"}}),
+            ServiceMethod::TerminalAcquire => json!({"grant_id": "g-1", "columns": 80, "rows": 24}),
+            ServiceMethod::AutocompleteRegister => json!({"accepted": true}),
+            ServiceMethod::SessionWaitForIdle
+            | ServiceMethod::ActiveSessionCreate
+            | ServiceMethod::ActiveSessionFork
+            | ServiceMethod::ActiveSessionReload
+            | ServiceMethod::ActiveSessionSwitch
+            | ServiceMethod::SessionCreate
+            | ServiceMethod::SessionFork
+            | ServiceMethod::SessionReload
+            | ServiceMethod::SessionSwitch => json!({"session_id": "s-1"}),
+            ServiceMethod::SessionCompact => json!({"entry_id": "checkpoint-id",
+                "summary": "Actual stored summary.", "first_kept": "retained-entry-id"}),
+            ServiceMethod::AgentSpawn => json!({"agent_id": "agent-1", "agent_path": "/inspect",
+                "task_name": "inspect", "profile": "review", "fingerprint": null,
+                "idempotency_key": "k", "status": {"state": "pending"}, "policy": policy,
+                "created_at_ms": 1, "started_at_ms": null, "completed_at_ms": null,
+                "deadline_at_ms": null, "principal": "p", "resource_owner": "o",
+                "resolved_model": {"provider": "p", "model": "m", "reasoning": {"type": "off"}}}),
+            ServiceMethod::AgentMessage => json!({"delivered_to": "agent-1", "delivery": "queued"}),
+            ServiceMethod::AgentFollowUp => {
+                json!({"agent_id": "agent-1", "agent_path": "/inspect", "delivery": "new_run"})
+            }
+            ServiceMethod::AgentInterrupt => json!({"agent_id": "agent-1",
+                "agent_path": "/inspect", "previous_status": {"state": "running"},
+                "interrupt_requested": true}),
+            ServiceMethod::AgentStop => json!({"agent_id": "agent-1", "shutdown_requested": true}),
+            ServiceMethod::AgentModels => json!({"models": [{"model": "m", "provider": "p",
+                "display_name": null, "reasoning": ["high"], "context_window": 200000,
+                "max_output_tokens": 64000}], "truncated": false}),
+            ServiceMethod::ProviderAuthRequest | ServiceMethod::ProviderAuthRevoke => {
+                json!({"status": "ready", "lease": "lease-1"})
+            }
+            ServiceMethod::ProvidersRegister
+            | ServiceMethod::ProvidersUpdate
+            | ServiceMethod::ProvidersUnregister => {
+                json!({"revision": 1, "provider_ids": ["p"], "model_ids": ["m"]})
+            }
+            // `{}` is the reference's result of every other request.
+            _ => json!({}),
+        }
+    }
+
+    #[test]
+    fn the_references_own_result_shape_is_always_an_acceptable_answer() {
+        for method in ServiceMethod::ALL
+            .into_iter()
+            .filter(|m| !m.is_guarded() && !m.is_notification())
+        {
+            let result = reference_result(method);
+            assert_eq!(method.check_result(&result), Ok(()), "{method}: {result}");
+        }
+    }
 
     #[test]
     fn names_round_trip_and_every_row_is_consistent() {

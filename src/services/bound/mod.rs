@@ -42,7 +42,7 @@ pub use agents::{
     AgentSpawned, AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited,
     EventText, FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered,
     MessageDelivery, ModelSelection, OutputChannel, RecentTool, ReportError, ResolvedModel,
-    RunFinish,
+    RunFinish, StopRequested,
 };
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};

@@ -104,8 +104,16 @@ impl ServiceResult for PrivateCommit {
     fn into_result(self) -> Value {
         serde_json::to_value(self).expect("plain data serializes")
     }
+    /// `{entry_id, head}`, or the reference's whole receipt with `successor` (a grant
+    /// object or null), which the runtime replaces with the grant it mints.
     fn check(result: &Value) -> Result<(), String> {
-        let commit: PrivateCommit = closed(result).map_err(|e| e.detail)?;
+        let mut own = result.clone();
+        if let Some(successor) = own.as_object_mut().and_then(|m| m.remove("successor")) {
+            if !(successor.is_null() || successor.is_object()) {
+                return Err("`successor` must be a grant object or null".into());
+            }
+        }
+        let commit: PrivateCommit = closed(&own).map_err(|e| e.detail)?;
         for (name, value) in [("entry_id", &commit.entry_id), ("head", &commit.head)] {
             if value.is_empty() || value.len() > MAX_ENTRY_ID_BYTES {
                 return Err(format!("`{name}` must be 1 to {MAX_ENTRY_ID_BYTES} bytes"));

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::agents::{
     AgentModels, AgentModelsQuery, AgentSend, AgentSpawn, AgentSpawned, AgentTarget,
-    FollowUpDelivered, InterruptRequested, MessageDelivered,
+    FollowUpDelivered, InterruptRequested, MessageDelivered, StopRequested,
 };
 use super::bindings::ServiceBindings;
 use super::call::{RawReply, Reply, ServiceCall};

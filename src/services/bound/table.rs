@@ -250,9 +250,10 @@ macro_rules! service_table {
             }
 
             /// Child model selection (section 2.13, feature `agent_model_selection_v1`,
-            /// offered only with `agent_sessions`): the host's configured child models. Once
+            /// offered whenever `agent_sessions` is): the host's configured child models. Once
             /// negotiated, `agent/spawn` accepts `policy.model_selection`; answer the spawn with
-            /// the `resolved_model` you confirmed.
+            /// the `resolved_model` you confirmed. Unbound, the runtime serves the inherited
+            /// model alone (`services::bound::agents::defaults`).
             kind AgentModelSelection = "agent_model_selection_v1",
                 offered by Offer::Feature(Feature::AgentModelSelectionV1),
                 served by AgentModelService, bound with agent_model_selection {
@@ -263,9 +264,10 @@ macro_rules! service_table {
             }
 
             /// Child observations (section 2.18, feature `agent_session_events_v1`, API 0.4,
-            /// offered only with `agent_sessions`): the runtime answers `agent/events` from the
-            /// log the service feeds with [`AgentReports::event`](super::AgentReports::event).
-            /// Binding it promises those events; the trait has no methods.
+            /// offered whenever `agent_sessions` is): the runtime answers `agent/events` from
+            /// the log the service feeds with [`AgentReports::event`](super::AgentReports::event).
+            /// Binding it promises those events; the trait has no methods. Unbound, the
+            /// runtime logs each run's `run_finished` from the service's reports itself.
             kind AgentSessionEvents = "agent_session_events_v1",
                 offered by Offer::Feature(Feature::AgentSessionEventsV1),
                 served by AgentEventService, bound with agent_session_events {
@@ -276,15 +278,17 @@ macro_rules! service_table {
             }
 
             /// Retained child lifetime (section 2.18, feature `agent_session_lifetime_v1`, API
-            /// 0.4, offered only with `agent_sessions`): `agent/*` requests may carry the issued
-            /// `resource_owner` (with a live parent it must match; without one, the still-issued
-            /// owner is admitted; a cancelled parent is refused), and `agent/stop`.
+            /// 0.4, offered whenever `agent_sessions` is): `agent/*` requests may carry the
+            /// issued `resource_owner` (with a live parent it must match; without one, the
+            /// still-issued owner is admitted; a cancelled parent is refused), and
+            /// `agent/stop`. Unbound, `agent/stop` asks the child-session service to
+            /// interrupt the tree.
             kind AgentSessionLifetime = "agent_session_lifetime_v1",
                 offered by Offer::Feature(Feature::AgentSessionLifetimeV1),
                 served by AgentLifetimeService, bound with agent_session_lifetime {
                 /// `agent/stop`: request shutdown of the child's tree (answer once it was
                 /// requested, not once it settled; report it `shutdown` when it is).
-                request AgentStop = "agent/stop", fn stop(AgentTarget) -> (),
+                request AgentStop = "agent/stop", fn stop(AgentTarget) -> StopRequested,
                     apis V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
             }

@@ -4,6 +4,7 @@
 //! idempotency, the event logs), which each connection's guard in the dispatcher
 //! (`dispatcher/agents.rs`) admits requests against and answers waits from.
 
+pub(crate) mod defaults;
 pub(crate) mod hub;
 mod params;
 mod record;
@@ -24,7 +25,8 @@ pub use report::{
     AgentEvent, AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, EventText,
     OutputChannel, RecentTool, ReportError, RunFinish,
 };
+pub(crate) use results::{closed_answer, parse_spawn_answer, SpawnEcho, TargetAnswer};
 pub use results::{
     AgentModelRow, AgentModels, AgentSnapshot, AgentSpawned, FollowUpDelivered, FollowUpDelivery,
-    InterruptRequested, MessageDelivered, MessageDelivery, ResolvedModel,
+    InterruptRequested, MessageDelivered, MessageDelivery, ResolvedModel, StopRequested,
 };

@@ -68,6 +68,12 @@ pub struct AgentPolicy {
     /// everything; refused unless the feature was negotiated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_selection: Option<ModelSelection>,
+    /// The model the host confirmed for the child (section 2.13: "also included in
+    /// effective policy.resolved_model"): present in the effective policy of spawn
+    /// and list records when the service resolved one; a spawn's own policy cannot
+    /// carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_model: Option<Box<super::ResolvedModel>>,
 }
 
 /// `policy.model_selection` (section 2.13, `agent_model_selection_v1`): each member
@@ -124,10 +130,15 @@ impl AgentPolicy {
             max_cost_microdollars: None,
             timeout_ms: None,
             model_selection: None,
+            resolved_model: None,
         }
     }
 
     fn check(&self) -> Result<(), ServiceRefusal> {
+        if self.resolved_model.is_some() {
+            return Err(Refusal::InvalidRequest
+                .because("policy.resolved_model is confirmed by the host; a spawn cannot set it"));
+        }
         if self.tools.is_empty() {
             return Err(Refusal::InvalidRequest.because("policy.tools must not be empty"));
         }

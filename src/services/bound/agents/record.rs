@@ -9,8 +9,8 @@ use sha2::{Digest, Sha256};
 
 use crate::limits::{MAX_AGENT_EVENT_BYTES, MAX_AGENT_EVENT_LOG_BYTES, MAX_AGENT_EVENT_RECORDS};
 use crate::services::bound::{
-    AgentPhase, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawn, AgentSpawnResult,
-    AgentStatus, AgentUsage, RecentTool, ResolvedModel,
+    AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance, AgentRecord, AgentSpawn,
+    AgentSpawnResult, AgentStatus, AgentUsage, RecentTool, ResolvedModel,
 };
 use crate::services::ResourceOwner;
 
@@ -87,6 +87,12 @@ pub(super) struct Record {
     pub(super) resolved_model: Option<ResolvedModel>,
     /// Its observations (`agent/events`).
     pub(super) events: EventLog,
+    /// No event service feeds this child's log: the runtime logs its `run_finished`
+    /// transitions itself.
+    pub(super) log_transitions: bool,
+    /// The current run's `run_finished` is in the log (the service's or the
+    /// runtime's): with `log_transitions`, a second one is not logged.
+    pub(super) run_finished: bool,
 }
 
 /// One child's observation log (section 2.18): sequence numbers from 1, bounded to
@@ -143,6 +149,15 @@ impl Record {
         self.status.is_unsettled() || self.follow_ups > 0
     }
 
+    /// The effective policy: the spawn's, with the host-confirmed `resolved_model`
+    /// (section 2.13).
+    fn effective_policy(&self) -> AgentPolicy {
+        AgentPolicy {
+            resolved_model: self.resolved_model.clone().map(Box::new),
+            ..self.spawn.policy.clone()
+        }
+    }
+
     /// The `agent/spawn` result (section 2.13).
     pub(super) fn spawn_result(&self) -> Value {
         let result = AgentSpawnResult {
@@ -153,7 +168,8 @@ impl Record {
             fingerprint: self.spawn.fingerprint.clone(),
             idempotency_key: self.spawn.idempotency_key.clone(),
             status: self.status.clone(),
-            policy: self.spawn.policy.clone(),
+            resolved_model: self.resolved_model.clone(),
+            policy: self.effective_policy(),
             created_at_ms: self.created_at_ms,
             started_at_ms: self.started_at_ms,
             completed_at_ms: self.completed_at_ms,
@@ -182,7 +198,7 @@ impl Record {
             session: self.session.clone(),
             status: self.status.clone(),
             resolved_model: self.resolved_model.clone(),
-            policy: self.spawn.policy.clone(),
+            policy: self.effective_policy(),
             created_at_ms: self.created_at_ms,
             started_at_ms: self.started_at_ms,
             completed_at_ms: self.completed_at_ms,

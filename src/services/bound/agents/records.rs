@@ -24,6 +24,9 @@ pub struct AgentSpawnResult {
     pub idempotency_key: Option<String>,
     /// Its status when the result was made.
     pub status: AgentStatus,
+    /// The model the host confirmed for it, when the service resolved one (also in
+    /// `policy.resolved_model`).
+    pub resolved_model: Option<ResolvedModel>,
     /// The effective policy.
     pub policy: AgentPolicy,
     /// When the host recorded it, in milliseconds since the Unix epoch.

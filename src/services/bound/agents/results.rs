@@ -3,6 +3,20 @@
 //! whether an interrupt was requested); the runtime completes every result from its
 //! own records (path, task, policy, host-owned timestamps, principal and owner) before
 //! the extension sees it, so a service cannot answer a malformed one.
+//!
+//! A service written from the reference may answer with the reference's whole result
+//! instead (the [`AgentSpawnResult`](super::AgentSpawnResult) record of section 2.13,
+//! `{delivered_to, delivery}`, `{agent_id, agent_path, delivery}`, `{agent_id,
+//! agent_path, previous_status, interrupt_requested}`, `{agent_id,
+//! shutdown_requested}`): that is always acceptable. The members the runtime owns
+//! still come from its records. Those that name the child or echo the request (the
+//! target's `agent_id` and `agent_path`, `delivered_to`, the spawn's `task_name`,
+//! `profile`, `fingerprint` and `idempotency_key`, the `principal` and
+//! `resource_owner`) must agree with them, and a copy that contradicts them is refused
+//! with the reason. Those the runtime observes itself (`status`, `previous_status`,
+//! the timestamps, the effective `policy`, a new child's `agent_path`) are checked for
+//! their shape only, since the service saw them a moment apart. A member the reference
+//! does not define is refused as before.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -35,9 +49,11 @@ impl ServiceResult for AgentSpawned {
         serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        let spawned: AgentSpawned =
-            serde_json::from_value(result.clone()).map_err(|e| e.to_string())?;
+        let (spawned, echo) = parse_spawn_answer(result)?;
         check_text("agent_id", &spawned.agent_id)?;
+        if let Some(path) = &echo.agent_path {
+            check_text("agent_path", path)?;
+        }
         match &spawned.session {
             Some(session) if !session.starts_with("agent-session:") => {
                 Err("`session` must be null or an `agent-session:*` reference".into())
@@ -46,6 +62,94 @@ impl ServiceResult for AgentSpawned {
             None => Ok(()),
         }
     }
+}
+
+/// The members of the reference's `agent/spawn` result (section 2.13) beyond
+/// [`AgentSpawned`]'s, as a service copied them: the runtime's own. An outer `None` is
+/// an absent member; `Some(None)` one present as `null`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SpawnEcho {
+    pub agent_path: Option<String>,
+    pub task_name: Option<String>,
+    pub profile: Option<Option<String>>,
+    pub fingerprint: Option<Option<String>>,
+    pub idempotency_key: Option<Option<String>>,
+    pub principal: Option<String>,
+    pub resource_owner: Option<String>,
+}
+
+/// An `agent/spawn` answer: [`AgentSpawned`], or the reference's whole result.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpawnAnswer {
+    agent_id: String,
+    #[serde(default)]
+    session: Option<String>,
+    #[serde(default)]
+    resolved_model: Option<ResolvedModel>,
+    #[serde(default)]
+    agent_path: Option<String>,
+    #[serde(default)]
+    task_name: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    profile: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    fingerprint: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    idempotency_key: Option<Option<String>>,
+    #[serde(default)]
+    principal: Option<String>,
+    #[serde(default)]
+    resource_owner: Option<String>,
+    /// What the runtime observes itself: a copy is checked for its shape only.
+    #[serde(default)]
+    #[allow(dead_code)]
+    status: Option<super::AgentStatus>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    policy: Option<super::AgentPolicy>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    created_at_ms: Option<u64>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    started_at_ms: Option<u64>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    completed_at_ms: Option<u64>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    deadline_at_ms: Option<u64>,
+}
+
+/// `result`, an `agent/spawn` answer, as the service's part and the runtime's members
+/// it copied.
+pub(crate) fn parse_spawn_answer(result: &Value) -> Result<(AgentSpawned, SpawnEcho), String> {
+    let answer: SpawnAnswer = closed_answer(result)?;
+    let spawned = AgentSpawned {
+        agent_id: answer.agent_id,
+        session: answer.session,
+        resolved_model: answer.resolved_model,
+    };
+    let echo = SpawnEcho {
+        agent_path: answer.agent_path,
+        task_name: answer.task_name,
+        profile: answer.profile,
+        fingerprint: answer.fingerprint,
+        idempotency_key: answer.idempotency_key,
+        principal: answer.principal,
+        resource_owner: answer.resource_owner,
+    };
+    Ok((spawned, echo))
+}
+
+/// A member that may be present as `null`: `Some(None)`, unlike an absent one.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// How `agent/message` reached the child (section 2.14).
@@ -71,7 +175,9 @@ impl ServiceResult for MessageDelivered {
         serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        parses::<MessageDelivered>(result)
+        let answer: TargetAnswer = closed_answer(result)?;
+        answer.only(&["delivery", "delivered_to"])?;
+        answer.required("delivery")
     }
 }
 
@@ -99,7 +205,9 @@ impl ServiceResult for FollowUpDelivered {
         serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        parses::<FollowUpDelivered>(result)
+        let answer: TargetAnswer = closed_answer(result)?;
+        answer.only(&["delivery", "agent_id", "agent_path"])?;
+        answer.required("delivery")
     }
 }
 
@@ -118,7 +226,156 @@ impl ServiceResult for InterruptRequested {
         serde_json::to_value(self).expect("answers serialize")
     }
     fn check(result: &Value) -> Result<(), String> {
-        parses::<InterruptRequested>(result)
+        let answer: TargetAnswer = closed_answer(result)?;
+        answer.only(&[
+            "interrupt_requested",
+            "agent_id",
+            "agent_path",
+            "previous_status",
+        ])?;
+        answer.required("interrupt_requested")
+    }
+}
+
+/// The service's answer to `agent/stop` (section 2.18): `{}`, or the reference's
+/// `{agent_id, shutdown_requested: true}`; the runtime answers the extension with
+/// `agent_id` and `shutdown_requested`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StopRequested;
+
+impl ServiceResult for StopRequested {
+    fn into_result(self) -> Value {
+        serde_json::json!({})
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let answer: TargetAnswer = closed_answer(result)?;
+        answer.only(&["agent_id", "shutdown_requested"])?;
+        match answer.shutdown_requested {
+            Some(false) => Err("`shutdown_requested` can only be true; refuse a stop you \
+                                cannot request"
+                .into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Any of the target methods' answers (`agent/message`, `agent/follow_up`,
+/// `agent/interrupt`, `agent/stop`) in the reference's shape: each member typed, and
+/// which of them a method allows checked by [`TargetAnswer::only`].
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TargetAnswer {
+    #[serde(default)]
+    pub delivery: Option<Value>,
+    #[serde(default)]
+    pub delivered_to: Option<String>,
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    #[serde(default)]
+    pub agent_path: Option<String>,
+    #[serde(default)]
+    pub previous_status: Option<Value>,
+    #[serde(default)]
+    pub interrupt_requested: Option<bool>,
+    #[serde(default)]
+    pub shutdown_requested: Option<bool>,
+}
+
+impl TargetAnswer {
+    /// Refuses a member outside `allowed`, and a `delivery`, `previous_status` or
+    /// identifier of the wrong shape.
+    fn only(&self, allowed: &[&str]) -> Result<(), String> {
+        let present = [
+            ("delivery", self.delivery.is_some()),
+            ("delivered_to", self.delivered_to.is_some()),
+            ("agent_id", self.agent_id.is_some()),
+            ("agent_path", self.agent_path.is_some()),
+            ("previous_status", self.previous_status.is_some()),
+            ("interrupt_requested", self.interrupt_requested.is_some()),
+            ("shutdown_requested", self.shutdown_requested.is_some()),
+        ];
+        if let Some((name, _)) = present
+            .iter()
+            .find(|(name, there)| *there && !allowed.contains(name))
+        {
+            return Err(format!("unknown field `{name}`"));
+        }
+        if let Some(delivery) = &self.delivery {
+            let known = if allowed.contains(&"delivered_to") {
+                serde_json::from_value::<MessageDelivery>(delivery.clone()).map(drop)
+            } else {
+                serde_json::from_value::<FollowUpDelivery>(delivery.clone()).map(drop)
+            };
+            known.map_err(|e| format!("`delivery`: {e}"))?;
+        }
+        if let Some(status) = &self.previous_status {
+            if !is_status(status) {
+                return Err("`previous_status` must be a status label or a tagged status".into());
+            }
+        }
+        for (name, id) in [
+            ("delivered_to", &self.delivered_to),
+            ("agent_id", &self.agent_id),
+            ("agent_path", &self.agent_path),
+        ] {
+            if let Some(id) = id {
+                check_text(name, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses the answer when `member` is absent.
+    fn required(&self, member: &str) -> Result<(), String> {
+        let there = match member {
+            "delivery" => self.delivery.is_some(),
+            "interrupt_requested" => self.interrupt_requested.is_some(),
+            _ => true,
+        };
+        match there {
+            true => Ok(()),
+            false => Err(format!("missing field `{member}`")),
+        }
+    }
+
+    /// The first member that names another child than `agent_id` (at `agent_path`),
+    /// in words: a copy that contradicts the runtime's records.
+    pub(crate) fn contradiction(&self, agent_id: &str, agent_path: &str) -> Option<String> {
+        if let Some(id) = self.agent_id.as_deref().filter(|id| *id != agent_id) {
+            return Some(format!(
+                "the answer names child `{id}`, but the request's target is `{agent_id}`"
+            ));
+        }
+        if let Some(path) = self.agent_path.as_deref().filter(|p| *p != agent_path) {
+            return Some(format!(
+                "the answer gives the path `{path}`, but child `{agent_id}` is at `{agent_path}`"
+            ));
+        }
+        match self.delivered_to.as_deref() {
+            Some(to) if to != agent_id && to != agent_path => Some(format!(
+                "`delivered_to` is `{to}`, but the request's target is `{agent_id}` \
+                 (`{agent_path}`)"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// A status as the reference writes one: a bare label, or `{"state": label, ..}`.
+fn is_status(value: &Value) -> bool {
+    const LABELS: [&str; 7] = [
+        "pending",
+        "running",
+        "completed",
+        "interrupted",
+        "timed_out",
+        "failed",
+        "shutdown",
+    ];
+    match value {
+        Value::String(label) => LABELS.contains(&label.as_str()),
+        Value::Object(_) => serde_json::from_value::<super::AgentStatus>(value.clone()).is_ok(),
+        _ => false,
     }
 }
 
@@ -222,11 +479,9 @@ impl ServiceResult for AgentSnapshot {
     }
 }
 
-/// `result` has the closed shape of `T`.
-fn parses<T: serde::de::DeserializeOwned>(result: &Value) -> Result<(), String> {
-    serde_json::from_value::<T>(result.clone())
-        .map(drop)
-        .map_err(|e| e.to_string())
+/// `result` in the closed shape of `T`.
+pub(crate) fn closed_answer<T: serde::de::DeserializeOwned>(result: &Value) -> Result<T, String> {
+    serde_json::from_value::<T>(result.clone()).map_err(|e| e.to_string())
 }
 
 /// A host-visible identifier: 1 to [`MAX_AGENT_TEXT_BYTES`] bytes without controls.

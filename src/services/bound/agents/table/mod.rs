@@ -13,7 +13,8 @@ use crate::limits::{
 };
 use crate::services::bound::{
     AgentEvent, AgentEventBatch, AgentEventRecord, AgentList, AgentPhase, AgentReport, AgentSpawn,
-    AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal, ReportError, ServiceRefusal,
+    AgentSpawned, AgentStatus, AgentUsage, RecentTool, Refusal, ReportError, RunFinish,
+    ServiceRefusal,
 };
 
 /// What an owner's `agent/spawn` may do.
@@ -124,6 +125,7 @@ impl AgentTable {
         spawn: AgentSpawn,
         answer: AgentSpawned,
         created: u64,
+        log_transitions: bool,
     ) -> Result<Value, String> {
         let early = self.early.remove(&answer.agent_id);
         let early_events = self.early_events.remove(&answer.agent_id);
@@ -166,6 +168,8 @@ impl AgentTable {
             interrupting: false,
             resolved_model: answer.resolved_model,
             events: EventLog::default(),
+            log_transitions,
+            run_finished: false,
         };
         let result = record.spawn_result();
         record.spawned = result.clone();
@@ -314,6 +318,12 @@ impl AgentTable {
             }
             return Err(ReportError::UnknownAgent(agent_id.to_string()));
         };
+        let finished = matches!(event, AgentEvent::RunFinished { .. });
+        if finished && record.log_transitions && record.run_finished {
+            // The runtime logged this run's end already, from the service's report.
+            return Ok(record.events.last);
+        }
+        record.run_finished |= finished;
         let body = serde_json::to_value(&event).expect("events serialize");
         Ok(record.events.push(body, now))
     }
@@ -459,6 +469,7 @@ impl AgentTable {
             // A resumed run (section 2.15): a new start, and an expired deadline is
             // re-anchored from the requested timeout.
             record.follow_ups -= 1;
+            record.run_finished = false;
             record.started_at_ms = None;
             record.completed_at_ms = None;
             if let (Some(deadline), Some(timeout)) =
@@ -475,6 +486,18 @@ impl AgentTable {
         if !to.is_unsettled() {
             record.completed_at_ms.get_or_insert(now);
             record.interrupting = false;
+            if from.is_unsettled() && record.log_transitions && !record.run_finished {
+                let reason = match to {
+                    AgentStatus::Completed { .. } => RunFinish::Completed,
+                    AgentStatus::TimedOut => RunFinish::LimitReached,
+                    AgentStatus::Failed { .. } => RunFinish::Failed,
+                    _ => RunFinish::Interrupted,
+                };
+                let body = serde_json::to_value(AgentEvent::RunFinished { reason })
+                    .expect("events serialize");
+                record.events.push(body, now);
+                record.run_finished = true;
+            }
         }
         let output_bytes = record.spawn.policy.max_output_bytes as usize;
         record.status = match report.status {

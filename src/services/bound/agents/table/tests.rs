@@ -28,7 +28,7 @@ fn spawned(table: &mut AgentTable, owner: &OwnerKey, id: &str, key: Option<&str>
         session: None,
         resolved_model: None,
     };
-    table.spawned(owner, request, answer, 1_000).unwrap()
+    table.spawned(owner, request, answer, 1_000, false).unwrap()
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn reports_ahead_of_their_answer_are_applied_in_order_once_it_arrives() {
         session: None,
         resolved_model: None,
     };
-    table.spawned(&a, request, answer, 1_000).unwrap();
+    table.spawned(&a, request, answer, 1_000, false).unwrap();
     let record = &table.snapshot(&a)["agents"][0];
     assert_eq!(record["status"]["state"], "completed");
     assert!(record["started_at_ms"].is_u64() && record["completed_at_ms"].is_u64());
@@ -242,4 +242,46 @@ fn a_retired_owner_keeps_its_records_until_its_next_run_prunes_the_settled_ones(
         table.snapshot(&other)["agents"].as_array().unwrap().len(),
         1
     );
+}
+
+#[test]
+fn without_an_event_service_the_runtime_logs_each_runs_end_once() {
+    let kinds = |table: &AgentTable, id: &str| -> Vec<String> {
+        let (batch, _) = table.events_after(id, 0).unwrap();
+        batch["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["event"]["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut table = AgentTable::default();
+    let a = owner("a");
+    for (id, log) in [("logged", true), ("fed", false)] {
+        let request = spawn(id, None);
+        assert!(table.admit_spawn(&a, &request).is_ok());
+        let answer = AgentSpawned {
+            agent_id: id.into(),
+            session: None,
+            resolved_model: None,
+        };
+        table.spawned(&a, request, answer, 1_000, log).unwrap();
+        table
+            .apply(AgentReport::new(id, AgentStatus::Running), 1_100)
+            .unwrap();
+        let done = AgentStatus::Completed { output: "x".into() };
+        table.apply(AgentReport::new(id, done), 1_200).unwrap();
+        // The service's own run_finished, after its report: never a second one.
+        let end = AgentEvent::RunFinished {
+            reason: RunFinish::Completed,
+        };
+        table.event(id, end, 1_300).unwrap();
+    }
+    assert_eq!(kinds(&table, "logged"), ["run_finished"]);
+    // With an event service the log is the service's alone.
+    assert_eq!(kinds(&table, "fed"), ["run_finished"]);
+    let (batch, _) = table.events_after("logged", 0).unwrap();
+    assert_eq!(batch["events"][0]["event"]["timestamp"], 1_200);
+    let (batch, _) = table.events_after("fed", 0).unwrap();
+    assert_eq!(batch["events"][0]["event"]["timestamp"], 1_300);
 }
