@@ -392,9 +392,14 @@ fn updates_relay_the_nested_calls_partial_results_to_its_request() {
     assert_eq!(updates[0]["params"]["sequence"], 1);
     assert_eq!(updates[1]["params"]["result"]["content"][0]["text"], "most");
     // The channel bounds the snapshots waiting for the composer, not their total: a
-    // composer that reads them gets every one of a long stream, in order.
+    // composer that reads them gets every one of a long stream, in order. The target
+    // paces its stream (10 ms a snapshot), so the composer's writer keeps up even on
+    // a loaded machine: 64 waiting snapshots would take it 640 ms behind.
     let many: Vec<Value> = (1..=100).map(|n| partial(&format!("step {n}"))).collect();
-    let mut long = call("echo", json!({"progress_events": many}));
+    let mut long = call(
+        "echo",
+        json!({"progress_events": many, "progress_interval_ms": 10}),
+    );
     long["params"]["full_outcome"] = json!(true);
     long["params"]["updates"] = json!(true);
     let long_id = long["id"].clone();
