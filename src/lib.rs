@@ -11,8 +11,10 @@
 //! Where to start:
 //! - [`host`]: build an [`ExtensionHost`], start extensions, call them, read events;
 //! - [`services::bound`]: the services an embedder binds (composer, shortcuts, session
-//!   entries, message injection, active tools; API 0.3 provider auth and catalog,
-//!   session lifecycle): implement a trait, bind it with
+//!   entries, message injection, active tools, terminal handoff, autocomplete, session
+//!   control and compaction, child agent sessions with model selection, events and
+//!   lifetime; API 0.3 provider auth and catalog, session lifecycle; the policy
+//!   engine, approver, secret broker and credential resolver): implement a trait, bind it with
 //!   [`ExtensionHostBuilder::bind`], and the runtime checks every request before your
 //!   code sees it and every answer before the extension does;
 //! - [`serve`]: the same as a JSON-lines sidecar for any language;

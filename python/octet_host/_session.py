@@ -18,7 +18,7 @@ class Session:
 
     ``workspace`` and ``extension_dirs`` are serve's ``--workspace`` and
     ``--extension-dir``; ``no_global``, ``no_input``, ``tool_composition``,
-    ``resource_refs``, ``operation_discovery``, ``bulk_storage`` and
+    ``composition_store``, ``resource_refs``, ``operation_discovery``, ``bulk_storage`` and
     ``startup_timeout_ms`` its flags (``prompt_wakeups=False`` is
     ``--no-prompt-wakeups``, and keeps the client's reader thread on the default slice
     too); ``serve_args`` more flags as they are. ``binary`` overrides
@@ -42,6 +42,7 @@ class Session:
         no_input: bool = False,
         prompt_wakeups: bool = True,
         tool_composition: bool = False,
+        composition_store: Optional[PathLike] = None,
         resource_refs: bool = False,
         operation_discovery: bool = False,
         bulk_storage: Optional[PathLike] = None,
@@ -70,6 +71,8 @@ class Session:
             "--operation-discovery": operation_discovery,
         }
         argv += [flag for flag, on in flags.items() if on]
+        if composition_store is not None:
+            argv += ["--composition-store", os.fspath(composition_store)]
         if bulk_storage is not None:
             argv += ["--bulk-storage", os.fspath(bulk_storage)]
         if startup_timeout_ms is not None:

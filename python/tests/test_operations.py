@@ -257,6 +257,66 @@ def test_get_applicable_operations(workspace: Path, extensions: Path) -> None:
         assert refused.value.details["reason"] == "resource_unavailable"
 
 
+def test_the_tool_composition_option_offers_composition(
+    workspace: Path, extensions: Path, tmp_path: Path
+) -> None:
+    composer = wave1_extension(extensions, "composer", "0.4")
+    store = tmp_path / "store"
+    with octet_host.Host(workspace, [composer]) as host:
+        plain = host.start("composer")
+        assert "tool_composition_v1" not in plain["features"], plain["features"]
+    with octet_host.Host(
+        workspace, [composer], tool_composition=True, composition_store=store
+    ) as host:
+        started = host.start("composer")
+        assert "tool_composition_v1" in started["features"], started["features"]
+        report = ask(
+            host,
+            "composer",
+            [
+                {"id": "ctx", "method": "composition/context", "params": {}},
+                {
+                    "id": "store",
+                    "method": "composition/store",
+                    "params": {"set": {"answer": 42}, "delete": []},
+                },
+            ],
+        )
+        names = [tool["name"] for tool in report["ctx"]["result"]["tools"]]
+        assert "seen" in names, report
+        assert report["store"] == {"result": {}}, report
+    # The store was written where the option said.
+    assert any(store.iterdir()), list(store.iterdir())
+
+
+def test_the_bulk_storage_option_offers_bulk_objects(
+    workspace: Path, extensions: Path, tmp_path: Path
+) -> None:
+    peer = wave1_extension(extensions, "peer", "0.4")
+    storage = tmp_path / "bulk"
+    with octet_host.Host(workspace, [peer], bulk_storage=storage) as host:
+        started = host.start("peer")
+        assert "bulk_objects_v1" in started["features"], started["features"]
+        report = ask(
+            host,
+            "peer",
+            [
+                {
+                    "id": "write",
+                    "method": "bulk/write",
+                    "params": {
+                        "profile": "local-file.v1",
+                        "capacity": 16,
+                        "media_type": "text/plain",
+                    },
+                }
+            ],
+        )
+        ticket = report["write"]["result"]
+        assert ticket["profile"] == "local-file.v1", report
+        assert (storage / "transfer" / ticket["locator"]).exists(), ticket
+
+
 def test_events_are_an_iterator(fixture_host: octet_host.Host) -> None:
     fixture_host.call("fixture", "progress", {"steps": 2})
     kinds = [e["event"] for e in fixture_host.events(timeout=0.5)]

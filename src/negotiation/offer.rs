@@ -51,8 +51,9 @@ impl InitializeOffer {
     /// adds `tool_prompt_metadata_v1`. Either appends `provider_credentials` when the
     /// manifest declares `[capabilities].provider_credentials = true`. API 0.1 offers
     /// no features. API 0.3 offers no features but a `contract`: the optional
-    /// capability `request_progress` and the optional methods the manifest's
-    /// contributions call for (see [`super::contract`]), at the host's limits.
+    /// capabilities the host serves itself (`lifecycle_events`, `migration.adapter.v1`,
+    /// `provider_stream`) with the methods they gate, at the host's limits (see
+    /// [`super::contract`]); the launch adds those of the bound services.
     pub fn default_for(api: ApiVersion, manifest: &Manifest) -> InitializeOffer {
         let mut offer = InitializeOffer::default();
         if api == ApiVersion::V0_3 {

@@ -25,8 +25,9 @@
 //! embedder's lifecycle reports), `migration.adapter.v1` (with `migration/detect` and
 //! `migration/import`) and `provider_stream` (with `provider/stream`, `provider/cancel`
 //! and `provider/event`). `provider_auth`, `provider_catalog` and `session_lifecycle`
-//! need a service the embedder binds, which this host cannot bind yet, so they are
-//! never offered.
+//! need a service the embedder binds: each is offered, with its methods, when its
+//! kind is bound (`ServiceBindings::provider_auth`, `provider_catalog`,
+//! `session_lifecycle`, or serve's `start` `"services"`).
 //! `dynamic_tools`, `context/collect`, `tools/register` and `tools/unregister` are
 //! deferred by upstream and never offered.
 //!

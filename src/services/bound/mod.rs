@@ -1,10 +1,15 @@
-//! Services the embedder binds, and the mechanism that serves them: the Wave-1
-//! requests of sections 2.19-2.23 and the API 0.3 `provider_auth`, `provider_catalog`
-//! and `session_lifecycle` requests.
+//! Services the embedder binds, and the mechanism that serves them: the requests of
+//! sections 2.13-2.24b and the API 0.3 `provider_auth`, `provider_catalog` and
+//! `session_lifecycle` requests.
 //!
-//! A service is a trait ([`ComposerService`], [`ShortcutService`],
-//! [`SessionEntryService`], [`MessageInjectionService`], [`ActiveToolsService`]) bound
-//! in [`ServiceBindings`] on the builder or per start. The runtime enforces everything
+//! A service is a trait bound in [`ServiceBindings`] on the builder or per start, one
+//! per kind of the method table: [`ComposerService`], [`ShortcutService`],
+//! [`SessionEntryService`], [`MessageInjectionService`], [`ActiveToolsService`],
+//! [`TerminalService`], [`AutocompleteService`], [`SessionControlService`],
+//! [`SessionCompactionService`], [`AgentSessionService`] with [`AgentModelService`],
+//! [`AgentEventService`] and [`AgentLifetimeService`] (served by the runtime when
+//! left unbound), and on API 0.3 [`ProviderAuthService`], [`ProviderCatalogService`]
+//! and [`SessionLifecycleService`]. The runtime enforces everything
 //! the reference says before a service sees a request (the feature was negotiated, the
 //! closed params shape, every bound, the parent and owner precedence of section 2, the
 //! child-request id rules) and checks the answer before the extension sees it. Services
