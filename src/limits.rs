@@ -74,6 +74,44 @@ pub const PROGRESS_DECORATION_DETAIL_BYTES: usize = 4096;
 /// (SUPPLEMENT "API 0.3", initialize: `description <= 4096 bytes`).
 pub const MAX_V0_3_TOOL_DESCRIPTION_BYTES: usize = 4096;
 
+/// Most delay `provider_retry` advice adds to one run's retries, in milliseconds
+/// (SUPPLEMENT "API 0.2 typed hooks": "total added delay capped at 5 s").
+pub const MAX_PROVIDER_RETRY_ADDED_DELAY_MS: u64 = 5_000;
+
+/// Most namespaces in a `before_persistence` result's `persistence_metadata.value`
+/// (SUPPLEMENT "API 0.2 typed hooks").
+pub const MAX_PERSISTENCE_NAMESPACES: usize = 32;
+
+/// Largest encoded value of one `persistence_metadata` namespace (SUPPLEMENT "API 0.2
+/// typed hooks": 16 KiB per value).
+pub const MAX_PERSISTENCE_NAMESPACE_BYTES: usize = 16 * 1024;
+
+/// Largest encoded `persistence_metadata.value` as a whole (SUPPLEMENT "API 0.2 typed
+/// hooks": 128 KiB in all).
+pub const MAX_PERSISTENCE_METADATA_BYTES: usize = 128 * 1024;
+
+/// Deepest nesting of `persistence_metadata.value` (SUPPLEMENT "API 0.2 typed hooks").
+pub const MAX_PERSISTENCE_METADATA_DEPTH: usize = 16;
+
+/// Most JSON values in `persistence_metadata.value` (SUPPLEMENT "API 0.2 typed hooks").
+pub const MAX_PERSISTENCE_METADATA_NODES: usize = 256;
+
+/// The one deadline of a `before_persistence` hook (SUPPLEMENT "API 0.2 typed hooks").
+pub const BEFORE_PERSISTENCE_DEADLINE: Duration = Duration::from_millis(200);
+
+/// Most `affected_resources` of a `post_mutation` payload (SUPPLEMENT "API 0.2 typed
+/// hooks").
+pub const MAX_POST_MUTATION_RESOURCES: usize = 32;
+
+/// The deadline of a `post_mutation` hook for one process (SUPPLEMENT "API 0.2 typed
+/// hooks").
+pub const POST_MUTATION_DEADLINE: Duration = Duration::from_millis(250);
+
+/// The window of recent `post_mutation` ids within which a mutation is sent to a
+/// generation once (SUPPLEMENT "API 0.2 typed hooks": "mutation ids deduplicated over a
+/// window of 256").
+pub const MAX_POST_MUTATION_IDS: usize = 256;
+
 /// Longest `source_root` of an API 0.3 `migration/detect` or `migration/import`, in
 /// bytes (SUPPLEMENT "Methods in brief").
 pub const MAX_SOURCE_ROOT_BYTES: usize = 4096;

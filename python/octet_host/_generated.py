@@ -672,6 +672,9 @@ class HookOutput(_HookOutputRequired, total=False):
     context: List[Dict[str, Any]]
     notifications: List[Dict[str, Any]]
     session_operation: Any
+    provider_retry: Union[str, Dict[str, Any]]
+    persistence_metadata: Dict[str, Any]
+    post_mutation: Dict[str, Any]
 
 
 class ContextOutput(TypedDict):

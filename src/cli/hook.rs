@@ -71,7 +71,8 @@ fn run_hook(
 }
 
 /// The typed payload of `hook` from a JSON object: the four legacy hooks are checked
-/// member by member (section 1.4); every other hook's payload is sent as given.
+/// member by member (section 1.4), the typed API 0.2 hooks as closed payloads
+/// (SUPPLEMENT "API 0.2 typed hooks"); every other hook's payload is sent as given.
 pub(crate) fn payload(hook: HookName, value: Value) -> Result<HookPayload, CliError> {
     let Value::Object(map) = value else {
         return Err(CliError::NotAnObject {
@@ -96,6 +97,17 @@ pub(crate) fn payload(hook: HookName, value: Value) -> Result<HookPayload, CliEr
             output: fields.string("output")?,
             is_error: fields.is_error()?,
         },
+        HookName::ProviderRetry => HookPayload::ProviderRetry(fields.typed(
+            "run_id, attempt, max_attempts, operation, host_delay_ms and kind, nothing else",
+        )?),
+        HookName::BeforePersistence => HookPayload::BeforePersistence(fields.typed(
+            "run_id, model, protocol, stop_reason, text_bytes, tool_call_count, \
+             reasoning_part_count and media_part_count, nothing else",
+        )?),
+        HookName::PostMutation => HookPayload::PostMutation(fields.typed(
+            "mutation_id, kind, affected_resources (at most 32), generation (at least 1) \
+             and state, nothing else",
+        )?),
         _ => HookPayload::Other {
             hook,
             payload: Value::Object(map),
@@ -110,6 +122,12 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
+    /// The whole payload as a typed hook's closed payload, `expected` naming its members.
+    fn typed<T: serde::de::DeserializeOwned>(&self, expected: &'static str) -> Result<T, CliError> {
+        serde_json::from_value(Value::Object(self.map.clone()))
+            .map_err(|_| self.wrong("payload", expected))
+    }
+
     fn wrong(&self, member: &'static str, expected: &'static str) -> CliError {
         CliError::HookPayload {
             hook: self.hook,
@@ -198,9 +216,15 @@ mod tests {
     }
 
     #[test]
-    fn other_hooks_send_the_payload_as_given() {
-        let p = payload(HookName::PostMutation, json!({"paths": ["a"]})).unwrap();
-        assert_eq!(p.hook(), HookName::PostMutation);
-        assert_eq!(p.to_value(), json!({"paths": ["a"]}));
+    fn the_typed_hooks_take_their_closed_payloads_and_others_pass_as_given() {
+        let e = payload(HookName::PostMutation, json!({"paths": ["a"]})).unwrap_err();
+        assert!(e.to_string().contains("mutation_id"), "{e}");
+        let mutation = json!({"mutation_id": "m-1", "kind": "resource",
+            "affected_resources": ["r-1"], "generation": 1, "state": "committed"});
+        let p = payload(HookName::PostMutation, mutation.clone()).unwrap();
+        assert_eq!(p.to_value(), mutation);
+        let p = payload(HookName::SessionCompact, json!({"kind": "compacted"})).unwrap();
+        assert_eq!(p.hook(), HookName::SessionCompact);
+        assert_eq!(p.to_value(), json!({"kind": "compacted"}));
     }
 }

@@ -136,6 +136,9 @@ pub(crate) struct Connection {
     /// Every extension-originated id used by this generation (at most 65,536; ids are
     /// never reused within a generation, section 2).
     pub child_ids_used: HashSet<RequestId>,
+    /// The ids of the last [`MAX_POST_MUTATION_IDS`](crate::limits::MAX_POST_MUTATION_IDS)
+    /// `post_mutation` hooks sent to this generation, oldest first.
+    pub recent_mutations: std::collections::VecDeque<String>,
     /// Lifecycle notification frames still subject to their 250 ms delivery deadline,
     /// by sequence.
     pub lifecycle_frames: HashMap<u64, Arc<FrameState>>,
@@ -231,6 +234,7 @@ impl Connection {
             tombstones: Tombstones::default(),
             children: HashMap::new(),
             child_ids_used: HashSet::new(),
+            recent_mutations: std::collections::VecDeque::new(),
             lifecycle_frames: HashMap::new(),
             lifecycle_seq: 0,
             artifacts: ArtifactStore::new(owner.process_generation)

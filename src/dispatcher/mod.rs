@@ -88,6 +88,8 @@ pub(crate) struct Shared {
     pub host_context: HostContext,
     /// `host_context` encoded once.
     pub host_value: Value,
+    /// The delay `provider_retry` advice has added to each recent run.
+    pub retry_budget: Mutex<crate::validate::hook_advice::RetryBudget>,
     /// `extension_instance_id`: changes with every host build (section 1.2).
     pub instance_id: String,
     /// The durable session namespace in `resource_owner` (section 1.2).

@@ -15,7 +15,7 @@ use super::private_lane::PrivateLane;
 use super::request_params::request_params;
 use super::timers::Timer;
 use super::{CallEntry, CallLocation, Dispatcher};
-use crate::limits::CANCELLATION_GRACE;
+use crate::limits::{CANCELLATION_GRACE, MAX_POST_MUTATION_IDS};
 use crate::model::call::{CallError, CallId, CancelReason, MediaScope, RawResult};
 use crate::model::events::Diagnostic;
 use crate::model::start::StartError;
@@ -68,6 +68,10 @@ impl Dispatcher {
             return;
         }
         let c = self.conns.get_mut(&conn).expect("routed connection exists");
+        if let Err(e) = first_post_mutation(c, &request.request) {
+            let _ = request.reply.send(Err(e));
+            return;
+        }
         if c.queued.len() >= MAX_QUEUED_CALLS {
             let _ = request.reply.send(Err(CallError::Overloaded {
                 queued: c.queued.len(),
@@ -494,6 +498,35 @@ impl Dispatcher {
 }
 
 /// Checks that the extension declared what the request names.
+/// A `post_mutation` hook reaches a generation once per mutation id within the last
+/// [`MAX_POST_MUTATION_IDS`] (SUPPLEMENT "API 0.2 typed hooks": "mutation ids
+/// deduplicated over a window of 256"); its id is recorded when it is sent.
+fn first_post_mutation(c: &mut Connection, request: &HostRequest) -> Result<(), CallError> {
+    let HostRequest::HookRun { hook, payload, .. } = request else {
+        return Ok(());
+    };
+    let Some(id) = payload
+        .get("mutation_id")
+        .and_then(Value::as_str)
+        .filter(|_| hook == "post_mutation")
+    else {
+        return Ok(());
+    };
+    if c.recent_mutations.iter().any(|m| m == id) {
+        return Err(CallError::InvalidRequest {
+            reason: format!(
+                "post_mutation `{id}` was sent to this generation already; mutation ids are \
+                 deduplicated over the last {MAX_POST_MUTATION_IDS}"
+            ),
+        });
+    }
+    if c.recent_mutations.len() == MAX_POST_MUTATION_IDS {
+        c.recent_mutations.pop_front();
+    }
+    c.recent_mutations.push_back(id.to_string());
+    Ok(())
+}
+
 fn check_declared(c: &Connection, request: &HostRequest) -> Result<(), CallError> {
     let negotiated = c
         .negotiated

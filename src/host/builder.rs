@@ -433,6 +433,7 @@ impl ExtensionHostBuilder {
             workspace: workspace.clone(),
             host_context: self.host_context,
             host_value,
+            retry_budget: Default::default(),
             instance_id,
             session_id,
             events,

@@ -13,8 +13,8 @@ use crate::limits::MENU_COLLECT_DEADLINE;
 use crate::manifest::UiSurface;
 use crate::model::notify::{BoundNotification, NotifyError};
 use crate::validate::{
-    self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookPayload,
-    HookResult, RenderOutput, ResultError, StatusContribution, ToolResult,
+    self, CommandResult, ContextContribution, ExtensionMenu, FallbackCommand, HookAdvice,
+    HookPayload, HookResult, RenderOutput, ResultError, StatusContribution, ToolResult,
 };
 
 /// A handle to a started extension. Cheap to clone; usable from any thread.
@@ -267,6 +267,11 @@ impl ExtensionHandle {
         options: CallOptions,
     ) -> PendingCall<HookResult> {
         let hook = payload.hook();
+        if let HookPayload::PostMutation(mutation) = &payload {
+            if let Err(reason) = mutation.check() {
+                return failed_call(self.inner(), CallError::InvalidRequest { reason });
+            }
+        }
         let request = HostRequest::HookRun {
             hook: hook.as_str().to_string(),
             payload: payload.to_value(),
@@ -275,8 +280,27 @@ impl ExtensionHandle {
                 .is_session_operation()
                 .then(crate::model::call::LeafScope::default),
         };
+        // `before_persistence` and `post_mutation` have one fixed deadline each
+        // (SUPPLEMENT "API 0.2 typed hooks"); a shorter one of the caller's stands.
+        let mut options = options;
+        if let Some(fixed) = validate::hook_advice::fixed_deadline(hook) {
+            options.deadline = Some(options.deadline.map_or(fixed, |d| d.min(fixed)));
+        }
+        let inner = self.inner().clone();
         self.request(request, &options, self.request_deadline(), move |raw| {
-            validate::hook_output(&raw.value, hook).map_err(CallError::InvalidResult)
+            let mut output = validate::hook::hook_output_for(&raw.value, &payload)
+                .map_err(CallError::InvalidResult)?;
+            // A run's retries get at most 5 s added by advice in all.
+            if let (HookPayload::ProviderRetry(retry), Some(HookAdvice::ProviderRetry(advice))) =
+                (&payload, &mut output.advice)
+            {
+                *advice = inner
+                    .shared
+                    .retry_budget
+                    .lock()
+                    .grant(&retry.run_id, advice.clone());
+            }
+            Ok(output)
         })
     }
 
@@ -472,6 +496,22 @@ impl ExtensionHandle {
         let target = (self.inner(), self.info.name.clone());
         send_call(target, request, options, default_deadline, extras, convert)
     }
+}
+
+/// A call that failed before anything was sent: `error` is its outcome.
+pub(super) fn failed_call<T: 'static>(inner: &Arc<HostInner>, error: CallError) -> PendingCall<T> {
+    let call = CallId(inner.next_call.fetch_add(1, Ordering::Relaxed));
+    let (reply, answer) = crossbeam_channel::bounded(1);
+    let _ = reply.send(Err(error));
+    PendingCall::new(
+        call,
+        answer,
+        inner.commands.clone(),
+        inner.shared.spin_before_sleep,
+        Box::new(|reply: crate::model::call::CallReply| {
+            Err(reply.err().unwrap_or(CallError::HostShutDown))
+        }),
+    )
 }
 
 /// Sends a host request to the routed generation of `extension`.

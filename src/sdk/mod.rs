@@ -85,6 +85,8 @@ mod session_control;
 mod terminal;
 
 pub use crate::services::bound::MessageRole;
+/// The typed API 0.2 hooks' payloads, for a handler to take as its `P`.
+pub use crate::validate::{BeforePersistencePayload, PostMutationPayload, ProviderRetryPayload};
 pub use autocomplete::{
     CompletionItem, CompletionQuery, Completions, FEATURE_AUTOCOMPLETE, FEATURE_AUTOCOMPLETE_EDIT,
 };
@@ -103,8 +105,8 @@ pub use features::{
 pub use menu::{Menu, MenuItem, MenuItemKind, MenuStatus, State};
 pub use output::{
     CommandOutput, ContentPart, ContextContribution, Disposition, ExtensionNotification,
-    HookOutput, NotificationLevel, Placement, RenderOutput, RenderSegment, StatusContribution,
-    Surface, ToolOutput,
+    HookOutput, NotificationLevel, PersistenceMetadata, Placement, RenderOutput, RenderSegment,
+    RescanAdvice, RetryAdvice, StatusContribution, Surface, ToolOutput,
 };
 pub use request::TerminalNotice;
 pub use request::{LifecycleNotice, OutputStream, RenderRequest, ResourceOwner, LIFECYCLE_EVENTS};

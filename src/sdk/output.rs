@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::manifest::ApiVersion;
 use crate::services::autocomplete::CompletionItem;
+pub use crate::validate::{PersistenceMetadata, RescanAdvice, RetryAdvice};
 
 /// One part of an API 0.2/0.4 tool result (section 1.2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -380,9 +381,46 @@ pub struct HookOutput {
     pub context: Vec<ContextContribution>,
     /// Notifications to show.
     pub notifications: Vec<ExtensionNotification>,
+    /// `provider_retry`'s advice (API 0.2), when it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_retry: Option<RetryAdvice>,
+    /// `before_persistence`'s metadata (API 0.2), when it gives any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub persistence_metadata: Option<PersistenceMetadata>,
+    /// `post_mutation`'s advice (API 0.2), when it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_mutation: Option<RescanAdvice>,
 }
 
 impl HookOutput {
+    /// Continues with `provider_retry` advice: retry, stop, or retry after waiting
+    /// longer (at most 5 s added to a run's retries; advice never shortens a retry).
+    pub fn retry_advice(advice: RetryAdvice) -> HookOutput {
+        HookOutput {
+            provider_retry: Some(advice),
+            ..HookOutput::default()
+        }
+    }
+
+    /// Continues with metadata for `before_persistence` to persist beside the message:
+    /// an object of at most 32 namespaces, 16 KiB each and 128 KiB in all (the host
+    /// refuses more).
+    pub fn persistence_metadata(value: Value, public: bool) -> HookOutput {
+        HookOutput {
+            persistence_metadata: Some(PersistenceMetadata { value, public }),
+            ..HookOutput::default()
+        }
+    }
+
+    /// Continues with `post_mutation` advice: no rescan, or a rescan of resources the
+    /// mutation affected.
+    pub fn rescan_advice(advice: RescanAdvice) -> HookOutput {
+        HookOutput {
+            post_mutation: Some(advice),
+            ..HookOutput::default()
+        }
+    }
+
     /// Proceed normally, adding nothing.
     pub fn continue_() -> HookOutput {
         HookOutput::default()
@@ -552,6 +590,67 @@ mod tests {
         });
         assert_eq!(out.to_wire(ApiVersion::V0_2), expected);
         assert_eq!(out.to_wire(ApiVersion::V0_4), expected);
+    }
+
+    #[test]
+    fn typed_hook_advice_is_what_the_host_reads() {
+        use crate::validate::{hook_output, HookAdvice, HookName};
+        let cases = [
+            (
+                HookName::ProviderRetry,
+                HookOutput::retry_advice(RetryAdvice::Delay {
+                    additional_delay_ms: 250,
+                }),
+            ),
+            (
+                HookName::BeforePersistence,
+                HookOutput::persistence_metadata(json!({"ns": {"k": 1}}), false),
+            ),
+            (
+                HookName::PostMutation,
+                HookOutput::rescan_advice(RescanAdvice::NoRescan),
+            ),
+        ];
+        for (hook, output) in cases {
+            let wire = to_value(&output);
+            let read = hook_output(&wire, hook).unwrap();
+            let advice = read.advice.expect("the advice arrives");
+            assert_eq!(advice.hook(), hook);
+            match (&advice, &output) {
+                (
+                    HookAdvice::ProviderRetry(a),
+                    HookOutput {
+                        provider_retry: Some(b),
+                        ..
+                    },
+                ) => {
+                    assert_eq!(a, b)
+                }
+                (
+                    HookAdvice::Persistence(a),
+                    HookOutput {
+                        persistence_metadata: Some(b),
+                        ..
+                    },
+                ) => {
+                    assert_eq!(a, b)
+                }
+                (
+                    HookAdvice::PostMutation(a),
+                    HookOutput {
+                        post_mutation: Some(b),
+                        ..
+                    },
+                ) => {
+                    assert_eq!(a, b)
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Hooks without advice serialize as before.
+        assert!(to_value(&HookOutput::continue_())
+            .get("provider_retry")
+            .is_none());
     }
 
     #[test]

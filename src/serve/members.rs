@@ -84,14 +84,28 @@ pub(super) fn hook_payload(f: &Fields) -> Result<HookPayload, ServeError> {
             assistant_entry: p.value("assistant_entry")?,
             tool_result_entries: p.array("tool_result_entries")?,
         },
-        HookName::ProviderRetry
-        | HookName::BeforePersistence
-        | HookName::PostMutation
-        | HookName::SessionBeforeCompact
-        | HookName::SessionCompact => HookPayload::Other {
+        HookName::ProviderRetry => HookPayload::ProviderRetry(typed_payload(payload)?),
+        HookName::BeforePersistence => HookPayload::BeforePersistence(typed_payload(payload)?),
+        HookName::PostMutation => {
+            let mutation: crate::validate::PostMutationPayload = typed_payload(payload)?;
+            mutation.check().map_err(|why| {
+                ServeError::new(ErrorCode::InvalidValue, format!("`payload`: {why}"))
+            })?;
+            HookPayload::PostMutation(mutation)
+        }
+        HookName::SessionBeforeCompact | HookName::SessionCompact => HookPayload::Other {
             hook,
             payload: Value::Object(payload.clone()),
         },
+    })
+}
+
+/// A typed API 0.2 hook's closed payload (SUPPLEMENT "API 0.2 typed hooks").
+fn typed_payload<T: serde::de::DeserializeOwned>(
+    payload: &serde_json::Map<String, Value>,
+) -> Result<T, ServeError> {
+    serde_json::from_value(Value::Object(payload.clone())).map_err(|e| {
+        ServeError::new(ErrorCode::InvalidValue, format!("`payload`: {e}")).with("field", "payload")
     })
 }
 

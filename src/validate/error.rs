@@ -192,6 +192,14 @@ pub enum ResultErrorKind {
         /// What is wrong.
         reason: String,
     },
+    /// A typed API 0.2 hook's advice breaks its rule (section 1.4, SUPPLEMENT "API 0.2
+    /// typed hooks"; the rule in words).
+    HookAdvice {
+        /// The hook that answered.
+        hook: HookName,
+        /// The rule it broke.
+        rule: String,
+    },
     /// A `status/collect` answer names another surface than the one requested (section 1.6).
     SurfaceMismatch {
         /// The surface the host asked for.
@@ -312,6 +320,7 @@ impl fmt::Display for ResultErrorKind {
                 "must be empty for the {hook} hook, which cannot contribute prompt context"
             ),
             ResultErrorKind::Autocomplete { reason } => f.write_str(reason),
+            ResultErrorKind::HookAdvice { hook, rule } => write!(f, "({hook} advice) {rule}"),
             ResultErrorKind::SurfaceMismatch { requested, found } => {
                 write!(
                     f,

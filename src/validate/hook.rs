@@ -21,6 +21,9 @@ use super::command::{notifications_member, Notification};
 use super::context::{context_member, ContextContribution};
 use super::error::{ResultError, ResultErrorKind};
 use super::field::{as_object, keyword, member, optional_string, required, Keyword, ResultPath};
+use super::hook_advice::{
+    advice, BeforePersistencePayload, HookAdvice, PostMutationPayload, ProviderRetryPayload,
+};
 pub use super::names::HookName;
 use super::path::Path;
 
@@ -100,6 +103,9 @@ pub struct HookResult {
     pub notifications: Vec<Notification>,
     /// The session operation, when the result carried one.
     pub session_operation: Option<SessionOperation>,
+    /// The advice of a typed API 0.2 hook (`provider_retry`, `persistence_metadata`,
+    /// `post_mutation`), when the result carried one ([`crate::validate::hook_advice`]).
+    pub advice: Option<HookAdvice>,
 }
 
 /// The disposition of every hook that does not honour deny.
@@ -126,8 +132,27 @@ impl HookResult {
 }
 
 #[doc(hidden)]
-/// Validates the `result` of one `hook/run` for `hook`.
+/// Validates the `result` of one `hook/run` for `hook` (a `post_mutation` rescan is
+/// checked for its shape only; [`hook_output_for`] checks it against the payload).
 pub fn hook_output(result: &Value, hook: HookName) -> Result<HookResult, ResultError> {
+    checked_output(result, hook, None)
+}
+
+#[doc(hidden)]
+/// Validates the `result` of the `hook/run` that sent `payload`.
+pub fn hook_output_for(result: &Value, payload: &HookPayload) -> Result<HookResult, ResultError> {
+    let affected = match payload {
+        HookPayload::PostMutation(mutation) => Some(mutation.affected_resources.as_slice()),
+        _ => None,
+    };
+    checked_output(result, payload.hook(), affected)
+}
+
+fn checked_output(
+    result: &Value,
+    hook: HookName,
+    affected: Option<&[String]>,
+) -> Result<HookResult, ResultError> {
     let root = Path::Root;
     let object = as_object(result, &root)?;
     let disposition = disposition(
@@ -154,12 +179,14 @@ pub fn hook_output(result: &Value, hook: HookName) -> Result<HookResult, ResultE
         }
         None => None,
     };
+    let advice = advice(object, &root, hook, affected)?;
     Ok(HookResult {
         hook,
         disposition,
         context,
         notifications,
         session_operation,
+        advice,
     })
 }
 
@@ -272,8 +299,14 @@ pub enum HookPayload {
         /// Its paired tool-result entries, in durable commit order.
         tool_result_entries: Vec<Value>,
     },
-    /// A payload this module does not type (the API 0.2 hooks `provider_retry`,
-    /// `before_persistence` and `post_mutation`), sent as it is.
+    /// `provider_retry` (API 0.2).
+    ProviderRetry(ProviderRetryPayload),
+    /// `before_persistence` (API 0.2).
+    BeforePersistence(BeforePersistencePayload),
+    /// `post_mutation` (API 0.2).
+    PostMutation(PostMutationPayload),
+    /// A payload this module does not type (the compaction hooks, whose payloads the
+    /// embedder's session writer builds), sent as it is.
     Other {
         /// The hook it is for.
         hook: HookName,
@@ -292,6 +325,9 @@ impl HookPayload {
             HookPayload::AfterToolCall { .. } => HookName::AfterToolCall,
             HookPayload::ModelTurnStart { .. } => HookName::ModelTurnStart,
             HookPayload::ModelTurnEnd { .. } => HookName::ModelTurnEnd,
+            HookPayload::ProviderRetry(_) => HookName::ProviderRetry,
+            HookPayload::BeforePersistence(_) => HookName::BeforePersistence,
+            HookPayload::PostMutation(_) => HookName::PostMutation,
             HookPayload::Other { hook, .. } => *hook,
         }
     }
@@ -339,6 +375,15 @@ impl HookPayload {
                 "assistant_entry": assistant_entry,
                 "tool_result_entries": tool_result_entries,
             }),
+            HookPayload::ProviderRetry(payload) => {
+                serde_json::to_value(payload).expect("payloads serialize")
+            }
+            HookPayload::BeforePersistence(payload) => {
+                serde_json::to_value(payload).expect("payloads serialize")
+            }
+            HookPayload::PostMutation(payload) => {
+                serde_json::to_value(payload).expect("payloads serialize")
+            }
             HookPayload::Other { payload, .. } => payload.clone(),
         }
     }
@@ -387,6 +432,7 @@ mod tests {
                 }],
                 notifications: Vec::new(),
                 session_operation: None,
+                advice: None,
             }
         );
     }

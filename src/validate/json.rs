@@ -93,7 +93,7 @@ impl Disposition {
 impl HookResult {
     /// The result as in sections 1.4 and 1.4b, plus the disposition the host acts on.
     pub fn to_value(&self) -> Value {
-        json!({
+        let mut value = json!({
             "hook": self.hook.as_str(),
             "disposition": self.disposition.to_value(),
             "effective_disposition": self.effective_disposition().to_value(),
@@ -108,7 +108,13 @@ impl HookResult {
                     "replacement": {"summary": summary, "first_kept": first_kept},
                 }),
             }),
-        })
+        });
+        // A typed API 0.2 hook's advice, under the member the extension answered it in.
+        if let Some(advice) = &self.advice {
+            let (member, advice) = advice.to_member();
+            value[member] = advice;
+        }
+        value
     }
 }
 

@@ -16,6 +16,7 @@ pub mod diagnostics;
 pub mod error;
 mod field;
 pub mod hook;
+pub mod hook_advice;
 pub mod host_driven;
 mod json;
 pub mod json_bounds;
@@ -34,6 +35,11 @@ pub use content::{ArtifactResolver, ContentPart, MediaKind, MediaPolicy, Verifie
 pub use context::{ContextContribution, Placement};
 pub use error::{Expected, ResultError, ResultErrorKind};
 pub use hook::{Disposition, HookName, HookPayload, HookResult, SessionOperation};
+pub use hook_advice::{
+    BeforePersistencePayload, HookAdvice, MutationKind, MutationState, PersistenceMetadata,
+    PostMutationPayload, ProviderRetryPayload, RescanAdvice, RetryAdvice, RetryKind,
+    RetryOperation,
+};
 pub use json_bounds::{Bounds, BoundsError, JsonMeasure};
 pub use menu::{ExtensionMenu, ExtensionMenuItem, ExtensionMenuStatus, FallbackCommand};
 pub use render::{RenderOutput, RenderSegment};
