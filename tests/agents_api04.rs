@@ -235,12 +235,7 @@ fn agent_sessions_alone_offers_its_companions_served_by_the_runtime() {
     });
     let ext = &exts[0];
     let features = &ext.info().negotiated.features;
-    for feature in [
-        "agent_sessions",
-        "agent_model_selection_v1",
-        "agent_session_events_v1",
-        "agent_session_lifetime_v1",
-    ] {
+    for feature in AGENT_FEATURES {
         assert!(
             features.iter().any(|f| f.as_str() == feature),
             "{feature} offered and negotiated: {features:?}"

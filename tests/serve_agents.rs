@@ -283,12 +283,7 @@ fn agent_sessions_alone_offers_its_companions_on_api_0_4() {
     let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
                                      "services": ["agent_sessions"]}));
     assert_eq!(reply["ok"], true, "{reply}");
-    for feature in [
-        "agent_sessions",
-        "agent_model_selection_v1",
-        "agent_session_events_v1",
-        "agent_session_lifetime_v1",
-    ] {
+    for feature in support::agents::AGENT_FEATURES {
         assert!(
             reply["features"]
                 .as_array()

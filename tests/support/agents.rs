@@ -40,6 +40,14 @@ pub fn one(ext: &ExtensionHandle, method: &str, params: Value) -> Value {
     answers[&id].clone()
 }
 
+/// `agent_sessions` and the companions offered with it (section 2.13).
+pub const AGENT_FEATURES: [&str; 4] = [
+    "agent_sessions",
+    "agent_model_selection_v1",
+    "agent_session_events_v1",
+    "agent_session_lifetime_v1",
+];
+
 pub fn policy() -> Value {
     json!({"tools": ["read", "write", "bash"], "max_depth": 1, "max_concurrent_children": 8,
            "max_turns": null, "max_tokens": null, "max_cost_microdollars": null,
