@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use octet_host::transport::{
     spawn, start_io, ConnId, InboundFrame, IoConfig, SpawnSpec, TransportEvent,
 };
+use octet_host::wire::codec::Codec;
 use octet_host::wire::{classify, decode, parse_json, FrameError};
 
 /// How long the framed run may take on a loaded machine.
@@ -188,7 +189,10 @@ fn framed_cases_through_a_real_child_and_the_reader() {
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left).expect("the reader finishes").event {
-            TransportEvent::Frames(batch) => frames.extend(batch),
+            // A large frame reaches the dispatcher undecoded; decoded here as it would be there.
+            TransportEvent::Frames(batch) => {
+                frames.extend(batch.into_iter().map(|f| f.decoded(Codec::JsonRpc)))
+            }
             TransportEvent::ReaderClosed {
                 unterminated,
                 error,

@@ -119,6 +119,10 @@ impl Dispatcher {
         match event {
             TransportEvent::Frames(frames) => {
                 for frame in frames {
+                    let frame = match (&frame, self.conns.get(&conn)) {
+                        (InboundFrame::Undecoded(_), Some(c)) => frame.decoded(c.codec),
+                        _ => frame,
+                    };
                     self.on_frame(conn, frame);
                 }
                 // The reader may hand over another batch ([`crate::transport::gate`]).
@@ -292,7 +296,7 @@ impl Dispatcher {
                 );
                 (salvage, reason, refused)
             }
-            InboundFrame::Message(_) => return,
+            InboundFrame::Message(_) | InboundFrame::Undecoded(_) => return,
         };
         if let (Some(request), Some(error)) = (salvage.request, refused) {
             self.answer_refused_request(conn, request.id, &error);

@@ -281,7 +281,7 @@ impl EventSink {
             InboundFrame::Oversized { bytes, .. } => {
                 self.diagnostic(source, Diagnostic::OversizedFrame { bytes: *bytes })
             }
-            InboundFrame::Message(_) => {}
+            InboundFrame::Message(_) | InboundFrame::Undecoded(_) => {}
         }
     }
 }

@@ -104,6 +104,23 @@ pub enum InboundFrame {
         /// What could still be read of its first bytes.
         salvage: Salvage,
     },
+    /// A large frame (over [`HEAP_PARTIAL_BYTES`](crate::wire::frame::HEAP_PARTIAL_BYTES)),
+    /// LF excluded, which the dispatcher decodes ([`InboundFrame::decoded`]): its
+    /// megabyte strings are then allocated on the dispatcher's long-lived thread rather
+    /// than in the arena of a reader that dies with its generation
+    /// ([`crate::wire::mapped`]).
+    Undecoded(crate::wire::mapped::MappedBuf),
+}
+
+impl InboundFrame {
+    /// The frame decoded with `codec` when it is [`InboundFrame::Undecoded`]; itself
+    /// otherwise.
+    pub fn decoded(self, codec: crate::wire::codec::Codec) -> InboundFrame {
+        match self {
+            InboundFrame::Undecoded(bytes) => reader::decode_frame(codec, bytes.as_slice()),
+            frame => frame,
+        }
+    }
 }
 
 /// What a generation's I/O threads report to the dispatcher.

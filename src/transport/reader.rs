@@ -22,6 +22,8 @@ use mio::{Events, Interest, Poll, Token};
 use super::stop::{deliver, Delivery, StopSignal};
 use super::{ConnId, InboundFrame, TransportEvent, TransportMessage};
 use crate::wire::codec::Codec;
+use crate::wire::frame::HEAP_PARTIAL_BYTES;
+use crate::wire::mapped::MappedBuf;
 use crate::wire::salvage::{excerpt, salvage, salvage_frame};
 use crate::wire::{FrameSplitter, Split};
 
@@ -204,6 +206,19 @@ fn current_limit(limit: &AtomicUsize) -> usize {
     limit.load(Ordering::Relaxed).max(1)
 }
 
+/// `bytes`, one whole frame without its LF, decoded with `codec`.
+pub(crate) fn decode_frame(codec: Codec, bytes: &[u8]) -> InboundFrame {
+    match codec.decode(bytes) {
+        Ok(message) => InboundFrame::Message(message),
+        Err(error) => InboundFrame::Invalid {
+            error,
+            bytes: bytes.len() + 1,
+            salvage: salvage_frame(bytes, codec),
+            excerpt: excerpt(bytes),
+        },
+    }
+}
+
 /// Feeds `data` to `splitter` and decodes every frame it completes with `codec`, in
 /// order.
 pub(crate) fn split_and_decode(
@@ -216,15 +231,12 @@ pub(crate) fn split_and_decode(
     let mut frames = Vec::with_capacity(memchr::memchr_iter(b'\n', data).count());
     splitter.push(data, |item| {
         frames.push(match item {
-            Split::Frame(bytes) => match codec.decode(bytes) {
-                Ok(message) => InboundFrame::Message(message),
-                Err(error) => InboundFrame::Invalid {
-                    error,
-                    bytes: bytes.len() + 1,
-                    salvage: salvage_frame(bytes, codec),
-                    excerpt: excerpt(bytes),
-                },
-            },
+            // A large frame is decoded by the dispatcher, not on this thread
+            // ([`InboundFrame::Undecoded`]).
+            Split::Frame(bytes) if bytes.len() > HEAP_PARTIAL_BYTES => {
+                InboundFrame::Undecoded(MappedBuf::copy_of(bytes))
+            }
+            Split::Frame(bytes) => decode_frame(codec, bytes),
             Split::Oversized { bytes, head } => InboundFrame::Oversized {
                 bytes,
                 salvage: salvage(head),

@@ -5,7 +5,13 @@
 //! reported as [`Split::Oversized`]; the frames before and after it are delivered
 //! unchanged (issue 2, "Wire"). Memory use is bounded by the limit.
 
+use super::mapped::MappedBuf;
 use super::salvage::SALVAGE_HEAD_BYTES;
+
+/// Largest incomplete frame kept in an ordinary `Vec`; a longer one moves to a
+/// [`MappedBuf`] of its own, returned to the kernel when the frame is done (see
+/// [`super::mapped`] for why).
+pub const HEAP_PARTIAL_BYTES: usize = 64 * 1024;
 
 /// One item produced by [`FrameSplitter::push`].
 #[derive(Debug, PartialEq, Eq)]
@@ -25,8 +31,11 @@ pub enum Split<'a> {
 /// Incremental LF frame splitter with a size bound.
 #[derive(Debug)]
 pub struct FrameSplitter {
-    /// Bytes of an incomplete frame carried over from earlier reads.
+    /// Bytes of an incomplete frame carried over from earlier reads, while they are at
+    /// most [`HEAP_PARTIAL_BYTES`].
     partial: Vec<u8>,
+    /// The bytes of an incomplete frame longer than that.
+    large: Option<MappedBuf>,
     /// Largest frame accepted, LF included.
     limit: usize,
     /// While discarding an oversized frame: bytes dropped so far.
@@ -44,6 +53,7 @@ impl FrameSplitter {
         assert!(limit > 0, "a frame limit must leave room for the LF");
         FrameSplitter {
             partial: Vec::new(),
+            large: None,
             limit,
             discarding: None,
             head: Vec::new(),
@@ -87,31 +97,32 @@ impl FrameSplitter {
             match newline {
                 Some(at) => {
                     let content = &data[..at];
-                    if self.partial.len() + content.len() > max_content {
-                        let bytes = self.partial.len() + at + 1;
+                    if self.pending() + content.len() > max_content {
+                        let bytes = self.pending() + at + 1;
                         self.keep_head(content);
-                        self.partial.clear();
+                        self.clear_partial();
                         sink(Split::Oversized {
                             bytes,
                             head: &self.head,
                         });
                         self.head.clear();
-                    } else if self.partial.is_empty() {
+                    } else if self.pending() == 0 {
                         sink(Split::Frame(content));
                     } else {
-                        self.partial.extend_from_slice(content);
-                        sink(Split::Frame(&self.partial));
-                        self.partial.clear();
+                        self.append(content, max_content);
+                        sink(Split::Frame(self.partial_bytes()));
+                        self.clear_partial();
                     }
                     data = &data[at + 1..];
                 }
                 None => {
-                    if self.partial.len() + data.len() > max_content {
-                        self.discarding = Some(self.partial.len() + data.len());
+                    if self.pending() + data.len() > max_content {
+                        self.discarding = Some(self.pending() + data.len());
                         self.keep_head(data);
+                        self.clear_partial();
                         self.partial = Vec::new();
                     } else {
-                        self.partial.extend_from_slice(data);
+                        self.append(data, max_content);
                     }
                     return;
                 }
@@ -119,12 +130,51 @@ impl FrameSplitter {
         }
     }
 
+    /// Bytes of the incomplete frame held.
+    fn pending(&self) -> usize {
+        self.large
+            .as_ref()
+            .map_or(self.partial.len(), MappedBuf::len)
+    }
+
+    /// The incomplete frame held.
+    fn partial_bytes(&self) -> &[u8] {
+        match &self.large {
+            Some(large) => large.as_slice(),
+            None => &self.partial,
+        }
+    }
+
+    /// Appends `more` (which fits in `max_content` with what is held) to the incomplete
+    /// frame, moving it to a mapping of its own once it outgrows [`HEAP_PARTIAL_BYTES`].
+    fn append(&mut self, more: &[u8], max_content: usize) {
+        if let Some(large) = &mut self.large {
+            large.extend_from_slice(more);
+        } else if self.partial.len() + more.len() > HEAP_PARTIAL_BYTES {
+            let mut large = MappedBuf::with_capacity(max_content);
+            large.extend_from_slice(&self.partial);
+            large.extend_from_slice(more);
+            self.large = Some(large);
+            // The heap part is at most HEAP_PARTIAL_BYTES; it is kept for the next frame.
+            self.partial.clear();
+        } else {
+            self.partial.extend_from_slice(more);
+        }
+    }
+
+    /// Forgets the incomplete frame; a mapping is returned to the kernel.
+    fn clear_partial(&mut self) {
+        self.partial.clear();
+        self.large = None;
+    }
+
     /// Keeps the first bytes of the partial frame followed by `more` as the head of an
     /// oversized frame.
     fn keep_head(&mut self, more: &[u8]) {
         self.head.clear();
-        let from_partial = self.partial.len().min(SALVAGE_HEAD_BYTES);
-        self.head.extend_from_slice(&self.partial[..from_partial]);
+        let from_partial = self.pending().min(SALVAGE_HEAD_BYTES);
+        let head = self.partial_bytes()[..from_partial].to_vec();
+        self.head.extend_from_slice(&head);
         let rest = SALVAGE_HEAD_BYTES - from_partial;
         self.head.extend_from_slice(&more[..more.len().min(rest)]);
     }
@@ -134,9 +184,10 @@ impl FrameSplitter {
     pub fn finish(&mut self) -> Option<usize> {
         let pending = match self.discarding.take() {
             Some(dropped) => dropped,
-            None => self.partial.len(),
+            None => self.pending(),
         };
         self.partial = Vec::new();
+        self.large = None;
         self.head = Vec::new();
         (pending > 0).then_some(pending)
     }
@@ -145,6 +196,29 @@ impl FrameSplitter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_frame_spanning_reads_arrives_whole_and_its_mapping_goes_with_it() {
+        let limit = 1024 * 1024;
+        let mut frame = b"{\"text\":\"".to_vec();
+        frame.extend(vec![b'y'; 300 * 1024]);
+        frame.extend_from_slice(b"\"}\n{\"small\":1}\n");
+        let chunks: Vec<&[u8]> = frame.chunks(64 * 1024).collect();
+        let out = split_all(limit, &chunks);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].as_ref().unwrap().len(), 300 * 1024 + 11);
+        assert_eq!(out[1], Ok(b"{\"small\":1}".to_vec()));
+        let mut splitter = FrameSplitter::new(limit);
+        splitter.push(&frame[..200 * 1024], |_| {});
+        assert!(splitter.large.is_some(), "held in a mapping of its own");
+        splitter.push(&frame[200 * 1024..], |_| {});
+        assert!(splitter.large.is_none(), "unmapped once the frame is done");
+        // Past the limit it is discarded, its head kept, as before.
+        let mut over = vec![b'z'; 2 * limit];
+        over.push(b'\n');
+        let chunks: Vec<&[u8]> = over.chunks(64 * 1024).collect();
+        assert_eq!(split_all(limit, &chunks), [Err(2 * limit + 1)]);
+    }
 
     fn split_all(limit: usize, chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, usize>> {
         let mut splitter = FrameSplitter::new(limit);

@@ -16,6 +16,7 @@ mod envelope;
 #[doc(hidden)]
 pub mod frame;
 pub mod id;
+pub mod mapped;
 pub mod message;
 #[doc(hidden)]
 pub mod salvage;

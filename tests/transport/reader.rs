@@ -41,6 +41,7 @@ fn methods(seen: &[Seen]) -> Vec<String> {
             }
             Seen::Frame(InboundFrame::Invalid { error, .. }) => format!("<invalid {error:?}>"),
             Seen::Frame(InboundFrame::Oversized { bytes, .. }) => format!("<oversized {bytes}>"),
+            Seen::Frame(InboundFrame::Undecoded(frame)) => format!("<undecoded {}>", frame.len()),
             Seen::Closed {
                 unterminated,
                 error,

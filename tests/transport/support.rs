@@ -10,6 +10,7 @@ use octet_host::transport::{
     resolve_command, spawn, start_io, ChildProcess, ConnId, GenerationIo, InboundFrame, IoConfig,
     SpawnSpec, StderrSink, TransportEvent, TransportMessage,
 };
+use octet_host::wire::codec::Codec;
 use octet_host::wire::Message;
 
 /// Generous bound for anything that should happen "soon" on a loaded machine.
@@ -139,7 +140,12 @@ impl Running {
                 TransportEvent::Frames(frames) => {
                     assert!(!frames.is_empty(), "a batch is never empty");
                     outcome.batches += 1;
-                    outcome.seen.extend(frames.into_iter().map(Seen::Frame));
+                    // A large frame reaches the dispatcher undecoded; decoded here as it would be there.
+                    outcome.seen.extend(
+                        frames
+                            .into_iter()
+                            .map(|f| Seen::Frame(f.decoded(Codec::JsonRpc))),
+                    );
                 }
                 TransportEvent::ReaderClosed {
                     unterminated,
