@@ -100,6 +100,9 @@ impl Doorbell {
     pub(crate) fn recv<T>(&self, rx: &Receiver<T>) -> Result<T, RecvError> {
         let me = thread::current();
         let mut listed = false;
+        // Whether this thread parked since it last put itself on the list: a ring that
+        // takes it off the list while it did not park was meant for a sleeper.
+        let mut parked_since_listed = false;
         let received = loop {
             match rx.try_recv() {
                 Ok(message) => break Ok(message),
@@ -108,12 +111,14 @@ impl Doorbell {
             }
             if listed {
                 thread::park();
+                parked_since_listed = true;
             }
             // A ring takes the thread it wakes off the list: back on it before the
             // next look, or a later send could find nobody to wake.
             let mut sleepers = self.sleepers.lock();
             if !sleepers.iter().any(|t| t.id() == me.id()) {
                 sleepers.push(me.clone());
+                parked_since_listed = false;
             }
             drop(sleepers);
             if !listed {
@@ -123,8 +128,18 @@ impl Doorbell {
             fence(Ordering::SeqCst);
         };
         if listed {
-            self.sleepers.lock().retain(|t| t.id() != me.id());
+            let mut sleepers = self.sleepers.lock();
+            let before = sleepers.len();
+            sleepers.retain(|t| t.id() != me.id());
+            let taken_off = sleepers.len() == before;
+            drop(sleepers);
             self.listed.fetch_sub(1, Ordering::Relaxed);
+            // A ring took this thread off the list while it was awake and received by
+            // itself (its last look): that wake was meant for another receiver, which
+            // would otherwise sleep beside a waiting message. Pass it on.
+            if taken_off && !parked_since_listed {
+                self.ring();
+            }
         }
         received
     }
