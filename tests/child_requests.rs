@@ -246,6 +246,11 @@ fn unsolicited_contributions_reach_serves_client() {
                       "arguments": {"requests": requests}}),
     );
     serve.result(json!("c1"));
+    // Events travel apart from results, in the order the host saw them: once the
+    // malformed one's diagnostic is out, the two contributions before it are too.
+    serve.until("the malformed contribution's diagnostic", |l| {
+        l["type"] == "event" && l.to_string().contains("status/contribution")
+    });
     let of = |event: &str| -> Vec<Value> {
         serve
             .seen

@@ -423,11 +423,11 @@ fn a_client_may_answer_with_the_references_shapes() {
     );
     let refused = answers(&mut serve, "c3");
     assert_eq!(refused["more"]["error"]["code"], -32603, "{refused}");
-    let said = serve
-        .seen
-        .iter()
-        .any(|l| l.to_string().contains("child-9") && l["type"] != "service_request");
-    assert!(said, "the client is told why");
+    // The client is told why, in an event (events travel apart from results).
+    let said = serve.until("the refusal's diagnostic", |l| {
+        l["type"] == "event" && l.to_string().contains("child-9")
+    });
+    assert!(said.to_string().contains("names child"), "{said}");
     assert_lines_follow_the_schema(&serve.seen);
     serve.close_input().unwrap();
 }
