@@ -177,7 +177,7 @@ impl ServiceResult for MessageDelivered {
     fn check(result: &Value) -> Result<(), String> {
         let answer: TargetAnswer = closed_answer(result)?;
         answer.only(&["delivery", "delivered_to"])?;
-        answer.required("delivery")
+        required(answer.delivery.is_some(), "delivery")
     }
 }
 
@@ -207,7 +207,7 @@ impl ServiceResult for FollowUpDelivered {
     fn check(result: &Value) -> Result<(), String> {
         let answer: TargetAnswer = closed_answer(result)?;
         answer.only(&["delivery", "agent_id", "agent_path"])?;
-        answer.required("delivery")
+        required(answer.delivery.is_some(), "delivery")
     }
 }
 
@@ -233,7 +233,7 @@ impl ServiceResult for InterruptRequested {
             "agent_path",
             "previous_status",
         ])?;
-        answer.required("interrupt_requested")
+        required(answer.interrupt_requested.is_some(), "interrupt_requested")
     }
 }
 
@@ -325,19 +325,6 @@ impl TargetAnswer {
         Ok(())
     }
 
-    /// Refuses the answer when `member` is absent.
-    fn required(&self, member: &str) -> Result<(), String> {
-        let there = match member {
-            "delivery" => self.delivery.is_some(),
-            "interrupt_requested" => self.interrupt_requested.is_some(),
-            _ => true,
-        };
-        match there {
-            true => Ok(()),
-            false => Err(format!("missing field `{member}`")),
-        }
-    }
-
     /// The first member that names another child than `agent_id` (at `agent_path`),
     /// in words: a copy that contradicts the runtime's records.
     pub(crate) fn contradiction(&self, agent_id: &str, agent_path: &str) -> Option<String> {
@@ -358,6 +345,14 @@ impl TargetAnswer {
             )),
             _ => None,
         }
+    }
+}
+
+/// Refuses the answer when its required `member` is not `there`.
+fn required(there: bool, member: &str) -> Result<(), String> {
+    match there {
+        true => Ok(()),
+        false => Err(format!("missing field `{member}`")),
     }
 }
 
