@@ -601,3 +601,22 @@ fn the_snapshot_is_frozen_when_the_outer_call_is_admitted() {
     // The next outer call sees the new catalog.
     assert!(names(&composer).contains(&"extra".to_string()));
 }
+
+#[test]
+fn a_frozen_registry_does_not_keep_a_dead_generations_catalog() {
+    let dirs = Dirs::new();
+    let h = dirs.host(ANY);
+    let context = || json!({"id": id("ctx"), "method": "composition/context", "params": {}});
+    let answers = compose(&h.composer, vec![context()]);
+    assert!(tool_names(&answers[0]["result"]).contains(&"target/seen"));
+    assert_eq!(h.host.tables().frozen_catalogs, 2, "composer and target");
+    h.target.reload().unwrap();
+    eventually("the replaced generation is gone", || {
+        h.host.tables().generations == 2
+    });
+    assert_eq!(h.host.tables().frozen_catalogs, 0);
+    // The next composition freezes the catalogs of the generations that run now.
+    let answers = compose(&h.composer, vec![context()]);
+    assert!(tool_names(&answers[0]["result"]).contains(&"target/seen"));
+    assert_eq!(h.host.tables().frozen_catalogs, 2);
+}

@@ -65,6 +65,10 @@ pub(crate) enum Command {
     },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
+    /// Count what the host's tables hold.
+    Tables {
+        reply: Sender<crate::model::status::HostTables>,
+    },
     /// Where a resource value lives: the routed, ready generation whose records hold
     /// it active (section 2.26, operation discovery).
     ResourceHome {

@@ -37,6 +37,7 @@ mod route;
 mod services;
 mod shutdown;
 mod streams;
+mod tables;
 mod terminal;
 mod timers;
 mod tombstones;
@@ -460,6 +461,9 @@ impl Dispatcher {
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
             }
+            Command::Tables { reply } => {
+                let _ = reply.send(self.tables());
+            }
             Command::ResourceHome { resource, reply } => {
                 let _ = reply.send(self.resource_home(&resource));
             }
@@ -523,7 +527,8 @@ impl Dispatcher {
     }
 
     /// Drops the deadlines of calls and requests that already settled (see
-    /// [`timers`]); every other kind of timer is rare and kept.
+    /// [`timers`]) and the timers of generations that are gone; every other kind of
+    /// timer is rare and kept.
     fn drop_stale_timers(&mut self) {
         let (calls, conns) = (&self.calls, &self.conns);
         self.timers.retain(|timer| match timer {
@@ -531,7 +536,7 @@ impl Dispatcher {
             Timer::RequestDeadline { conn, id } => {
                 conns.get(conn).is_some_and(|c| c.pending.contains_key(id))
             }
-            _ => true,
+            _ => timer.conn().is_none_or(|conn| conns.contains_key(&conn)),
         });
     }
 

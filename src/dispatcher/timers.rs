@@ -47,6 +47,26 @@ pub(crate) enum Timer {
     },
 }
 
+impl Timer {
+    /// The generation the timer belongs to; `None` for a call's deadline and the
+    /// host-wide timers.
+    pub fn conn(&self) -> Option<ConnId> {
+        match *self {
+            Timer::RequestDeadline { conn, .. }
+            | Timer::CancelGrace { conn, .. }
+            | Timer::ShutdownAck { conn }
+            | Timer::ShutdownExit { conn }
+            | Timer::ExitPoll { conn, .. }
+            | Timer::LifecycleDeadline { conn, .. }
+            | Timer::DrainDeadline { conn }
+            | Timer::PresentationPoll { conn }
+            | Timer::MessageBatch { conn, .. }
+            | Timer::HeldDeadline { conn, .. } => Some(conn),
+            Timer::CallDeadline { .. } | Timer::ShutdownAggregate | Timer::Restart { .. } => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     at: Instant,
@@ -111,7 +131,6 @@ impl Timers {
     }
 
     /// How many timers are scheduled, stale ones included.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.heap.len()
     }

@@ -80,7 +80,6 @@ impl Tombstones {
     }
 
     /// Number of remembered ids (owed ones included).
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.remembered.len()
             + self

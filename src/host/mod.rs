@@ -57,7 +57,7 @@ pub use crate::supervisor::{ParkReason, SupervisorPolicy};
 pub use crate::model::notify::{BoundNotification, NotifyError};
 
 pub use crate::model::status::{
-    ExtensionShutdown, ExtensionStatus, LifecycleState, ShutdownReport,
+    ExtensionShutdown, ExtensionStatus, HostTables, LifecycleState, ShutdownReport,
 };
 pub use crate::services::bound::ServiceBindings;
 pub use crate::slice::PromptWakeups;
@@ -144,6 +144,19 @@ impl ExtensionHost {
         let (reply, answer) = crossbeam_channel::bounded(1);
         if self.inner.commands.send(Command::Status { reply }).is_err() {
             return Vec::new();
+        }
+        answer.recv().unwrap_or_default()
+    }
+
+    /// How many entries the host's own tables hold now (see [`HostTables`]): whenever
+    /// the host is quiet, the counts come back to the same values however many
+    /// generations came and went. A leak check for tests and long-running embedders;
+    /// it costs one round trip to the dispatcher thread. After shutdown, every count
+    /// is zero.
+    pub fn tables(&self) -> HostTables {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        if self.inner.commands.send(Command::Tables { reply }).is_err() {
+            return HostTables::default();
         }
         answer.recv().unwrap_or_default()
     }

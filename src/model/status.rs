@@ -109,3 +109,51 @@ pub struct ShutdownReport {
     /// Every generation that ended, sorted by name and generation.
     pub extensions: Vec<ExtensionShutdown>,
 }
+
+/// How many entries the host's own tables hold at one moment: the generations it still
+/// holds and what they hold, and the host-wide books kept beside them.
+///
+/// A long-running host is expected to come back to the same counts whenever it is
+/// quiet, however many generations came and went: a dead generation leaves nothing
+/// behind. [`crate::ExtensionHost::tables`] reads it; deadlines of calls and requests
+/// that already settled, and timers of generations that are gone, are dropped before
+/// counting.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HostTables {
+    /// Generations the host holds: running, starting or going away.
+    pub generations: usize,
+    /// Extension names that route calls to a generation.
+    pub routes: usize,
+    /// Embedder calls that have not settled (queued or sent).
+    pub calls: usize,
+    /// Requests sent to extensions and not answered yet, over every generation.
+    pub pending_requests: usize,
+    /// Calls queued for a concurrency slot, over every generation.
+    pub queued_calls: usize,
+    /// Tombstones of cancelled or timed-out requests, over every generation.
+    pub tombstones: usize,
+    /// Extension-to-host requests not answered yet, over every generation.
+    pub child_requests: usize,
+    /// Resource records (section 2.26), over every generation.
+    pub resource_records: usize,
+    /// Compositions in progress (section 2.25), over every generation.
+    pub compositions: usize,
+    /// Entries in the dispatcher's timer heap.
+    pub timers: usize,
+    /// Callers waiting for a generation to stop.
+    pub stop_waiters: usize,
+    /// Pending supervisor restarts.
+    pub restart_timers: usize,
+    /// Sessions, turns and tools that started and have not settled (section 1.10).
+    pub open_scopes: usize,
+    /// Launches in progress.
+    pub launching: usize,
+    /// Extension catalogs held by the last frozen composition registry.
+    pub frozen_catalogs: usize,
+    /// Finished generations whose I/O threads (and stderr tail) wait to be joined.
+    pub unjoined_io: usize,
+    /// Bulk write tickets, read leases and per-call grants (section 2.27); retained
+    /// blobs outlive generations by design and are not counted.
+    pub bulk_transfers: usize,
+}

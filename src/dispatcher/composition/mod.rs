@@ -492,6 +492,11 @@ impl Dispatcher {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
+        // A registry frozen from this generation's catalog is not kept past it: the
+        // next composition freezes the catalogs of the generations that run then.
+        if self.frozen.as_ref().is_some_and(|f| f.holds(&c.catalog)) {
+            self.frozen = None;
+        }
         let running: Vec<CallId> = c
             .children
             .values()

@@ -49,3 +49,17 @@ pub(in crate::dispatcher) struct Frozen {
     /// The registry made of them.
     pub(super) registry: Arc<Registry>,
 }
+
+impl Frozen {
+    /// How many extensions' catalogs it holds.
+    pub(in crate::dispatcher) fn catalogs(&self) -> usize {
+        self.made_of.len()
+    }
+
+    /// True when it holds `catalog` (by identity).
+    pub(super) fn holds(&self, catalog: &Arc<Vec<ToolDefinition>>) -> bool {
+        self.made_of
+            .iter()
+            .any(|(_, held)| Arc::ptr_eq(held, catalog))
+    }
+}

@@ -589,6 +589,13 @@ impl BulkStore {
         self.discard(conn, Some(parent));
     }
 
+    /// How many write tickets, read leases and per-call grants the store holds: the
+    /// books of running generations (retained blobs are not counted).
+    pub fn transfers(&self) -> usize {
+        let state = self.state.lock();
+        state.tickets.len() + state.leases.len() + state.grants.len()
+    }
+
     /// Discards the provisional blobs of the call `parent` of `conn`, or of every call
     /// of `conn` (`None`: the generation went away, with its tickets and leases).
     pub fn discard(&self, conn: ConnId, parent: Option<u64>) {
