@@ -33,11 +33,13 @@
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod bench;
+mod cancel_flag;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
 mod crowd;
 pub(crate) mod dispatcher;
+mod generation;
 mod hex;
 pub mod host;
 pub mod limits;
@@ -58,6 +60,7 @@ mod text;
 #[doc(hidden)]
 pub mod transport;
 pub mod validate;
+mod wipe;
 pub mod wire;
 
 /// The channel crate whose types appear in the API ([`PendingCall::answer`],

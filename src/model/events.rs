@@ -15,20 +15,7 @@ use crate::wire::{FrameError, RequestId};
 /// Capacity of the host event channel.
 pub const EVENT_CHANNEL_CAPACITY: usize = 4096;
 
-/// Identifies one process generation of one extension.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GenerationRef {
-    /// The extension's manifest name.
-    pub extension: String,
-    /// Its process generation, counted from 1 for each extension.
-    pub generation: u64,
-}
-
-impl std::fmt::Display for GenerationRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}#{}", self.extension, self.generation)
-    }
-}
+pub use crate::generation::GenerationRef;
 
 /// Something the host observed that is not fatal, reported instead of failing.
 #[derive(Clone, Debug, PartialEq)]

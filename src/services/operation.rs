@@ -11,8 +11,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::owner::ResourceOwner;
+use crate::cancel_flag::CancelFlag;
 use crate::manifest::IdentifierRule;
-use crate::model::frontend::CancelFlag;
 use crate::wire::{codes, ResponseError};
 
 /// What the host, not the extension, knows about an operation-scoped request: the

@@ -297,7 +297,7 @@ impl WriteLoop<'_> {
                     for mut frame in [a, b].into_iter().chain(started) {
                         buffer.extend_from_slice(&frame.bytes);
                         if frame.wipe {
-                            crate::services::wipe_bytes(&mut frame.bytes);
+                            crate::wipe::wipe_bytes(&mut frame.bytes);
                         }
                     }
                     &buffer
@@ -306,7 +306,7 @@ impl WriteLoop<'_> {
             let written = write_all(stdin, poll, &mut events, self.stop, data);
             if wipe {
                 // Section 2.10: best-effort wipe of the serialized frame after use.
-                crate::services::wipe_bytes(&mut buffer);
+                crate::wipe::wipe_bytes(&mut buffer);
             }
             match written {
                 Ok(()) => {}

@@ -342,7 +342,7 @@ impl BulkStore {
         bytes: u64,
         sha256: &str,
         snapshot: Option<String>,
-        cancelled: &crate::model::frontend::CancelFlag,
+        cancelled: &crate::cancel_flag::CancelFlag,
     ) -> Option<BlobRef> {
         // A commit that failed before its copy still removes the locator.
         if snapshot.is_none() {

@@ -75,7 +75,7 @@ pub struct PolicyRequest<'a> {
     /// Set once the answer is no longer wanted (the parent settled, the extension
     /// cancelled the request): a service that waits, on a person or a remote client,
     /// can stop waiting then. `None` where nothing can cancel it.
-    pub cancelled: Option<&'a crate::model::frontend::CancelFlag>,
+    pub cancelled: Option<&'a crate::cancel_flag::CancelFlag>,
 }
 
 /// The host's classification of intents. The host owns classification; an engine sees

@@ -29,7 +29,7 @@ pub struct SecretRequest<'a> {
     /// Set once the answer is no longer wanted (the parent settled, the extension
     /// cancelled the request): a service that waits, on a person or a remote client,
     /// can stop waiting then. `None` where nothing can cancel it.
-    pub cancelled: Option<&'a crate::model::frontend::CancelFlag>,
+    pub cancelled: Option<&'a crate::cancel_flag::CancelFlag>,
 }
 
 /// Why a broker or credential resolver could not answer. The host keeps this to

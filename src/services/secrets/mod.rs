@@ -9,9 +9,10 @@ mod broker;
 mod credentials;
 mod value;
 
+pub use crate::wipe::wipe_bytes;
 pub use broker::{secret_get, BrokerError, InMemorySecretBroker, SecretBroker, SecretRequest};
 pub use credentials::{
     provider_credentials, CredentialRequest, CredentialResolver, InMemoryCredentialResolver,
     ProviderCredential,
 };
-pub use value::{wipe_bytes, wipe_json, SecretValue};
+pub use value::{wipe_json, SecretValue};

@@ -4,10 +4,10 @@
 
 use std::fmt;
 use std::mem;
-use std::ptr;
-use std::sync::atomic::{compiler_fence, Ordering};
 
 use serde_json::Value;
+
+use crate::wipe::wipe_bytes;
 
 /// A secret string. Its `Debug` and `Display` output never shows the value, and
 /// dropping it overwrites its bytes with zeros before freeing them.
@@ -72,16 +72,6 @@ impl Drop for SecretValue {
     fn drop(&mut self) {
         wipe_string(mem::take(&mut self.0));
     }
-}
-
-#[doc(hidden)]
-/// Overwrites `bytes` with zeros in a way the compiler may not elide.
-pub fn wipe_bytes(bytes: &mut [u8]) {
-    for byte in bytes.iter_mut() {
-        // SAFETY: `byte` is a valid, aligned, exclusive reference to one `u8`.
-        unsafe { ptr::write_volatile(byte, 0) };
-    }
-    compiler_fence(Ordering::SeqCst);
 }
 
 /// Wipes a string's bytes and frees it.

@@ -115,7 +115,7 @@ impl Location {
         start_byte: u64,
         end_byte: u64,
     ) -> Location {
-        let revision = crate::services::artifacts::hex(&Sha256::digest(bytes));
+        let revision = crate::hex::lower(&Sha256::digest(bytes));
         Location {
             source: Source::Workspace {
                 path: path.into(),

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use crate::model::frontend::CancelFlag;
+use crate::cancel_flag::CancelFlag;
 use crate::negotiation::HostContext;
 
 use super::super::call::{RawReply, Reply, ServiceCall};
