@@ -19,8 +19,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use octet_host::features::bulk::BulkStorage;
 use octet_host::host::{CallOptions, ExtensionHost};
-use octet_host::services::bulk::BulkStorage;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 

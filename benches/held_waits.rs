@@ -1,6 +1,6 @@
 //! Held `agent/wait` requests cost no thread and leave other calls alone (issue 36).
 //!
-//! One host runs 8 raw Wave-1 peers (`tests/fixtures/wave1_peer.py`) with the example
+//! One host runs 8 raw Wave-1 peers (`tests/fixtures/services_peer.py`) with the example
 //! scripted child-session service bound, and one more peer as the bystander. Each of
 //! the 8 spawns one child that sleeps, then sends 125 `agent/wait` requests from one
 //! live tool call (1,000 in all, the most the 128-request bound per extension allows
@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use octet_host::examples::scripted_agents::ScriptedAgents;
 use octet_host::host::{CallOptions, ServiceBindings};
-use octet_host::services::scripted_agents::ScriptedAgents;
 use octet_host::{ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
 
@@ -23,7 +23,7 @@ const WAITS_PER_PEER: usize = 125;
 const CALLS: usize = 300;
 
 fn peer_manifest(root: &Path, name: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let manifest = format!(

@@ -39,6 +39,8 @@ mod cancel_flag;
 pub mod cli;
 mod crowd;
 pub(crate) mod dispatcher;
+pub mod examples;
+pub mod features;
 mod generation;
 mod hex;
 pub mod host;

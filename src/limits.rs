@@ -576,7 +576,7 @@ pub const MAX_MESSAGE_DELTA_BYTES: usize = MAX_INJECTED_TEXT_BYTES;
 
 /// Largest payload of a Wave-1 notification the host emits, as compact JSON, in bytes
 /// (section 1.11, "an oversized payload is refused"; host policy, below the frame bound).
-pub const MAX_WAVE1_NOTIFICATION_BYTES: usize = 512 * 1024;
+pub const MAX_HOST_NOTIFICATION_BYTES: usize = 512 * 1024;
 
 // ---------------------------------------------------------------------------
 // API 0.3 extension-to-host services (SUPPLEMENT "API 0.3 (canonical wire)").

@@ -342,12 +342,12 @@ fn a_host_wide_binding_is_offered_only_to_the_allowed_extensions() {
     let dir = tempfile::tempdir().unwrap();
     let exts: Vec<_> = ["first-party", "third-party"]
         .iter()
-        .map(|name| support::wave1_extension(dir.path(), name, "0.2", ""))
+        .map(|name| support::services_extension(dir.path(), name, "0.2", ""))
         .collect();
     let host = support::host_builder(dir.path(), &exts)
         .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
         .bind(ServiceBindings::new().agent_sessions(
-            octet_host::services::scripted_agents::ScriptedAgents::new(dir.path()),
+            octet_host::examples::scripted_agents::ScriptedAgents::new(dir.path()),
         ))
         .allow_agent_sessions("first-party")
         .build()

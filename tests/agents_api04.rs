@@ -5,8 +5,8 @@
 
 mod support;
 
+use octet_host::examples::scripted_agents::ScriptedAgents;
 use octet_host::limits::MAX_AGENT_EVENTS_TIMEOUT_MS;
-use octet_host::services::scripted_agents::ScriptedAgents;
 use serde_json::{json, Value};
 use support::agents::*;
 

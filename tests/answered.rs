@@ -55,7 +55,7 @@ fn error(answer: &Value) -> (i64, String) {
 #[test]
 fn refused_request_frames_are_answered_and_lose_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
-    let ext = support::wave1_extension(dir.path(), "peer", "0.2", "");
+    let ext = support::services_extension(dir.path(), "peer", "0.2", "");
     let composer = Composer::default();
     let host = support::host_builder(dir.path(), &[ext])
         .bind(ServiceBindings::new().composer(composer.clone()))

@@ -1,5 +1,5 @@
 //! Host-mediated autocomplete (section 2.24b) through the library and serve, against
-//! the raw Python peer (`tests/fixtures/wave1_peer.py`): offered only when bound (the
+//! the raw Python peer (`tests/fixtures/services_peer.py`): offered only when bound (the
 //! edit profile only on API 0.4 and only with autocomplete), a chain queried only once
 //! the frontend admitted its registration, every reply checked against the exact
 //! snapshot (the reference's `é"` example), and chains tried in order under one
@@ -50,7 +50,7 @@ fn host(
 ) -> ExtensionHost {
     let dirs: Vec<_> = peers
         .iter()
-        .map(|(name, api, env)| support::wave1_extension(dir.path(), name, api, env))
+        .map(|(name, api, env)| support::services_extension(dir.path(), name, api, env))
         .collect();
     support::bound_host(dir.path(), &dirs, bindings)
 }
@@ -244,7 +244,7 @@ fn chains_are_tried_in_admission_order_under_one_deadline() {
 fn serve_completes_with_the_checked_items_and_their_edits() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = support::wave1_extension(root.path(), "peer", "0.4", &env(EXAMPLE, 0));
+    let dir = support::services_extension(root.path(), "peer", "0.4", &env(EXAMPLE, 0));
     let mut serve = Serve::over(workspace, root, vec![dir]);
     let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
         "services": ["autocomplete", "autocomplete_edit_v1"]}));

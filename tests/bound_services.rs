@@ -1,5 +1,5 @@
 //! The Wave-1 services (sections 2, 2.19-2.23, 3) and notifications (1.11) through the
-//! library, against a raw Python peer (`tests/fixtures/wave1_peer.py`): offers follow
+//! library, against a raw Python peer (`tests/fixtures/services_peer.py`): offers follow
 //! bindings, the runtime checks every request before a service sees it and every answer
 //! before the extension sees it, owners follow the precedence rule, and a settled
 //! parent cancels the service call.

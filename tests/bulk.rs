@@ -5,9 +5,9 @@ mod support;
 
 use std::time::Duration;
 
+use octet_host::features::bulk::BulkStorage;
 use octet_host::host::{CallOptions, ExtensionHandle, ExtensionHost};
 use octet_host::negotiation::BulkLimits;
-use octet_host::services::bulk::BulkStorage;
 use octet_host::CallError;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -384,7 +384,7 @@ fn the_sdk_writes_a_blob_one_example_exports_and_another_reads() {
 
 #[test]
 fn a_durable_store_recovers_a_retained_blob_in_a_later_host_under_a_fresh_id() {
-    use octet_host::services::bulk::{BlobRef, BulkError};
+    use octet_host::features::bulk::{BlobRef, BulkError};
     let storage = tempfile::tempdir().unwrap();
     let dir = storage.path().join("bulk");
     let first = fixture(BulkStorage::in_directory(&dir));

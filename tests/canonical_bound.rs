@@ -272,7 +272,7 @@ fn unbound_capabilities_are_never_offered() {
 #[test]
 fn api_0_3_services_are_not_offered_on_the_feature_wire() {
     let root = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "w", "0.2", "");
+    let dir = services_extension(root.path(), "w", "0.2", "");
     let recorder = Recorder::default();
     let host = host_builder(root.path(), &[dir])
         .bind(ServiceBindings::new().session_lifecycle(recorder.clone()))

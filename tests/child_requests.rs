@@ -37,7 +37,7 @@ impl ComposerService for HeldComposer {
 fn the_129th_outstanding_request_is_refused_and_the_128_are_served() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "peer", "0.2", "");
+    let dir = services_extension(root.path(), "peer", "0.2", "");
     let composer = HeldComposer::default();
     let host = host_builder(workspace.path(), &[dir])
         .bind_for("peer", ServiceBindings::new().composer(composer.clone()))
@@ -80,7 +80,7 @@ fn the_129th_outstanding_request_is_refused_and_the_128_are_served() {
 fn the_65537th_request_id_of_a_generation_is_refused() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "peer", "0.2", "");
+    let dir = services_extension(root.path(), "peer", "0.2", "");
     let host = host_builder(workspace.path(), &[dir]).build().unwrap();
     let ext = host.start("peer").unwrap();
     // 65,535 ids, the `ask` call's own requests being the rest: the peer's flood of
@@ -108,7 +108,7 @@ fn tools_unregister_removes_dynamic_tools_on_api_0_2_and_0_4() {
     for api in ["0.2", "0.4"] {
         let root = tempfile::tempdir().unwrap();
         let workspace = tempfile::tempdir().unwrap();
-        let dir = wave1_extension(root.path(), "peer", api, "");
+        let dir = services_extension(root.path(), "peer", api, "");
         let host = host_builder(workspace.path(), &[dir]).build().unwrap();
         let ext = host.start("peer").unwrap();
         let tool = |name: &str| json!({"name": name, "description": "Added", "parameters": {"type": "object"}});
@@ -142,7 +142,7 @@ fn tools_unregister_removes_dynamic_tools_on_api_0_2_and_0_4() {
 
 /// The Wave-1 peer as `name`, contributing context and the status surface.
 fn contributing(root: &Path, name: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let manifest = format!(
         "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\n\
          [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\n\n\

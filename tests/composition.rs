@@ -65,7 +65,7 @@ const ANY: &str = r#"{"type":"object"}"#;
 
 fn composing(root: &Path, workspace: &Path, store: &Path, schema: &str) -> Composing {
     let dirs = [
-        wave1_extension(root, "composer", "0.4", ""),
+        services_extension(root, "composer", "0.4", ""),
         target(root, schema),
     ];
     // Both peers have a `seen` tool: the snapshot qualifies the shared name.
@@ -254,8 +254,8 @@ fn two_extensions_composing_tools_of_one_name_keep_separate_stores() {
     let workspace = tempfile::tempdir().unwrap();
     let store = tempfile::tempdir().unwrap();
     let dirs = [
-        wave1_extension(root.path(), "left", "0.4", ""),
-        wave1_extension(root.path(), "right", "0.4", ""),
+        services_extension(root.path(), "left", "0.4", ""),
+        services_extension(root.path(), "right", "0.4", ""),
     ];
     let host = host_builder(workspace.path(), &dirs)
         .tool_namespace(octet_host::host::ToolNamespace::PerExtension)
@@ -499,7 +499,7 @@ fn serve_offers_composition_to_the_extension_its_start_names() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let dirs = vec![
-        wave1_extension(root.path(), "composer", "0.4", ""),
+        services_extension(root.path(), "composer", "0.4", ""),
         peer_extension(root.path(), "target", "0.4", &["good"], &["echo"]),
     ];
     let mut serve = Serve::over(workspace, root, dirs);
@@ -540,7 +540,7 @@ fn serve_offers_composition_to_the_extension_its_start_names() {
 fn the_snapshot_is_frozen_when_the_outer_call_is_admitted() {
     let dirs = Dirs::new();
     let paths = [
-        wave1_extension(dirs.root.path(), "composer", "0.4", ""),
+        services_extension(dirs.root.path(), "composer", "0.4", ""),
         peer_extension(
             dirs.root.path(),
             "target",

@@ -5,9 +5,9 @@ mod support;
 
 use std::time::Duration;
 
+use octet_host::features::resources::ResourceError;
 use octet_host::host::{CallOptions, ExtensionHandle, ExtensionHost};
 use octet_host::model::events::{Diagnostic, HostEvent};
-use octet_host::services::resources::ResourceError;
 use octet_host::CallError;
 use serde_json::{json, Value};
 use support::*;
@@ -434,7 +434,7 @@ fn descriptors_are_checked_at_initialize_and_at_every_catalog_change() {
 
 #[test]
 fn operation_discovery_lists_the_tools_that_take_a_resource_by_live_policy() {
-    use octet_host::services::operation_discovery::DiscoveryError;
+    use octet_host::features::operation_discovery::DiscoveryError;
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let dir = resource_extension(root.path(), "circuits", "");

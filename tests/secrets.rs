@@ -53,7 +53,7 @@ static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
 
 /// The Wave-1 peer, declaring the secret `demo.token` and provider credentials.
 fn vault(root: &Path) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let manifest = format!(
         "name = \"vault\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\n\
          [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\n\n\

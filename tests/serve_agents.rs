@@ -16,7 +16,7 @@ fn serve_with_peer() -> Serve {
 fn serve_with_peer_on(api: &str) -> Serve {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "peer", api, "");
+    let dir = services_extension(root.path(), "peer", api, "");
     Serve::over(workspace, root, vec![dir])
 }
 
@@ -164,7 +164,7 @@ fn a_client_serves_child_sessions_and_the_runtime_answers_waits_and_lists() {
 fn a_client_feeds_the_event_log_the_runtime_answers_from() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "peer", "0.4", "");
+    let dir = services_extension(root.path(), "peer", "0.4", "");
     let mut serve = Serve::over(workspace, root, vec![dir]);
     let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
         "services": ["agent_sessions", "agent_session_events_v1"]}));

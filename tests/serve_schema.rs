@@ -121,3 +121,38 @@ fn the_reply_and_output_shapes_name_real_operations() {
         .collect();
     assert_eq!(keys("call_outputs"), result_ops);
 }
+
+/// The runtime-served features a `start` may name are one table
+/// (`RuntimeOffers::FEATURES`): serve's refusal lists them, and the schema (which the
+/// Python client is generated from) lists exactly the same.
+#[test]
+fn the_schema_names_exactly_the_runtime_features_a_start_accepts() {
+    let mut serve = Serve::fixture();
+    let error = serve.request(
+        json!({"id": 1, "op": "start", "extension": "nobody", "features": ["no_such_feature"]}),
+    );
+    assert_eq!(error["error"]["code"], "invalid_value", "{error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    let accepted: BTreeSet<&str> = message
+        .trim_start_matches("`features` must be one of ")
+        .split(", ")
+        .collect();
+    let table: BTreeSet<&str> = octet_host::features::offers::RuntimeOffers::FEATURES
+        .iter()
+        .map(|f| f.as_str())
+        .collect();
+    assert_eq!(accepted, table);
+    let lines = control_lines();
+    let start = lines
+        .iter()
+        .find(|line| line["properties"]["op"]["const"] == "start")
+        .unwrap();
+    let listed: BTreeSet<&str> = start["properties"]["features"]["items"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, table);
+    serve.close_input().unwrap();
+}

@@ -2,7 +2,7 @@
 //! names the services the client answers, each checked request becomes a
 //! `service_request` line answered by `service_answer`, and `notify`, `message_delta`
 //! and `message_settled` send the section 1.11 notifications. Against the raw Wave-1
-//! peer (`tests/fixtures/wave1_peer.py`).
+//! peer (`tests/fixtures/services_peer.py`).
 
 mod support;
 
@@ -22,7 +22,7 @@ const ALL: [&str; 5] = [
 fn serve_with_peer(env: &str) -> Serve {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = wave1_extension(root.path(), "peer", "0.2", env);
+    let dir = services_extension(root.path(), "peer", "0.2", env);
     Serve::over(workspace, root, vec![dir])
 }
 
@@ -410,7 +410,7 @@ fn result_for(method: &str) -> Value {
 }
 
 #[test]
-fn every_wave1_method_round_trips_through_the_client() {
+fn every_session_service_method_round_trips_through_the_client() {
     let mut serve = serve_with_peer("");
     let reply =
         serve.request(json!({"id": 1, "op": "start", "extension": "peer", "services": ALL}));

@@ -25,6 +25,9 @@ const BROKER_METHODS: [&str; 4] = [
     "provider/credentials",
 ];
 
+/// The names a `start` binds serve's own brokers by.
+const BROKER_NAMES: [&str; 4] = ["policy", "approvals", "secrets", "provider_credentials"];
+
 #[test]
 fn the_serve_schema_lists_exactly_the_table_and_the_brokers() {
     let schema = support::serve_harness::schema_document();
@@ -54,6 +57,23 @@ fn the_serve_schema_lists_exactly_the_table_and_the_brokers() {
         .chain(BROKER_METHODS)
         .collect();
     assert_eq!(listed, table);
+    // Every line names its kind, so a client routes by it.
+    let kinds: BTreeSet<&str> = line["properties"]["kind"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let table: BTreeSet<&str> = ServiceKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .chain(BROKER_NAMES)
+        .collect();
+    assert_eq!(kinds, table);
+    assert!(line["required"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("kind")));
 }
 
 /// The method names in the first column of the markdown table whose header starts
@@ -143,7 +163,7 @@ impl ComposerService for ReadOnlyComposer {
 #[test]
 fn methods_a_binding_does_not_implement_are_refused_as_unsupported() {
     let dir = tempfile::tempdir().unwrap();
-    let ext = support::wave1_extension(dir.path(), "peer", "0.2", "");
+    let ext = support::services_extension(dir.path(), "peer", "0.2", "");
     let host = support::host_builder(dir.path(), &[ext])
         .bind(ServiceBindings::new().composer(ReadOnlyComposer))
         .build()

@@ -178,7 +178,7 @@ impl octet_host::services::SecretBroker for BlockingBroker {
 #[test]
 fn a_blocked_secret_broker_wedges_nothing_and_a_settled_parent_cancels_it() {
     let root = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let manifest = format!(
         "name = \"vault\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\n\
          [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\n\n\

@@ -1,6 +1,6 @@
 //! Active-session control (section 2.21b) and `session/compact` (section 2.21c)
 //! through the library and through serve, against the raw Python peer
-//! (`tests/fixtures/wave1_peer.py`): offered only when bound and only on API 0.4,
+//! (`tests/fixtures/services_peer.py`): offered only when bound and only on API 0.4,
 //! compaction only with control; closed params and the owner rules; one request at a
 //! time in admission order, a full queue -32012, a failed execution -32603; compaction
 //! refused while its parent is live and answered with the committed entry after.
@@ -82,7 +82,7 @@ struct World {
 
 fn world(api: &str, bindings: ServiceBindings) -> World {
     let dir = tempfile::tempdir().unwrap();
-    let ext = support::wave1_extension(dir.path(), "peer", api, "");
+    let ext = support::services_extension(dir.path(), "peer", api, "");
     let host = support::host_builder(dir.path(), &[ext])
         .bind(bindings)
         .build()
@@ -297,7 +297,7 @@ fn compaction_waits_for_its_parent_to_settle() {
 fn serve_hands_the_client_one_operation_at_a_time() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = support::wave1_extension(root.path(), "peer", "0.4", "");
+    let dir = support::services_extension(root.path(), "peer", "0.4", "");
     let mut serve = Serve::over(workspace, root, vec![dir]);
     let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
         "services": ["session_control_v1", "session_compaction_v1"]}));

@@ -1,5 +1,5 @@
 //! The awaited session-operation hooks of section 1.4b through the library and serve,
-//! against the raw Python peer (`tests/fixtures/wave1_peer.py`): only API 0.4
+//! against the raw Python peer (`tests/fixtures/services_peer.py`): only API 0.4
 //! extensions that declared the hook and negotiated `session_entries` are awaited, in
 //! start order; each invocation carries its own private `session_leaf` grant; its
 //! private appends reach the session writer and are answered with real receipts and a
@@ -46,7 +46,7 @@ impl SessionEntryService for Writer {
 
 /// A peer at API 0.4 declaring the model-turn and compaction hooks.
 fn peer(root: &Path, name: &str, env: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let manifest = format!(
         "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.4\"\n\n\
          [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ {env} }}\n\n\

@@ -1,5 +1,5 @@
 //! The terminal handoff (section 2.24) through the library and serve, against the raw
-//! Python peer (`tests/fixtures/wave1_peer.py`): one grant for the whole host, released
+//! Python peer (`tests/fixtures/services_peer.py`): one grant for the whole host, released
 //! only by its holder, revoked by the embedder with `terminal/grant-lost`, ended with an
 //! event when the holder's generation ends, and no terminal input or resize to the
 //! holder while it lasts.
@@ -53,7 +53,7 @@ impl TerminalService for Tty {
 fn host(dir: &tempfile::TempDir, names: &[&str], bindings: ServiceBindings) -> ExtensionHost {
     let dirs: Vec<_> = names
         .iter()
-        .map(|name| support::wave1_extension(dir.path(), name, "0.2", ""))
+        .map(|name| support::services_extension(dir.path(), name, "0.2", ""))
         .collect();
     support::bound_host(dir.path(), &dirs, bindings)
 }
@@ -211,7 +211,7 @@ fn a_grant_over_its_bound_never_reaches_the_extension_nor_holds_the_terminal() {
 fn serve_revokes_a_grant_and_reports_a_lost_one() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let dir = support::wave1_extension(root.path(), "peer", "0.2", "");
+    let dir = support::services_extension(root.path(), "peer", "0.2", "");
     let mut serve = Serve::over(workspace, root, vec![dir]);
     let reply = serve.request(json!({"id": 1, "op": "start", "extension": "peer",
         "services": ["terminal_handoff", "terminal_input"]}));

@@ -20,7 +20,7 @@ use support::*;
 /// The Wave-1 peer as `name`, declaring the typed hooks and answering each with `reply`
 /// after `delay_ms`.
 fn hooked(root: &Path, name: &str, reply: &Value, delay_ms: u64) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let manifest = format!(
         "name = {name:?}\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\n\
          [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\n\

@@ -19,7 +19,7 @@ use octet_host::limits::{
     MAX_COMPOSITION_STORE_KEY_BYTES, MAX_COMPOSITION_STORE_VALUE_BYTES,
     MAX_COMPOSITION_TOOL_NAME_BYTES,
 };
-use octet_host::services::composition::params;
+use octet_host::features::composition::params;
 use octet_host::validate::{encoded_len, measure};
 use serde_json::Value;
 

@@ -32,26 +32,27 @@ class _Binding:
         self.services = dict(services)
         self.api_version: Optional[str] = None
 
-    def route(self, method: str, params: Mapping[str, Any]) -> Optional[Tuple[Any, str, bool]]:
-        """The bound object, its method name and whether the row is a notification."""
-        found: List[Tuple[Any, str, bool, Tuple[str, ...]]] = []
-        for kind, obj in self.services.items():
-            if obj is None or kind not in SERVICE_KINDS:
-                continue
-            rows = [row for row in SERVICE_KINDS[kind][1] if row[0] == method]
-            # A row told apart by a params member (the private lane's `session_leaf`)
-            # takes the request when that member is there; the plain row otherwise.
-            marked = [row for row in rows if row[4] is not None and row[4] in params]
-            plain = [row for row in rows if row[4] is None]
-            for _, fn, apis, notification, _ in marked or plain:
-                found.append((obj, fn, notification, apis))
+    def route(
+        self, kind: str, method: str, params: Mapping[str, Any]
+    ) -> Optional[Tuple[Any, str, bool]]:
+        """The object bound for the line's ``kind``, the name of its method that serves
+        ``method``, and whether the row is a notification."""
+        obj = self.services.get(kind)
+        if obj is None or kind not in SERVICE_KINDS:
+            return None
+        rows = [row for row in SERVICE_KINDS[kind][1] if row[0] == method]
+        # A row told apart by a params member (the private lane's `session_leaf`) takes
+        # the request when that member is there; the plain row otherwise.
+        marked = [row for row in rows if row[4] is not None and row[4] in params]
+        plain = [row for row in rows if row[4] is None]
+        found = marked or plain
         if not found:
             return None
         if self.api_version is not None:
-            for obj, fn, notification, apis in found:
+            for _, fn, apis, notification, _ in found:
                 if self.api_version in apis:
                     return obj, fn, notification
-        obj, fn, notification, _ = found[0]
+        _, fn, _, notification, _ = found[0]
         return obj, fn, notification
 
 
@@ -206,7 +207,8 @@ class Desk:
         params = line.get("params") or {}
         with self._lock:
             binding = self._bindings.get(call.extension)
-        route = binding.route(call.method, params) if binding is not None else None
+        kind = line.get("kind", "")
+        route = binding.route(kind, call.method, params) if binding is not None else None
         if route is None:
             self._answer(
                 call,
@@ -214,7 +216,7 @@ class Desk:
                     "op": "service_answer",
                     "request_id": call.request_id,
                     "refusal": "unsupported_feature",
-                    "message": f"this client binds no service for {call.method}",
+                    "message": f"this client binds no {kind} service for {call.method}",
                 },
             )
             return

@@ -103,6 +103,7 @@ class _ServiceRequestLineRequired(TypedDict):
     request_id: int
     extension: str
     generation: int
+    kind: Literal['composer', 'shortcuts', 'session_entries', 'message_injection', 'active_tools', 'terminal_handoff', 'autocomplete', 'session_control_v1', 'session_compaction_v1', 'agent_sessions', 'agent_model_selection_v1', 'agent_session_events_v1', 'agent_session_lifetime_v1', 'provider_auth', 'provider_catalog', 'session_lifecycle', 'policy', 'approvals', 'secrets', 'provider_credentials']
     method: Literal['composer/get', 'composer/set', 'composer/insert', 'shortcut/register', 'session/append_entry', 'session/set_name', 'session/set_label', 'session/send_message', 'session/send_user_message', 'tools/set_active', 'session/wait_for_idle', 'session/compact', 'terminal/acquire', 'terminal/release', 'ui/autocomplete/register', 'agent/spawn', 'agent/message', 'agent/follow_up', 'agent/interrupt', 'agent/models', 'agent/stop', 'provider/auth/request', 'provider/auth/revoke', 'providers/register', 'providers/update', 'providers/unregister', 'providers/complete', 'session/create', 'session/fork', 'session/reload', 'session/switch', 'policy/evaluate', 'policy/approve', 'secret/get', 'provider/credentials']
     params: Dict[str, Any]
     owner: Optional[Dict[str, Any]]
@@ -161,7 +162,7 @@ class StartControl(_StartControlRequired, total=False):
     id: Union[str, int]
     startup_timeout_ms: int
     services: List[str]
-    features: List[str]
+    features: List[Literal['tool_composition_v1', 'resource_refs_v1', 'operation_descriptors_v1', 'bulk_objects_v1']]
     bulk_storage: str
 
 

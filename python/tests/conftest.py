@@ -113,7 +113,7 @@ tools = {toml_list(tools)}
     )
 
 
-def wave1_extension(
+def services_extension(
     root: Path,
     name: str = "peer",
     api: str = "0.4",
@@ -127,7 +127,7 @@ def wave1_extension(
         root,
         name,
         api,
-        "wave1_peer.py",
+        "services_peer.py",
         ["ask", "answers", "seen"],
         env=env,
         extra=extra,

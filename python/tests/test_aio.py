@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import sdk_extension, wave1_extension
+from conftest import sdk_extension, services_extension
 
 import octet_host
 import octet_host.aio
@@ -70,7 +70,7 @@ def test_a_coroutine_handler_runs_on_the_loop(workspace: Path, extensions: Path)
 
     async def main() -> Dict[str, Any]:
         async with octet_host.aio.Host(
-            workspace, [wave1_extension(extensions, "peer", "0.2")]
+            workspace, [services_extension(extensions, "peer", "0.2")]
         ) as host:
             await host.start("peer", services={"composer": composer})
             out = await host.call(

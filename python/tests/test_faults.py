@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import alive, ask, eventually, sdk_extension, wave1_extension
+from conftest import alive, ask, eventually, sdk_extension, services_extension
 
 import octet_host
 from octet_host import ServiceCall
@@ -30,7 +30,7 @@ def test_a_handler_that_raises_is_a_typed_refusal_and_an_event(
     workspace: Path, extensions: Path
 ) -> None:
     events: List[Dict[str, Any]] = []
-    with octet_host.Host(workspace, [wave1_extension(extensions, "peer", "0.2")]) as host:
+    with octet_host.Host(workspace, [services_extension(extensions, "peer", "0.2")]) as host:
         host.subscribe(events.append, "handler_error")
         host.start("peer", services={"composer": Raising()})
         report = ask(
@@ -65,7 +65,7 @@ def test_a_handler_that_hangs_meets_the_deadline_and_is_withdrawn(
 ) -> None:
     hanging = Hanging()
     with octet_host.Host(
-        workspace, [wave1_extension(extensions, "peer", "0.2")], workers=2
+        workspace, [services_extension(extensions, "peer", "0.2")], workers=2
     ) as host:
         host.start("peer", services={"composer": hanging})
         with pytest.raises(octet_host.DeadlineExceeded):
@@ -89,7 +89,7 @@ def test_a_request_withdrawn_while_every_worker_hangs_is_never_served(
 ) -> None:
     hanging = Hanging()
     with octet_host.Host(
-        workspace, [wave1_extension(extensions, "peer", "0.2")], workers=1
+        workspace, [services_extension(extensions, "peer", "0.2")], workers=1
     ) as host:
         host.start("peer", services={"composer": hanging})
         first = host.submit(
@@ -115,7 +115,7 @@ def test_cancelling_a_call_withdraws_its_service_request(
     workspace: Path, extensions: Path
 ) -> None:
     hanging = Hanging()
-    with octet_host.Host(workspace, [wave1_extension(extensions, "peer", "0.2")]) as host:
+    with octet_host.Host(workspace, [services_extension(extensions, "peer", "0.2")]) as host:
         host.start("peer", services={"composer": hanging})
         pending = host.submit(
             "call",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import ask, eventually, resource_extension, sdk_extension, wave1_extension
+from conftest import ask, eventually, resource_extension, sdk_extension, services_extension
 from test_services import Completion, Journal, Messages, Shortcuts, Terminal
 
 import octet_host
@@ -182,7 +182,7 @@ def test_notifications_autocomplete_lifecycle_and_terminal(
         {"prefix": "/re", "items": [{"value": "/review", "label": "review", "description": None}]}
     )
     shortcuts = json.dumps([{"id": "open", "key": "ctrl+o", "description": "Open"}])
-    peer = wave1_extension(
+    peer = services_extension(
         extensions,
         "peer",
         "0.2",
@@ -260,7 +260,7 @@ def test_get_applicable_operations(workspace: Path, extensions: Path) -> None:
 def test_the_tool_composition_option_offers_composition(
     workspace: Path, extensions: Path, tmp_path: Path
 ) -> None:
-    composer = wave1_extension(extensions, "composer", "0.4")
+    composer = services_extension(extensions, "composer", "0.4")
     store = tmp_path / "store"
     with octet_host.Host(workspace, [composer]) as host:
         plain = host.start("composer")
@@ -292,7 +292,7 @@ def test_the_tool_composition_option_offers_composition(
 def test_the_bulk_storage_option_offers_bulk_objects(
     workspace: Path, extensions: Path, tmp_path: Path
 ) -> None:
-    peer = wave1_extension(extensions, "peer", "0.4")
+    peer = services_extension(extensions, "peer", "0.4")
     storage = tmp_path / "bulk"
     with octet_host.Host(workspace, [peer], bulk_storage=storage) as host:
         started = host.start("peer")

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from conftest import ask, eventually, peer03_extension, wave1_extension
+from conftest import ask, eventually, peer03_extension, services_extension
 
 import octet_host
 from octet_host import (
@@ -254,7 +254,7 @@ def test_agent_sessions_alone_brings_its_companions_and_takes_reference_answers(
     workspace: Path, extensions: Path
 ) -> None:
     journal = Journal()
-    peer = wave1_extension(extensions, "peer", "0.4")
+    peer = services_extension(extensions, "peer", "0.4")
     with octet_host.Host(workspace, [peer]) as host:
         started = host.start("peer", services={"agent_sessions": ReferenceAgents(journal)})
         for feature in (
@@ -296,12 +296,12 @@ def test_agent_sessions_alone_brings_its_companions_and_takes_reference_answers(
         assert eventually(lambda: journal.lines.count("interrupt child-1") == 2), journal.lines
 
 
-def test_the_wave1_and_api04_kinds_are_served_by_python_objects(
+def test_the_session_service_and_api04_kinds_are_served_by_python_objects(
     workspace: Path, extensions: Path
 ) -> None:
     journal = Journal()
     shortcuts = json.dumps([{"id": "open", "key": "ctrl+o", "description": "Open"}])
-    peer = wave1_extension(
+    peer = services_extension(
         extensions,
         "peer",
         "0.4",
@@ -581,7 +581,7 @@ class Credentials(ProviderCredentialsService):
 
 
 def test_the_brokers_are_served_by_python_objects(workspace: Path, extensions: Path) -> None:
-    vault = wave1_extension(
+    vault = services_extension(
         extensions,
         "vault",
         "0.2",
@@ -634,7 +634,7 @@ def test_a_request_of_an_unbound_kind_never_reaches_python(
     workspace: Path, extensions: Path
 ) -> None:
     journal = Journal()
-    peer = wave1_extension(extensions, "peer", "0.2")
+    peer = services_extension(extensions, "peer", "0.2")
     with octet_host.Host(workspace, [peer]) as host:
         started = host.start("peer", services={"composer": Composer(journal)})
         assert "session_entries" not in started["features"]
@@ -656,7 +656,7 @@ def test_a_request_of_an_unbound_kind_never_reaches_python(
 def test_a_service_answer_can_be_sent_by_hand(workspace: Path, extensions: Path) -> None:
     """``service_answer`` as a method: a kind bound by name only (no object) is refused
     by the client; an embedder with its own loop can answer through the method."""
-    peer = wave1_extension(extensions, "peer", "0.2")
+    peer = services_extension(extensions, "peer", "0.2")
     seen: List[Optional[str]] = []
     with octet_host.Host(workspace, [peer]) as host:
         host.subscribe(lambda e: seen.append(e.get("method")), "answer_refused")

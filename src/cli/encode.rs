@@ -1,18 +1,13 @@
-//! JSON forms of the library's types, for `--json` output.
-//!
-//! The library's result types are validated Rust values without a wire serialization of
-//! their own; these functions give each a stable JSON shape with the protocol's member
-//! names.
+//! JSON forms of the library's types, for `--json` output. Statuses, reports and
+//! events are the model's one encoding ([`crate::model::encode`]), the same JSON serve
+//! prints.
 
 use serde_json::{json, Value};
 
-use crate::host::{
-    Diagnostic, ExtensionShutdown, ExtensionStatus, HostEvent, ProgressEvent, ShutdownReport,
-};
+use crate::host::{ExtensionStatus, HostEvent, ShutdownReport};
 use crate::negotiation::Negotiated;
 use crate::validate::{
-    CommandResult, ContextContribution, HookResult, Notification, RenderOutput, StatusContribution,
-    ToolResult,
+    CommandResult, ContextContribution, HookResult, RenderOutput, StatusContribution, ToolResult,
 };
 
 /// What `initialize` settled.
@@ -43,11 +38,6 @@ pub(crate) fn tool_output(output: &ToolResult) -> Value {
     value
 }
 
-/// A notification.
-pub(crate) fn notification(n: &Notification) -> Value {
-    n.to_value()
-}
-
 /// A context contribution.
 pub(crate) fn context(c: &ContextContribution) -> Value {
     c.to_value()
@@ -73,138 +63,17 @@ pub(crate) fn render_output(output: &RenderOutput) -> Value {
     output.to_value()
 }
 
-/// A status snapshot of one generation.
+/// A status snapshot of one generation, as serve prints it.
 pub(crate) fn status(s: &ExtensionStatus) -> Value {
-    json!({
-        "extension": s.extension,
-        "generation": s.generation,
-        "state": s.state.as_str(),
-        "api_version": s.api_version.as_str(),
-        "pid": s.pid,
-        "features": s.features,
-        "max_concurrent_requests": s.max_concurrent_requests,
-        "pending": s.pending,
-        "queued": s.queued,
-        "routed": s.routed,
-        "last_error": s.last_error,
-        "stderr_tail": s.stderr_tail,
-    })
+    s.to_value()
 }
 
-/// How one generation ended.
-pub(crate) fn extension_shutdown(s: &ExtensionShutdown) -> Value {
-    json!({
-        "extension": s.extension,
-        "generation": s.generation,
-        "acknowledged": s.acknowledged,
-        "forced": s.forced,
-        "exit_status": s.exit_status,
-        "final_state": s.final_state.as_str(),
-    })
-}
-
-/// A shutdown report.
+/// A shutdown report, as serve prints it.
 pub(crate) fn shutdown_report(report: &ShutdownReport) -> Value {
-    Value::Array(report.extensions.iter().map(extension_shutdown).collect())
+    report.to_value()
 }
 
-/// The stable name and detail of a runtime diagnostic.
-pub(crate) fn runtime_diagnostic(d: &Diagnostic) -> Value {
-    match d {
-        Diagnostic::InvalidFrame { error, bytes } => {
-            json!({"kind": "invalid_frame", "message": error.to_string(), "bytes": bytes})
-        }
-        Diagnostic::OversizedFrame { bytes } => json!({"kind": "oversized_frame", "bytes": bytes}),
-        Diagnostic::UnterminatedFrame { bytes } => {
-            json!({"kind": "unterminated_frame", "bytes": bytes})
-        }
-        Diagnostic::UnknownResponseId { id } => {
-            json!({"kind": "unknown_response_id", "id": id.to_string()})
-        }
-        Diagnostic::LateResponse { id } => json!({"kind": "late_response", "id": id.to_string()}),
-        Diagnostic::Refused { method, reason } => {
-            json!({"kind": "refused", "method": method, "reason": reason})
-        }
-        Diagnostic::Stderr { line } => json!({"kind": "stderr", "line": line}),
-        Diagnostic::StderrSuppressed { lines } => {
-            json!({"kind": "stderr_suppressed", "lines": lines})
-        }
-        Diagnostic::TransportLost { reason } => {
-            json!({"kind": "transport_lost", "reason": reason})
-        }
-        Diagnostic::CancellationUnsettled { id, grace } => json!({
-            "kind": "cancellation_unsettled", "id": id.to_string(),
-            "grace_ms": grace.as_millis() as u64,
-        }),
-    }
-}
-
-/// A host event.
+/// A host event, as serve prints it (progress included).
 pub(crate) fn event(event: &HostEvent) -> Value {
-    let source = |s: &crate::host::GenerationRef| json!({"extension": s.extension, "generation": s.generation});
-    match event {
-        HostEvent::Diagnostic {
-            source: s,
-            diagnostic,
-        } => json!({
-            "type": "diagnostic", "source": source(s), "diagnostic": runtime_diagnostic(diagnostic)
-        }),
-        HostEvent::Notification {
-            source: s,
-            notification: n,
-        } => json!({"type": "notification", "source": source(s), "notification": notification(n)}),
-        HostEvent::ContextContribution {
-            source: s,
-            contribution,
-        } => json!({
-            "type": "context_contribution", "source": source(s), "contribution": context(contribution)
-        }),
-        HostEvent::StatusContribution {
-            source: s,
-            contribution,
-        } => json!({
-            "type": "status_contribution", "source": source(s),
-            "contribution": status_contribution(contribution)
-        }),
-        HostEvent::Progress {
-            source: s,
-            progress,
-        } => json!({
-            "type": "progress", "source": source(s), "request_id": progress.request_id,
-            "sequence": progress.sequence, "event": progress_event(&progress.event)
-        }),
-        HostEvent::Presentation {
-            source: s,
-            owner,
-            snapshot,
-        } => json!({
-            "type": "presentation", "source": source(s),
-            "owner": match owner {
-                crate::services::presentation::PresentationOwner::Process => json!("process"),
-                crate::services::presentation::PresentationOwner::Resource(triple) => triple.to_value(),
-            },
-            "snapshot": snapshot.to_value()
-        }),
-        HostEvent::StateChanged { source: s, state } => {
-            json!({"type": "state_changed", "source": source(s), "state": state.as_str()})
-        }
-        HostEvent::ToolsChanged {
-            source: s,
-            revision,
-            names,
-        } => json!({"type": "tools_changed", "source": source(s), "revision": revision,
-                    "tools": names}),
-        HostEvent::TerminalGrantLost {
-            source: s,
-            grant_id,
-            reason,
-        } => json!({"type": "terminal_grant_lost", "source": source(s), "grant_id": grant_id,
-                    "reason": reason}),
-        HostEvent::EventsDropped { count } => json!({"type": "events_dropped", "count": count}),
-    }
-}
-
-/// A typed progress event as JSON (section 2.6 shapes).
-pub(crate) fn progress_event(event: &ProgressEvent) -> Value {
     event.to_value()
 }

@@ -37,7 +37,7 @@ pub(crate) fn builder_for(global: &GlobalArgs) -> Result<ExtensionHostBuilder, C
         .tool_composition(global.tool_composition)
         .resource_refs(global.resource_refs);
     if let Some(dir) = &global.bulk_storage {
-        builder = builder.bulk_storage(crate::services::bulk::BulkStorage::in_directory(dir));
+        builder = builder.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
     }
     if let Some(store) = &global.composition_store {
         builder = builder.composition_store(store);

@@ -13,7 +13,7 @@ use crate::limits::{AGENT_MODELS_DEFAULT_LIMIT, AGENT_WAIT_DEFAULT, AGENT_WAIT_M
 use crate::negotiation::{Feature, FeatureSet};
 use crate::services::bound::agents::defaults::InheritedModel;
 use crate::services::bound::agents::hub::{now_ms, AgentHub, OwnerKey};
-use crate::services::bound::agents::table::SpawnAdmission;
+use crate::services::bound::agents::spawned::SpawnAdmission;
 use crate::services::bound::agents::{closed_answer, parse_spawn_answer, SpawnEcho, TargetAnswer};
 use crate::services::bound::{AgentSpawn, Refusal, ServiceRefusal, ServiceRequest};
 use crate::services::ResourceOwner;

@@ -107,7 +107,7 @@ impl Dispatcher {
         let family = match api {
             _ if method.apis().contains(&api) => method.family(),
             ApiVersion::V0_3 => ErrorFamily::V0_3Table,
-            _ => ErrorFamily::Wave1Tokens,
+            _ => ErrorFamily::ContractTokens,
         };
         let (request, mut admitted) = self
             .admit_bound(conn, method, params, true)

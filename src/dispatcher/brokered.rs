@@ -138,7 +138,7 @@ impl Dispatcher {
         match outcome {
             Outcome::Answered(result) => {
                 self.answer_with(conn, id, &result, true);
-                super::services::wipe_result(result);
+                super::runtime_answers::wipe_result(result);
             }
             Outcome::Error(error) => self.send_error(conn, id, &error),
             _ => {

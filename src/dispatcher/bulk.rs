@@ -1,5 +1,5 @@
 //! Immutable bulk objects (section 2.27): the dispatcher's side of
-//! `services::bulk`.
+//! `features::bulk`.
 //!
 //! `bulk/write` and `bulk/release` are answered at once; `bulk/commit` (the snapshot
 //! copy and hash) and `bulk/read` (the lease copy) run on a thread of their own and
@@ -17,12 +17,12 @@ use serde_json::{json, Map, Value};
 use super::connection::{ChildKind, ChildRequest};
 use super::route::HostMethod;
 use super::Dispatcher;
+use crate::features::bulk::blob::{is_media_type, parse_digest};
+use crate::features::bulk::store::BulkStore;
+use crate::features::bulk::{BlobRef, BulkError};
 use crate::model::frontend::CancelFlag;
 use crate::negotiation::{BulkObjectsOffer, Feature};
 use crate::services::bound::{Outcome, ServiceAnswer};
-use crate::services::bulk::blob::{is_media_type, parse_digest};
-use crate::services::bulk::store::BulkStore;
-use crate::services::bulk::{BlobRef, BulkError};
 use crate::transport::ConnId;
 use crate::wire::RequestId;
 
@@ -72,7 +72,7 @@ fn text<'a>(map: &'a Map<String, Value>, member: &str) -> Result<&'a str, BulkEr
 /// What a bulk job hands back: its answer, and the store work it still owes.
 enum Job {
     Commit {
-        ticket: crate::services::bulk::store::Ticket,
+        ticket: crate::features::bulk::store::Ticket,
         parent: u64,
         extension: String,
         bytes: u64,
@@ -326,7 +326,7 @@ impl Dispatcher {
             return;
         }
         let mut tokens = HashSet::new();
-        for value in crate::services::bulk::blob_values(arguments, crate::limits::MAX_GRANTED_BLOBS)
+        for value in crate::features::bulk::blob_values(arguments, crate::limits::MAX_GRANTED_BLOBS)
         {
             if let Ok(blob) = BlobRef::parse(value) {
                 tokens.insert(blob.token);

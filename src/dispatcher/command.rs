@@ -73,7 +73,7 @@ pub(crate) enum Command {
     /// it active (section 2.26, operation discovery).
     ResourceHome {
         resource: crate::validate::resource::ResourceRef,
-        reply: Sender<Option<crate::services::operation_discovery::ResourceHome>>,
+        reply: Sender<Option<crate::features::operation_discovery::ResourceHome>>,
     },
     /// The routed generations an awaited session-operation hook goes to: ready, API 0.4,
     /// `session_entries` negotiated, `hook` declared; in the order they were started

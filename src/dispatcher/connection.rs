@@ -187,7 +187,7 @@ pub(crate) struct Connection {
     /// The host state of the service kinds that keep one (shortcuts, section 2.20).
     pub guards: super::guards::KindGuards,
     /// The native resource records of this generation (section 2.26).
-    pub resources: crate::services::resources::ResourceTable,
+    pub resources: crate::features::resources::ResourceTable,
     /// The composing `tool/call`s of this generation (section 2.25), by request id.
     pub compositions: HashMap<u64, super::composition::parent::CompositionParent>,
     /// Assistant-message deltas waiting to be batched into `message/updated`
@@ -260,7 +260,7 @@ impl Connection {
             streams: Default::default(),
             services: ServiceBindings::new(),
             guards: Default::default(),
-            resources: crate::services::resources::ResourceTable::new(format!(
+            resources: crate::features::resources::ResourceTable::new(format!(
                 "res-{}-{}",
                 conn.0,
                 crate::hex::random(6).unwrap_or_default()

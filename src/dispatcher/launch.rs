@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::Shared;
+use crate::features::offers::RuntimeOffers;
 use crate::limits::OCTET_VERSION;
 use crate::manifest::{self, LocatedManifest};
 use crate::model::events::{Diagnostic, GenerationRef};
@@ -12,7 +13,6 @@ use crate::model::start::StartError;
 use crate::negotiation::{ContractMethod, Feature, InitializeOffer};
 use crate::services::bound::agents::defaults as agent_defaults;
 use crate::services::bound::{ServiceBindings, ServiceKind};
-use crate::services::runtime_features::RuntimeOffers;
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };

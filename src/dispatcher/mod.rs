@@ -12,11 +12,11 @@ mod agents;
 mod bound;
 mod brokered;
 mod bulk;
-mod children;
 mod command;
 mod composition;
 mod connection;
 mod exports;
+mod extension_requests;
 mod generations;
 mod guard;
 mod guards;
@@ -34,7 +34,7 @@ mod request_params;
 mod requests;
 mod resources;
 mod route;
-mod services;
+mod runtime_answers;
 mod shutdown;
 mod streams;
 mod tables;
@@ -142,19 +142,19 @@ pub(crate) struct Shared {
     /// The next embedder call's id, shared with the nested calls of composition.
     pub next_call: Arc<std::sync::atomic::AtomicU64>,
     /// The composing tools' stores (section 2.25).
-    pub composition: crate::services::composition::CompositionSettings,
+    pub composition: crate::features::composition::CompositionSettings,
     /// The bulk store, once the embedder configured one (section 2.27): on the builder,
     /// or once at run time ([`crate::ExtensionHost::configure_bulk_storage`]).
-    pub bulk: std::sync::OnceLock<Arc<crate::services::bulk::store::BulkStore>>,
+    pub bulk: std::sync::OnceLock<Arc<crate::features::bulk::store::BulkStore>>,
     /// Who the runtime-served features are offered to (sections 2.25-2.27).
-    pub runtime_offers: crate::services::runtime_features::RuntimeOffers,
+    pub runtime_offers: crate::features::offers::RuntimeOffers,
 }
 
 impl Shared {
     /// True when `name` is one of the host's own tools, which no extension may offer.
     pub fn is_host_tool(&self, name: &str) -> bool {
         self.host_tools.iter().any(|t| t == name)
-            || (name == crate::services::operation_discovery::TOOL_NAME
+            || (name == crate::features::operation_discovery::TOOL_NAME
                 && self
                     .operation_discovery
                     .load(std::sync::atomic::Ordering::Relaxed))

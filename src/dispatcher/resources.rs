@@ -1,5 +1,5 @@
 //! Native resource refs (section 2.26): the dispatcher's side of
-//! `services::resources`.
+//! `features::resources`.
 //!
 //! - `resource/register` and `resource/release`, answered at once under a live
 //!   `tool/call` parent ([`Dispatcher::on_resource_request`]).
@@ -22,11 +22,11 @@ use super::connection::PendingKind;
 use super::route::HostMethod;
 use super::timers::Timer;
 use super::Dispatcher;
+use crate::features::resources::ResourceError;
 use crate::limits::{MAX_DISPOSE_RESOURCES, RESOURCE_DISPOSE_TIMEOUT};
 use crate::model::call::CallError;
 use crate::model::status::LifecycleState;
 use crate::negotiation::Feature;
-use crate::services::resources::ResourceError;
 use crate::transport::ConnId;
 use crate::validate::resource::{ResourceRef, TypeId};
 use crate::wire::ResponseError;
@@ -215,11 +215,11 @@ impl Dispatcher {
     pub(super) fn resource_home(
         &self,
         resource: &ResourceRef,
-    ) -> Option<crate::services::operation_discovery::ResourceHome> {
+    ) -> Option<crate::features::operation_discovery::ResourceHome> {
         self.routes.values().find_map(|conn| {
             let c = self.conns.get(conn)?;
             (c.state == LifecycleState::Ready && c.resources.is_active(resource)).then(|| {
-                crate::services::operation_discovery::ResourceHome {
+                crate::features::operation_discovery::ResourceHome {
                     extension: c.source.extension.clone(),
                     generation: c.source.generation,
                     revision: c.catalog_revision,

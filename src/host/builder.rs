@@ -43,7 +43,7 @@ pub struct ExtensionHostBuilder {
     host_context: HostContext,
     session_id: Option<String>,
     runtime_features: FeatureSet,
-    bulk_storage: Option<crate::services::bulk::BulkStorage>,
+    bulk_storage: Option<crate::features::bulk::BulkStorage>,
     composition_store: Option<PathBuf>,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
@@ -367,9 +367,9 @@ impl ExtensionHostBuilder {
     /// API 0.4 extension: large bytes pass as files in the store's transfer directory,
     /// snapshot and verified by the host (`bulk/write`, `bulk/commit`, `bulk/read`,
     /// `bulk/release`), and results carry only BlobRefs.
-    /// [`BulkStorage::temporary`](crate::services::bulk::BulkStorage::temporary) lives
+    /// [`BulkStorage::temporary`](crate::features::bulk::BulkStorage::temporary) lives
     /// in the host's scratch directory; either kind is removed with the host.
-    pub fn bulk_storage(mut self, storage: crate::services::bulk::BulkStorage) -> Self {
+    pub fn bulk_storage(mut self, storage: crate::features::bulk::BulkStorage) -> Self {
         self.bulk_storage = Some(storage);
         self.runtime_feature(Feature::BulkObjectsV1, true)
     }
@@ -419,7 +419,7 @@ impl ExtensionHostBuilder {
             }
         }
         let bulk = match &self.bulk_storage {
-            Some(storage) => Some(crate::services::bulk::store::BulkStore::for_storage(
+            Some(storage) => Some(crate::features::bulk::store::BulkStore::for_storage(
                 storage,
                 scratch_root.path(),
             )?),
@@ -457,11 +457,9 @@ impl ExtensionHostBuilder {
             scratch_root,
             guardian,
             next_call: Arc::new(AtomicU64::new(1)),
-            runtime_offers: crate::services::runtime_features::RuntimeOffers::new(
-                self.runtime_features,
-            ),
-            composition: crate::services::composition::CompositionSettings {
-                store: Arc::new(crate::services::composition::store::CompositionStore::new(
+            runtime_offers: crate::features::offers::RuntimeOffers::new(self.runtime_features),
+            composition: crate::features::composition::CompositionSettings {
+                store: Arc::new(crate::features::composition::store::CompositionStore::new(
                     self.composition_store
                         .unwrap_or_else(|| workspace.join(".octet").join("composition")),
                 )),

@@ -171,7 +171,7 @@ impl ExtensionHost {
     /// Makes `get_applicable_operations` (section 2.26) one of the host's own tools:
     /// no extension may offer a tool of that name from now on, and
     /// [`ExtensionHost::get_applicable_operations`] answers it. Offer
-    /// [`operation_discovery::tool_definition`](crate::services::operation_discovery::tool_definition)
+    /// [`operation_discovery::tool_definition`](crate::features::operation_discovery::tool_definition)
     /// to the model beside the extensions' tools.
     pub fn enable_operation_discovery(&self) {
         self.inner
@@ -191,10 +191,10 @@ impl ExtensionHost {
         &self,
         arguments: &serde_json::Value,
     ) -> Result<
-        crate::services::operation_discovery::ApplicableOperations,
-        crate::services::operation_discovery::DiscoveryError,
+        crate::features::operation_discovery::ApplicableOperations,
+        crate::features::operation_discovery::DiscoveryError,
     > {
-        use crate::services::operation_discovery::{self as discovery, DiscoveryError};
+        use crate::features::operation_discovery::{self as discovery, DiscoveryError};
         let shared = &self.inner.shared;
         if !shared
             .operation_discovery
@@ -237,9 +237,9 @@ impl ExtensionHost {
     /// cannot be set up, is refused.
     pub fn configure_bulk_storage(
         &self,
-        storage: crate::services::bulk::BulkStorage,
-    ) -> Result<(), crate::services::bulk::BulkError> {
-        use crate::services::bulk::BulkError;
+        storage: crate::features::bulk::BulkStorage,
+    ) -> Result<(), crate::features::bulk::BulkError> {
+        use crate::features::bulk::BulkError;
         let shared = &self.inner.shared;
         if let Some(existing) = shared.bulk.get() {
             return match &storage.directory {
@@ -249,7 +249,7 @@ impl ExtensionHost {
                 )),
             };
         }
-        let store = crate::services::bulk::store::BulkStore::for_storage(
+        let store = crate::features::bulk::store::BulkStore::for_storage(
             &storage,
             shared.scratch_root.path(),
         )
@@ -265,10 +265,10 @@ impl ExtensionHost {
     /// refuses (`storage_unavailable`); so does a store without bulk storage.
     pub fn retain_durable(
         &self,
-        blob: &crate::services::bulk::BlobRef,
-    ) -> Result<(), crate::services::bulk::BulkError> {
+        blob: &crate::features::bulk::BlobRef,
+    ) -> Result<(), crate::features::bulk::BulkError> {
         let store = self.inner.shared.bulk.get().ok_or_else(|| {
-            crate::services::bulk::BulkError::StorageUnavailable("no bulk storage".into())
+            crate::features::bulk::BulkError::StorageUnavailable("no bulk storage".into())
         })?;
         store.retain_durable(self.session_id(), blob)
     }
@@ -279,10 +279,10 @@ impl ExtensionHost {
     /// an extension to read it; the old id authorizes nothing.
     pub fn recover_durable(
         &self,
-        blob: &crate::services::bulk::BlobRef,
-    ) -> Result<crate::services::bulk::BlobRef, crate::services::bulk::BulkError> {
+        blob: &crate::features::bulk::BlobRef,
+    ) -> Result<crate::features::bulk::BlobRef, crate::features::bulk::BulkError> {
         let store = self.inner.shared.bulk.get().ok_or_else(|| {
-            crate::services::bulk::BulkError::StorageUnavailable("no bulk storage".into())
+            crate::features::bulk::BulkError::StorageUnavailable("no bulk storage".into())
         })?;
         store.recover_durable(self.session_id(), blob)
     }

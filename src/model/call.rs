@@ -172,7 +172,7 @@ pub enum CallError {
         /// The descriptor's input path, such as `/circuit`.
         path: String,
         /// Why, as the protocol names it.
-        error: crate::services::resources::ResourceError,
+        error: crate::features::resources::ResourceError,
     },
     /// The host is shut down or shutting down.
     HostShutDown,
@@ -277,7 +277,7 @@ pub struct RawResult {
 #[derive(Clone, Debug)]
 pub(crate) struct BulkScope {
     /// The host's bulk store.
-    pub store: std::sync::Arc<crate::services::bulk::store::BulkStore>,
+    pub store: std::sync::Arc<crate::features::bulk::store::BulkStore>,
     /// The answering generation.
     pub conn: crate::transport::ConnId,
     /// The call's host request id.
@@ -341,7 +341,7 @@ impl RawResult {
             published: self
                 .value
                 .get("structured_content")
-                .map(crate::services::bulk::blob_tokens)
+                .map(crate::features::bulk::blob_tokens)
                 .unwrap_or_default(),
         });
         let resolver = blobs

@@ -7,6 +7,7 @@
 
 pub mod call;
 pub mod catalog;
+pub mod encode;
 pub mod events;
 pub mod frontend;
 pub mod lifecycle;

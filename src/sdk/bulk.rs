@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use super::context::Context;
 use super::error::ChildRequestError;
-use crate::services::bulk::BlobRef;
+use crate::features::bulk::BlobRef;
 
 /// The API 0.4 feature of `bulk/write`, `bulk/commit`, `bulk/read` and `bulk/release`
 /// (section 2.27): offered only when the embedder configures bulk storage.

@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 
 use super::context::Context;
 use super::error::ChildRequestError;
-use crate::services::composition::sidecar;
+use crate::features::composition::sidecar;
 
 /// One tool of the frozen snapshot `composition/context` answers with.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

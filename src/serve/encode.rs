@@ -11,15 +11,13 @@ use serde_json::{json, Map, Value};
 use super::error::ServeError;
 use crate::host::CallError;
 use crate::host::{
-    Diagnostic, ExtensionShutdown, ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason,
-    MenuOutcome, Progress, ShutdownReport, StartedExtension,
+    ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason, MenuOutcome, Progress,
+    ShutdownReport, StartedExtension,
 };
 use crate::manifest::Catalog;
 use crate::services::autocomplete::CompletionReply;
-use crate::services::presentation::PresentationOwner;
 use crate::validate::{
-    CommandResult, ContextContribution, HookResult, Notification, RenderOutput, StatusContribution,
-    ToolResult,
+    CommandResult, ContextContribution, HookResult, RenderOutput, StatusContribution, ToolResult,
 };
 
 /// A `tool/call` result: `content` parts, `is_error`, `structured_content`, `metadata`.
@@ -69,10 +67,6 @@ pub(crate) fn menu_output(outcome: &MenuOutcome) -> Value {
     json!({"menu": outcome.menu.to_value(), "fallback_reason": fallback_reason})
 }
 
-fn notification(n: &Notification) -> Value {
-    n.to_value()
-}
-
 fn context_contribution(c: &ContextContribution) -> Value {
     c.to_value()
 }
@@ -81,127 +75,24 @@ fn status_contribution(c: &StatusContribution) -> Value {
     c.to_value()
 }
 
-/// One progress event of a call: the wire's `event` object, with output bytes as
-/// `utf8` text when they are valid UTF-8 and as `base64` otherwise.
+/// One progress event of a call ([`Progress::to_value`]).
 pub(crate) fn progress(progress: &Progress) -> Value {
-    json!({
-        "request_id": progress.request_id, "sequence": progress.sequence,
-        "progress": progress.event.to_value(),
-    })
+    progress.to_value()
 }
 
-/// A host event as an `event` line, or `None` for progress, which `serve` emits from
-/// each call's own channel so the line can carry the call's `call_id`.
+/// A host event as an `event` line ([`HostEvent::to_value`]), or `None` for progress,
+/// which `serve` emits from each call's own channel so the line can carry the call's
+/// `call_id`.
 pub(crate) fn host_event(event: &HostEvent) -> Option<Value> {
-    let mut line = Map::new();
-    line.insert("type".into(), "event".into());
-    let (name, source, fields) = match event {
-        HostEvent::Diagnostic { source, diagnostic } => {
-            ("diagnostic", Some(source), diagnostic_fields(diagnostic))
-        }
-        HostEvent::Notification {
-            source,
-            notification: n,
-        } => ("notification", Some(source), notification(n)),
-        HostEvent::ContextContribution {
-            source,
-            contribution,
-        } => (
-            "context_contribution",
-            Some(source),
-            json!({"contribution": context_contribution(contribution)}),
-        ),
-        HostEvent::StatusContribution {
-            source,
-            contribution,
-        } => (
-            "status_contribution",
-            Some(source),
-            json!({"contribution": status_contribution(contribution)}),
-        ),
-        HostEvent::Presentation {
-            source,
-            owner,
-            snapshot,
-        } => {
-            let owner = match owner {
-                PresentationOwner::Process => Value::from("process"),
-                PresentationOwner::Resource(triple) => triple.to_value(),
-            };
-            (
-                "presentation",
-                Some(source),
-                json!({"owner": owner, "snapshot": snapshot.to_value()}),
-            )
-        }
-        HostEvent::StateChanged { source, state } => {
-            ("state", Some(source), json!({"state": state.as_str()}))
-        }
-        HostEvent::ToolsChanged {
-            source,
-            revision,
-            names,
-        } => (
-            "tools_changed",
-            Some(source),
-            json!({"revision": revision, "tools": names}),
-        ),
-        HostEvent::TerminalGrantLost {
-            source,
-            grant_id,
-            reason,
-        } => (
-            "terminal_grant_lost",
-            Some(source),
-            json!({"grant_id": grant_id, "reason": reason}),
-        ),
-        HostEvent::EventsDropped { count } => ("events_dropped", None, json!({"count": count})),
-        HostEvent::Progress { .. } => return None,
-    };
-    line.insert("event".into(), name.into());
-    if let Some(source) = source {
-        insert_source(&mut line, source);
+    match event {
+        HostEvent::Progress { .. } => None,
+        event => Some(event.to_value()),
     }
-    if let Value::Object(fields) = fields {
-        line.extend(fields);
-    }
-    Some(Value::Object(line))
 }
 
 /// Adds `extension` and `generation` members.
 pub(crate) fn insert_source(line: &mut Map<String, Value>, source: &GenerationRef) {
-    line.insert("extension".into(), source.extension.as_str().into());
-    line.insert("generation".into(), source.generation.into());
-}
-
-fn diagnostic_fields(diagnostic: &Diagnostic) -> Value {
-    match diagnostic {
-        Diagnostic::InvalidFrame { error, bytes } => json!({
-            "kind": "invalid_frame", "bytes": bytes, "message": error.to_string(),
-        }),
-        Diagnostic::OversizedFrame { bytes } => json!({"kind": "oversized_frame", "bytes": bytes}),
-        Diagnostic::UnterminatedFrame { bytes } => {
-            json!({"kind": "unterminated_frame", "bytes": bytes})
-        }
-        Diagnostic::UnknownResponseId { id } => {
-            json!({"kind": "unknown_response_id", "id": id.to_value()})
-        }
-        Diagnostic::LateResponse { id } => json!({"kind": "late_response", "id": id.to_value()}),
-        Diagnostic::Refused { method, reason } => {
-            json!({"kind": "refused", "method": method, "message": reason})
-        }
-        Diagnostic::Stderr { line } => json!({"kind": "stderr", "line": line}),
-        Diagnostic::StderrSuppressed { lines } => {
-            json!({"kind": "stderr_suppressed", "lines": lines})
-        }
-        Diagnostic::TransportLost { reason } => {
-            json!({"kind": "transport_lost", "message": reason})
-        }
-        Diagnostic::CancellationUnsettled { id, grace } => json!({
-            "kind": "cancellation_unsettled", "id": id.to_value(),
-            "grace_ms": grace.as_millis() as u64,
-        }),
-    }
+    source.insert_into(line);
 }
 
 /// What `start` settled: the generation, its pid, the negotiated catalog.
@@ -229,7 +120,6 @@ pub(crate) fn started(info: &StartedExtension) -> Value {
     started
 }
 
-/// One live generation's status.
 /// An autocomplete outcome: the claiming chain (or `null`), its prefix and items, each
 /// item with the edit it makes, and the chains that failed with why.
 pub(crate) fn autocomplete(
@@ -260,40 +150,14 @@ pub(crate) fn autocomplete(
     json!({"claimed_by": extension, "prefix": reply.prefix, "items": items, "failures": failures})
 }
 
+/// One live generation's status ([`ExtensionStatus::to_value`]).
 pub(crate) fn status(status: &ExtensionStatus) -> Value {
-    json!({
-        "extension": status.extension,
-        "generation": status.generation,
-        "state": status.state.as_str(),
-        "api_version": status.api_version.as_str(),
-        "pid": status.pid,
-        "features": status.features,
-        "max_concurrent_requests": status.max_concurrent_requests,
-        "pending": status.pending,
-        "queued": status.queued,
-        "routed": status.routed,
-        "last_error": status.last_error,
-        "stderr_tail": status.stderr_tail,
-        "restart_attempts": status.restart_attempts,
-        "restart_scheduled": status.restart_scheduled,
-        "parked": status.parked.as_ref().map(|reason| reason.to_string()),
-    })
+    status.to_value()
 }
 
-/// A shutdown report.
+/// A shutdown report ([`ShutdownReport::to_value`]).
 pub(crate) fn shutdown_report(report: &ShutdownReport) -> Value {
-    json!({"extensions": report.extensions.iter().map(extension_shutdown).collect::<Vec<_>>()})
-}
-
-fn extension_shutdown(e: &ExtensionShutdown) -> Value {
-    json!({
-        "extension": e.extension,
-        "generation": e.generation,
-        "acknowledged": e.acknowledged,
-        "forced": e.forced,
-        "exit_status": e.exit_status,
-        "final_state": e.final_state.as_str(),
-    })
+    report.to_value()
 }
 
 /// The discovery catalog: the same shape as the CLI's `--json discover`

@@ -6,8 +6,9 @@ use serde_json::Value;
 use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
+use crate::features::offers::RuntimeOffers;
 use crate::host::{LifecycleNotification, Outcome, Settlement};
-use crate::limits::MAX_WAVE1_NOTIFICATION_BYTES;
+use crate::limits::MAX_HOST_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
 use crate::negotiation::Feature;
 use crate::services::bound::{Refusal, ServiceRefusal};
@@ -206,23 +207,14 @@ pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
     Ok(bindings)
 }
 
-/// The features the runtime serves itself, which a `start` may turn on for its
-/// extension.
-pub(super) const RUNTIME_FEATURES: &[Feature] = &[
-    Feature::ToolCompositionV1,
-    Feature::ResourceRefsV1,
-    Feature::OperationDescriptorsV1,
-    Feature::BulkObjectsV1,
-];
-
-/// `features`: the runtime-served features (of [`RUNTIME_FEATURES`]) to offer the
-/// extension.
+/// `features`: the runtime-served features (of [`RuntimeOffers::FEATURES`]) to offer
+/// the extension.
 pub(super) fn runtime_features(f: &Fields) -> Result<Vec<Feature>, ServeError> {
-    let names: Vec<&str> = RUNTIME_FEATURES.iter().map(|f| f.as_str()).collect();
+    let names: Vec<&str> = RuntimeOffers::FEATURES.iter().map(|f| f.as_str()).collect();
     let mut features = Vec::new();
     for name in f.opt_strings("features")? {
         let feature = Feature::parse(&name)
-            .filter(|feature| RUNTIME_FEATURES.contains(feature))
+            .filter(|feature| RuntimeOffers::FEATURES.contains(feature))
             .ok_or_else(|| ServeError::invalid_value("features", &names))?;
         if !features.contains(&feature) {
             features.push(feature);
@@ -232,7 +224,7 @@ pub(super) fn runtime_features(f: &Fields) -> Result<Vec<Feature>, ServeError> {
 }
 
 /// The params of a `notify`: a closed object with only `members` (section 1.11: "every
-/// payload is a bounded plain object"), of at most [`MAX_WAVE1_NOTIFICATION_BYTES`] as
+/// payload is a bounded plain object"), of at most [`MAX_HOST_NOTIFICATION_BYTES`] as
 /// compact JSON. Anything else is refused with `notification_refused` and never sent.
 pub(super) fn closed_notification<'a>(
     method: &str,
@@ -241,9 +233,9 @@ pub(super) fn closed_notification<'a>(
 ) -> Result<Fields<'a>, ServeError> {
     let object = params.as_object().expect("object_or_empty gives an object");
     let size = serde_json::to_vec(params).map_or(usize::MAX, |bytes| bytes.len());
-    if size > MAX_WAVE1_NOTIFICATION_BYTES {
+    if size > MAX_HOST_NOTIFICATION_BYTES {
         return Err(refused_notification(Refusal::BoundsExceeded.because(
-            format!("a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"),
+            format!("a {method} payload of {size} bytes; at most {MAX_HOST_NOTIFICATION_BYTES}"),
         )));
     }
     if let Some(member) = object.keys().find(|k| !members.contains(&k.as_str())) {

@@ -228,7 +228,7 @@ impl ServeOptions {
             .tool_composition(self.tool_composition)
             .resource_refs(self.resource_refs);
         if let Some(dir) = self.bulk_storage {
-            builder = builder.bulk_storage(crate::services::bulk::BulkStorage::in_directory(dir));
+            builder = builder.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
         }
         if let Some(store) = self.composition_store {
             builder = builder.composition_store(store);

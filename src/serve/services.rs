@@ -68,7 +68,7 @@ pub(crate) struct ServeServices {
 fn request_line(
     request_id: u64,
     source: &GenerationRef,
-    method: &str,
+    (kind, method): (&str, &str),
     params: Value,
     owner: &ResourceOwner,
     parent_request_id: Option<u64>,
@@ -78,6 +78,7 @@ fn request_line(
     line.insert("type".into(), "service_request".into());
     line.insert("request_id".into(), request_id.into());
     insert_source(&mut line, source);
+    line.insert("kind".into(), kind.into());
     line.insert("method".into(), method.into());
     line.insert("params".into(), params);
     line.insert("owner".into(), owner.to_value());
@@ -152,7 +153,7 @@ impl ServeServices {
         let line = request_line(
             request_id,
             source,
-            broker.method(),
+            (broker.name(), broker.method()),
             params,
             owner,
             Some(parent_request_id),
@@ -183,7 +184,7 @@ impl ServeServices {
         let line = request_line(
             request_id,
             &call.source,
-            call.method.name(),
+            (call.method.kind().name(), call.method.name()),
             request.params(),
             &call.owner,
             call.parent_request_id,

@@ -165,7 +165,7 @@ impl Session {
                     Some(dir) => {
                         features.push(crate::negotiation::Feature::BulkObjectsV1);
                         self.host.configure_bulk_storage(
-                            crate::services::bulk::BulkStorage::in_directory(dir),
+                            crate::features::bulk::BulkStorage::in_directory(dir),
                         )
                     }
                 };

@@ -1,19 +1,15 @@
-//! Host services and the traits an embedder implements to bind a frontend or broker.
+//! The traits an embedder implements to bind a frontend or broker, and the stores the
+//! host keeps for the services it answers (artifacts, approvals, presentation). The
+//! features the runtime serves itself are in [`crate::features`].
 
 pub mod approvals;
 pub mod artifacts;
 pub mod autocomplete;
 pub mod bound;
-pub mod bulk;
-pub mod composition;
 pub mod operation;
-pub mod operation_discovery;
 pub mod owner;
 pub mod policy;
 pub mod presentation;
-pub mod resources;
-pub mod runtime_features;
-pub mod scripted_agents;
 pub mod secrets;
 pub mod tool_policy;
 

@@ -14,8 +14,8 @@ use super::world::{ask, assert_refused, error, request, world, Composer, Entries
 #[test]
 fn per_extension_bindings_come_with_the_start() {
     let dir = tempfile::tempdir().unwrap();
-    let a = support::wave1_extension(dir.path(), "bound", "0.2", "");
-    let b = support::wave1_extension(dir.path(), "plain", "0.2", "");
+    let a = support::services_extension(dir.path(), "bound", "0.2", "");
+    let b = support::services_extension(dir.path(), "plain", "0.2", "");
     let host = support::host(dir.path(), &[a, b]);
     let composer = Composer::default();
     let options = octet_host::host::StartOptions::default()
@@ -146,7 +146,7 @@ fn methods_of_features_the_host_does_not_offer_are_unsupported_feature() {
 
 /// An API 0.4 peer that declares `model_turn_start`, refusing the features listed.
 fn model_turn_peer(root: &std::path::Path, name: &str, refuse: &str) -> PathBuf {
-    let dir = support::wave1_extension(
+    let dir = support::services_extension(
         root,
         name,
         "0.4",

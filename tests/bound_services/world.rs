@@ -148,7 +148,7 @@ pub(crate) fn bindings(world: &World) -> ServiceBindings {
 /// A host with every Wave-1 service bound (or none), over one peer named `peer`.
 pub(crate) fn world(bound: bool, api: &str, env: &str) -> World {
     let dir = tempfile::tempdir().unwrap();
-    let ext = support::wave1_extension(dir.path(), "peer", api, env);
+    let ext = support::services_extension(dir.path(), "peer", api, env);
     let host = support::host_builder(dir.path(), &[ext]).build().unwrap();
     let mut world = World {
         _dir: dir,

@@ -91,11 +91,11 @@ fn call_reports_progress_events_in_json() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["type"] == "progress")
+        .filter(|e| e["event"] == "progress")
         .collect();
     let messages: Vec<&str> = progress
         .iter()
-        .map(|e| e["event"]["message"].as_str().unwrap())
+        .map(|e| e["progress"]["message"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["step 1 of 3", "step 2 of 3", "step 3 of 3"]);
 }
@@ -464,4 +464,49 @@ fn new_scaffolds_an_extension_that_call_runs_at_once() {
         &world.workspace(),
     );
     assert_eq!(again.status.code(), Some(2));
+}
+
+/// `--json` prints serve's own encoding: a status is a serve status entry, and the
+/// events of a call are serve's event lines, each checked against
+/// docs/serve-protocol.schema.json.
+#[test]
+fn json_output_is_serves_encoding() {
+    use octet_host::validate::schema::OutputSchema;
+    let world = World::new();
+    let dirs = [world.test_extension()];
+    let schema = support::serve_harness::schema_document();
+    let status_reply =
+        OutputSchema::compile(&schema["$defs"]["replies"]["properties"]["status"]).unwrap();
+    let output = world.run(&dirs, &["status", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json_stdout(&output);
+    status_reply.validate(&document).unwrap();
+    assert_eq!(document["extensions"][0]["restart_attempts"], 0);
+
+    let lines = support::serve_harness::output_schema();
+    let output = world.run(
+        &dirs,
+        &[
+            "call",
+            "test-extension",
+            "progress",
+            r#"{"steps":2}"#,
+            "--json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let events = json_stdout(&output)["events"].as_array().unwrap().clone();
+    assert!(
+        events.iter().any(|e| e["event"] == "progress"),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| e["event"] == "tools_changed"),
+        "{events:?}"
+    );
+    for event in &events {
+        if let Err(error) = lines.validate(event) {
+            panic!("a --json event is not a serve event line: {error}\n{event}");
+        }
+    }
 }

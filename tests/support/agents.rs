@@ -5,8 +5,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use octet_host::examples::scripted_agents::ScriptedAgents;
 use octet_host::host::ServiceBindings;
-use octet_host::services::scripted_agents::ScriptedAgents;
 use octet_host::{CallOptions, ExtensionHandle, ExtensionHost};
 use serde_json::{json, Value};
 
@@ -76,7 +76,7 @@ pub fn host_on(
 ) -> (ExtensionHost, Vec<ExtensionHandle>) {
     let exts: Vec<_> = names
         .iter()
-        .map(|name| super::wave1_extension(dir, name, api, ""))
+        .map(|name| super::services_extension(dir, name, api, ""))
         .collect();
     let mut builder = super::host_builder(dir, &exts)
         .tool_namespace(octet_host::host::ToolNamespace::PerExtension);

@@ -243,11 +243,11 @@ pub fn diagnostics(events: &[HostEvent]) -> Vec<&Diagnostic> {
 }
 
 /// Writes `<root>/<name>/extension.toml` running the Wave-1 peer
-/// (`tests/fixtures/wave1_peer.py`): it takes every offered feature and offers the
+/// (`tests/fixtures/services_peer.py`): it takes every offered feature and offers the
 /// tools `ask`, `answers` and `seen`. `env` holds extra `[entrypoint].env` entries
 /// (`KEY = "value", ...`), such as `OCTET_PEER_SHORTCUTS`.
-pub fn wave1_extension(root: &Path, name: &str, api: &str, env: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wave1_peer.py");
+pub fn services_extension(root: &Path, name: &str, api: &str, env: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/services_peer.py");
     let manifest = format!(
         "name = {name:?}\nversion = \"0.1.0\"\napi_version = {api:?}\n\n\
          [entrypoint]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ {env} }}\n\n\

@@ -110,23 +110,23 @@ impl ShortcutService for DemoServices {
 impl Demo<'_> {
     /// Starts notes with the demo's services, calls `save_draft`, and triggers its
     /// shortcut.
-    pub(super) fn wave1_services(&mut self) {
+    pub(super) fn notes_services(&mut self) {
         self.t.section("Wave-1 services (notes, API 0.2)");
-        let Some(notes) = self.start_example(&MORE_EXAMPLES[3], "wave1_start") else {
+        let Some(notes) = self.start_example(&MORE_EXAMPLES[3], "services_start") else {
             return;
         };
-        let registered: Vec<String> = self.wave1.journal.lock().clone();
+        let registered: Vec<String> = self.bound.journal.lock().clone();
         for line in &registered {
             self.t.detail(format!("  service: {line}"));
         }
         let from = registered.len();
         self.t.request(format!("tool/call {NOTES} save_draft {{}}"));
         let result = notes.call_tool("save_draft", json!({}), CallOptions::default());
-        let seen: Vec<String> = self.wave1.journal.lock()[from..].to_vec();
+        let seen: Vec<String> = self.bound.journal.lock()[from..].to_vec();
         for line in &seen {
             self.t.detail(format!("  service: {line}"));
         }
-        let composer_after = self.wave1.composer.lock().clone();
+        let composer_after = self.bound.composer.lock().clone();
         match result {
             Ok(output) => {
                 let text = output.text();

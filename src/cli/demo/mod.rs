@@ -29,8 +29,8 @@ use serde_json::json;
 use super::error::CliError;
 use super::output::Report;
 use super::session::Session;
+use crate::examples::scripted_agents::ScriptedAgents;
 use crate::host::{ExtensionHandle, ExtensionHost, HostEvent, ServiceBindings};
-use crate::services::scripted_agents::ScriptedAgents;
 use setup::{DemoWorld, WorkspaceKind};
 use transcript::Transcript;
 
@@ -38,12 +38,12 @@ use transcript::Transcript;
 pub(crate) fn run(json: bool) -> Result<Report, CliError> {
     let program = std::env::current_exe().map_err(CliError::Host)?;
     let world = DemoWorld::create(&program).map_err(CliError::Host)?;
-    let wave1 = bound_services::DemoServices::new();
+    let bound = bound_services::DemoServices::new();
     let frontend = session_services::DemoFrontend::default();
     let mut builder = ExtensionHost::builder(&world.workspace)
         .no_global_extensions()
         .guardian(true)
-        .bind_for(setup::NOTES, wave1.bindings())
+        .bind_for(setup::NOTES, bound.bindings())
         .bind_for(setup::TURNS, frontend.bindings())
         .bind_for(
             setup::DELEGATE,
@@ -51,7 +51,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         )
         .tool_composition(true)
         .resource_refs(true)
-        .bulk_storage(crate::services::bulk::BulkStorage::temporary());
+        .bulk_storage(crate::features::bulk::BulkStorage::temporary());
     for dir in &world.extension_dirs {
         builder = builder.extension_dir(dir);
     }
@@ -63,7 +63,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         events: Vec::new(),
         started: Vec::new(),
         later_pids: Vec::new(),
-        wave1,
+        bound,
         frontend,
     };
     demo.run_all();
@@ -107,7 +107,7 @@ struct Demo<'a> {
     /// Processes of later generations (restarts, reloads), for the same check.
     later_pids: Vec<u32>,
     /// The Wave-1 services bound for notes.
-    wave1: bound_services::DemoServices,
+    bound: bound_services::DemoServices,
     /// The session and frontend services bound for turns.
     frontend: session_services::DemoFrontend,
 }
@@ -131,7 +131,7 @@ impl Demo<'_> {
             self.reload(hello);
         }
         self.host_services();
-        self.wave1_services();
+        self.notes_services();
         self.session_services();
         self.agent_sessions();
         self.composition();

@@ -35,6 +35,8 @@ pub(super) use super::reply::NestedReply;
 use super::reply::{Relay, ReplyTo};
 use super::route::HostMethod;
 use super::Dispatcher;
+use crate::features::composition::params::{self, CallParams};
+use crate::features::composition::{sidecar, Registry};
 use crate::limits::{
     COMPOSITION_TIMEOUT, MAX_COMPOSITION_CALLS, MAX_COMPOSITION_SIDECARS,
     MAX_COMPOSITION_SIDECAR_BYTES,
@@ -44,8 +46,6 @@ use crate::model::frontend::CancelFlag;
 use crate::model::status::LifecycleState;
 use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::bound::{Outcome, ServiceAnswer};
-use crate::services::composition::params::{self, CallParams};
-use crate::services::composition::{sidecar, Registry};
 use crate::text::head;
 use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire::codec::CodecEncodeError;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::features::composition::params::CallParams;
+use crate::features::composition::{FrozenTool, Registry};
 use crate::negotiation::ToolDefinition;
-use crate::services::composition::params::CallParams;
-use crate::services::composition::{FrozenTool, Registry};
 use crate::wire::RequestId;
 
 /// What the host keeps for one composing `tool/call`.

@@ -18,8 +18,8 @@ use super::guards::ShortcutBook;
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::limits::{
-    MAX_GRANT_LOST_REASON_BYTES, MAX_MESSAGE_BATCH_DELTAS, MAX_MESSAGE_DELTA_BYTES,
-    MAX_OUTBOUND_BACKLOG_BYTES, MAX_TERMINAL_INPUT_BYTES, MAX_WAVE1_NOTIFICATION_BYTES,
+    MAX_GRANT_LOST_REASON_BYTES, MAX_HOST_NOTIFICATION_BYTES, MAX_MESSAGE_BATCH_DELTAS,
+    MAX_MESSAGE_DELTA_BYTES, MAX_OUTBOUND_BACKLOG_BYTES, MAX_TERMINAL_INPUT_BYTES,
     MESSAGE_BATCH_BYTES, MESSAGE_BATCH_DELTAS, MESSAGE_BATCH_INTERVAL,
 };
 use crate::model::events::Diagnostic;
@@ -178,7 +178,7 @@ impl Dispatcher {
             count += 1;
             if text.len() >= MESSAGE_BATCH_BYTES || count >= MESSAGE_BATCH_DELTAS {
                 let params = json!({"message_id": message_id, "delta": text, "deltas": count});
-                frames.push(wave1_frame(c, "message/updated", &params)?);
+                frames.push(services_frame(c, "message/updated", &params)?);
                 text.clear();
                 count = 0;
                 seq = None;
@@ -264,7 +264,7 @@ impl Dispatcher {
     ) -> Result<(), NotifyError> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
         refuse_if_not_reading(c, method)?;
-        let frame = wave1_frame(c, method, &params)?;
+        let frame = services_frame(c, method, &params)?;
         c.push_frame(frame);
         Ok(())
     }
@@ -286,11 +286,15 @@ fn refuse_if_not_reading(c: &Connection, method: &str) -> Result<(), NotifyError
 
 /// A Wave-1 notification encoded as a frame, refused when its payload is over the bound
 /// or cannot be encoded.
-fn wave1_frame(c: &Connection, method: &str, params: &Value) -> Result<OutboundFrame, NotifyError> {
+fn services_frame(
+    c: &Connection,
+    method: &str,
+    params: &Value,
+) -> Result<OutboundFrame, NotifyError> {
     let size = encoded_len(params);
-    if size > MAX_WAVE1_NOTIFICATION_BYTES {
+    if size > MAX_HOST_NOTIFICATION_BYTES {
         return Err(NotifyError::Refused(Refusal::BoundsExceeded.because(
-            format!("a {method} payload of {size} bytes; at most {MAX_WAVE1_NOTIFICATION_BYTES}"),
+            format!("a {method} payload of {size} bytes; at most {MAX_HOST_NOTIFICATION_BYTES}"),
         )));
     }
     match c.encode_notification(method, params) {

@@ -101,7 +101,7 @@ pub fn compose() -> Extension {
         .tool_def(repeat, |args: Repeat, cx: &Context| time_nested(cx, args))
         .feature(crate::sdk::FEATURE_BULK_OBJECTS)
         .tool_def(read_blob, |args: ReadBlob, cx: &Context| {
-            let blob = crate::services::bulk::BlobRef::parse(&args.blob)
+            let blob = crate::features::bulk::BlobRef::parse(&args.blob)
                 .map_err(|problem| HandlerError::invalid_params(problem.to_string()))?;
             let data = cx.read_blob(&blob)?;
             let text = String::from_utf8_lossy(&data);

@@ -7,7 +7,7 @@
 //! spawns a child, follows its `agent/events` until its run finished, then stops it.
 //! The manifest needs `contributes.tools = ["delegate"]` (and `"observe"`); the host
 //! binds `agent_sessions` for it (the demo
-//! binds the example [`ScriptedAgents`](crate::services::scripted_agents::ScriptedAgents)
+//! binds the example [`ScriptedAgents`](crate::examples::scripted_agents::ScriptedAgents)
 //! service, which runs the script against the workspace).
 
 use serde::Deserialize;

@@ -58,7 +58,7 @@ impl HostNotifications {
         let (tx, rx) = bounded::<Event>(EVENT_QUEUE);
         let ext = Arc::clone(ext);
         let spawned = thread::Builder::new()
-            .name("octet-sdk-wave1".into())
+            .name("octet-sdk-notifications".into())
             .spawn(move || {
                 for event in rx {
                     let ran = panic::catch_unwind(AssertUnwindSafe(|| match &event {

@@ -12,8 +12,9 @@ use crate::wire::{codes, ResponseError};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorFamily {
-    /// The Wave-1 contract names first in `error.message` (section 3).
-    Wave1Tokens,
+    /// The contract name first in `error.message` (section 3: the refusal vocabulary
+    /// the reference calls Wave-1).
+    ContractTokens,
     /// API 0.3's fixed error table, the contract name and detail in `data`
     /// (SUPPLEMENT "Error table").
     V0_3Table,
@@ -41,7 +42,7 @@ pub enum ErrorFamily {
 impl ErrorFamily {
     /// Every family.
     pub const ALL: [ErrorFamily; 6] = [
-        ErrorFamily::Wave1Tokens,
+        ErrorFamily::ContractTokens,
         ErrorFamily::V0_3Table,
         ErrorFamily::SessionControl,
         ErrorFamily::AgentSessions,
@@ -54,7 +55,7 @@ impl ErrorFamily {
     /// the message after the contract name, or in `data.reason`.
     pub fn respond(self, refusal: &ServiceRefusal) -> ResponseError {
         match self {
-            ErrorFamily::Wave1Tokens | ErrorFamily::SessionControl => refusal.to_response(),
+            ErrorFamily::ContractTokens | ErrorFamily::SessionControl => refusal.to_response(),
             ErrorFamily::V0_3Table => v0_3_table(refusal),
             ErrorFamily::AgentSessions => match refusal.refusal {
                 Refusal::UnsupportedFeature | Refusal::InvalidRequest | Refusal::BoundsExceeded => {
@@ -124,8 +125,8 @@ mod tests {
     }
 
     #[test]
-    fn wave1_tokens_put_the_contract_name_first() {
-        let (code, message, data) = answer(ErrorFamily::Wave1Tokens, Refusal::BoundsExceeded);
+    fn contract_tokens_put_the_contract_name_first() {
+        let (code, message, data) = answer(ErrorFamily::ContractTokens, Refusal::BoundsExceeded);
         assert_eq!(
             (code, message.as_str(), data),
             (-32602, "bounds_exceeded: why", None)

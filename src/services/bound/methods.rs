@@ -26,7 +26,7 @@ use super::provider_models::{
 };
 use super::refusal::ServiceRefusal;
 use super::results::{ComposerText, EntryId, ServiceResult};
-use super::row::{Admission, Lane, Offer, Shape, V0_3_APIS, V0_4_APIS, WAVE1_APIS};
+use super::row::{Admission, Lane, Offer, Shape, V0_2_AND_V0_4_APIS, V0_3_APIS, V0_4_APIS};
 use super::session_control::{CompactRequest, Compaction, SessionTarget};
 use crate::manifest::ApiVersion;
 use crate::negotiation::{Capability, Feature, FeatureSet};

@@ -5,8 +5,8 @@
 use crate::manifest::ApiVersion;
 use crate::negotiation::{Capability, Feature};
 
-/// The API versions of the Wave-1 features.
-pub(super) const WAVE1_APIS: &[ApiVersion] = &[ApiVersion::V0_2, ApiVersion::V0_4];
+/// The API versions of the features the reference calls Wave-1 (0.2 and 0.4).
+pub(super) const V0_2_AND_V0_4_APIS: &[ApiVersion] = &[ApiVersion::V0_2, ApiVersion::V0_4];
 /// The API version of the canonical-wire capabilities.
 pub(super) const V0_3_APIS: &[ApiVersion] = &[ApiVersion::V0_3];
 /// The API version of the API 0.4-only features (section 1.1: "API 0.1, 0.2 and

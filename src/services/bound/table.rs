@@ -37,17 +37,17 @@ macro_rules! service_table {
                 served by ComposerService, bound with composer {
                 /// `composer/get`: the composer's whole text.
                 request ComposerGet = "composer/get", fn get(NoParams) -> ComposerText,
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
                 /// `composer/set`: replaces the whole text. Refuse (for example with
                 /// [`Refusal::InvalidRequest`](super::Refusal::InvalidRequest)) while another
                 /// editor owns the composer.
                 request ComposerSet = "composer/set", fn set(ComposerEdit) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
                 /// `composer/insert`: inserts the text at the composer's cursor.
                 request ComposerInsert = "composer/insert", fn insert(ComposerEdit) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
             }
 
@@ -62,7 +62,7 @@ macro_rules! service_table {
                 served by ShortcutService, bound with shortcuts {
                 /// `shortcut/register`: bind the shortcut's key so that pressing it triggers it.
                 request ShortcutRegister = "shortcut/register", fn register(Shortcut) -> (),
-                    apis WAVE1_APIS, admission InsideInitialize, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission InsideInitialize, family ContractTokens,
                     sensitive false;
             }
 
@@ -73,7 +73,7 @@ macro_rules! service_table {
                 /// `session/append_entry`: store the data durably and return the new entry's id.
                 request SessionAppendEntry = "session/append_entry",
                     fn append_entry(AppendEntry) -> EntryId,
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
                 /// The private `session/append_entry` lane of the awaited model-turn hooks
                 /// (section 1.4b, API 0.4): the runtime admitted the live invocation's
@@ -82,15 +82,15 @@ macro_rules! service_table {
                 /// the successor grant the runtime mints.
                 request SessionAppendPrivate = "session/append_entry",
                     fn append_private(PrivateAppend) -> PrivateCommit,
-                    apis V0_4_APIS, admission InvocationGrant, family Wave1Tokens,
+                    apis V0_4_APIS, admission InvocationGrant, family ContractTokens,
                     sensitive false;
                 /// `session/set_name`; an empty name clears it.
                 request SessionSetName = "session/set_name", fn set_name(SessionName) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
                 /// `session/set_label`; an empty label clears it.
                 request SessionSetLabel = "session/set_label", fn set_label(EntryLabel) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
             }
 
@@ -103,12 +103,12 @@ macro_rules! service_table {
                 /// `session/send_message`: an `assistant` or `system` message.
                 request SessionSendMessage = "session/send_message",
                     fn send_message(InjectedMessage) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
                 /// `session/send_user_message`: a message as if the user had typed it.
                 request SessionSendUserMessage = "session/send_user_message",
                     fn send_user_message(UserMessage) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
             }
 
@@ -120,7 +120,7 @@ macro_rules! service_table {
                 served by ActiveToolsService, bound with active_tools {
                 /// `tools/set_active`: the names are the complete replacement set.
                 request ToolsSetActive = "tools/set_active", fn set_active(ActiveToolSet) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
             }
 
@@ -136,11 +136,11 @@ macro_rules! service_table {
                 served by TerminalService, bound with terminal_handoff {
                 /// `terminal/acquire`: the grant the frontend minted for the tty it ceded.
                 request TerminalAcquire = "terminal/acquire", fn acquire(NoParams) -> TerminalGrant,
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
                 /// `terminal/release`: the holder gives the tty back.
                 request TerminalRelease = "terminal/release", fn release(NoParams) -> (),
-                    apis WAVE1_APIS, admission LiveParentOrIssuedOwner, family Wave1Tokens,
+                    apis V0_2_AND_V0_4_APIS, admission LiveParentOrIssuedOwner, family ContractTokens,
                     sensitive false;
             }
 
@@ -154,7 +154,7 @@ macro_rules! service_table {
                 /// `ui/autocomplete/register {revision}`.
                 request AutocompleteRegister = "ui/autocomplete/register",
                     fn register(AutocompleteRegistration) -> Accepted,
-                    apis WAVE1_APIS, admission None, family Wave1Tokens, sensitive false;
+                    apis V0_2_AND_V0_4_APIS, admission None, family ContractTokens, sensitive false;
             }
 
             /// Active-session control (section 2.21b, feature `session_control_v1`, API 0.4
@@ -221,31 +221,31 @@ macro_rules! service_table {
                 /// `agent/spawn`: start one bounded child session and answer its new id; report
                 /// its progress from then on. A refusal is -32002 to the extension.
                 request AgentSpawn = "agent/spawn", fn spawn(AgentSpawn) -> AgentSpawned,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
                 /// `agent/message`: steering input for the child `target` names (its id).
                 request AgentMessage = "agent/message", fn message(AgentSend) -> MessageDelivered,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
                 /// `agent/follow_up`: a subsequent run; `new_run` resumes a settled child
                 /// (report it running), `follow_up` queues on an active one.
                 request AgentFollowUp = "agent/follow_up", fn follow_up(AgentSend) -> FollowUpDelivered,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
                 /// `agent/interrupt`: cancel the child's tree when it is active; report it
                 /// `interrupted` once it stopped.
                 request AgentInterrupt = "agent/interrupt",
                     fn interrupt(AgentTarget) -> InterruptRequested,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
                 /// `agent/list`: answered by the runtime from its records, filtered by owner.
                 guarded AgentList = "agent/list", fn list(NoParams) -> AgentSnapshot,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
                 /// `agent/wait`: held by the runtime until every owned child settled or the
                 /// clamped timeout passed.
                 guarded AgentWait = "agent/wait", fn wait(AgentWait) -> AgentSnapshot,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
             }
 
@@ -259,7 +259,7 @@ macro_rules! service_table {
                 served by AgentModelService, bound with agent_model_selection {
                 /// `agent/models`: the rows matching `query`; the runtime cuts them to `limit`.
                 request AgentModels = "agent/models", fn models(AgentModelsQuery) -> AgentModels,
-                    apis WAVE1_APIS, admission LiveToolOrCommand, family AgentSessions,
+                    apis V0_2_AND_V0_4_APIS, admission LiveToolOrCommand, family AgentSessions,
                     sensitive false;
             }
 

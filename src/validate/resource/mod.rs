@@ -10,7 +10,7 @@
 //!   published (at `initialize` and at every `tools/register`).
 //!
 //! What a token names, who holds it and when it is pinned is the host's record
-//! (`services::resources`), not part of the value.
+//! (`features::resources`), not part of the value.
 
 mod descriptor;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! the bound service owns the model.
 //!
 //! One [`AgentHub`] per host keeps the records of every child spawned through it
-//! ([`AgentTable`](super::table::AgentTable)): who owns it (the extension principal
+//! ([`AgentTable`](super::spawned::AgentTable)): who owns it (the extension principal
 //! plus the durable session owner, so a restarted or reloaded generation resumes its
 //! tree), its path, policy, status and counters with host-owned timestamps, and the
 //! idempotency keys. Each connection's `AgentGuard` (`dispatcher/agents.rs`) admits
@@ -19,7 +19,7 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::{Mutex, MutexGuard};
 
 pub(crate) use super::record::{now_ms, OwnerKey};
-use super::table::AgentTable;
+use super::spawned::AgentTable;
 use crate::services::bound::{AgentEvent, AgentReport, ReportError};
 
 /// The host's child-session records and the wake-up channel of its reports.

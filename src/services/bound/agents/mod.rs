@@ -11,7 +11,7 @@ mod record;
 mod records;
 mod report;
 mod results;
-pub(crate) mod table;
+pub(crate) mod spawned;
 
 pub use params::{
     AgentEventsQuery, AgentModelsQuery, AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool,

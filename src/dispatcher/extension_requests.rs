@@ -342,7 +342,7 @@ impl Dispatcher {
         };
         self.answer_with(conn, id, &result, is_input);
         if is_input {
-            super::services::wipe_result(result);
+            super::runtime_answers::wipe_result(result);
         }
     }
 

@@ -118,7 +118,7 @@ impl Registry {
 }
 
 /// Where composing tools' stores live (who composition is offered to is the host's
-/// [`RuntimeOffers`](crate::services::runtime_features::RuntimeOffers)).
+/// [`RuntimeOffers`](crate::features::offers::RuntimeOffers)).
 #[derive(Debug)]
 pub struct CompositionSettings {
     /// The host-owned stores (created on the first commit).
