@@ -170,6 +170,30 @@ fn reload_starts_the_candidate_first_and_drains_the_old_generation() {
 }
 
 #[test]
+fn a_stop_right_after_a_reload_waits_for_the_draining_generation_too() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = peer_extension(root.path(), "steady", "0.2", &["good"], &["echo"]);
+    let host = fast_host(workspace.path(), &[dir]);
+    let ext = host.start("steady").unwrap();
+    let old_pid = ext.info().pid;
+    // Generation 1 still drains this call when the stop comes.
+    let in_flight = ext.call_tool_async(
+        "echo",
+        json!({"sleep_ms": 500}),
+        CallOptions::default(),
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    let started = host.reload("steady").unwrap();
+    let report = ext.shutdown().expect("a report");
+    let generations: Vec<u64> = report.extensions.iter().map(|e| e.generation).collect();
+    assert_eq!(generations, [1, started.generation], "{report:?}");
+    assert!(host.status().is_empty(), "{:?}", host.status());
+    assert!(!process_alive(old_pid) && !process_alive(started.pid));
+    let _ = in_flight.wait();
+}
+
+#[test]
 fn a_candidate_with_a_changed_catalog_is_rejected_and_the_old_generation_stays() {
     let root = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();

@@ -184,6 +184,14 @@ struct CallEntry {
     deadline: Duration,
 }
 
+/// A caller of `stop`: answered once every generation it stops has ended, with how
+/// each ended.
+struct StopWaiter {
+    remaining: Vec<ConnId>,
+    report: ShutdownReport,
+    reply: Sender<Option<ShutdownReport>>,
+}
+
 /// A host-wide shutdown in progress.
 struct HostShutdown {
     waiters: Vec<Sender<ShutdownReport>>,
@@ -202,7 +210,8 @@ pub(crate) struct Dispatcher {
     routes: HashMap<String, ConnId>,
     calls: IdMap<CallId, CallEntry>,
     timers: Timers,
-    stop_waiters: IdMap<ConnId, Vec<Sender<Option<ShutdownReport>>>>,
+    /// Callers of `stop`, each waiting until every generation of its extension ended.
+    stop_waiters: Vec<StopWaiter>,
     shutdown: Option<HostShutdown>,
     /// The supervisor's books, per extension name.
     supervision: HashMap<String, Supervision>,
@@ -275,7 +284,7 @@ pub(crate) fn spawn(
         routes: HashMap::new(),
         calls: IdMap::default(),
         timers: Timers::default(),
-        stop_waiters: IdMap::default(),
+        stop_waiters: Vec::new(),
         shutdown: None,
         supervision: HashMap::new(),
         restart_timers: IdMap::default(),

@@ -48,7 +48,13 @@ impl Dispatcher {
             let _ = reply.send(None);
             return;
         };
-        self.stop_waiters.entry(last).or_default().push(reply);
+        // A generation that a reload replaced may still be draining: the stop waits
+        // for it too, so no process of the extension is left when it answers.
+        self.stop_waiters.push(super::StopWaiter {
+            remaining: conns.clone(),
+            report: ShutdownReport::default(),
+            reply,
+        });
         self.stop_owned_trees(last);
         for conn in conns {
             self.begin_shutdown(conn);
@@ -384,13 +390,21 @@ impl Dispatcher {
         if let Some(shutdown) = &mut self.shutdown {
             shutdown.report.extensions.push(record.clone());
         }
-        if let Some(waiters) = self.stop_waiters.remove(&conn) {
-            for waiter in waiters {
-                let _ = waiter.send(Some(ShutdownReport {
-                    extensions: vec![record.clone()],
-                }));
+        for waiter in &mut self.stop_waiters {
+            if let Some(at) = waiter.remaining.iter().position(|c| *c == conn) {
+                waiter.remaining.swap_remove(at);
+                waiter.report.extensions.push(record.clone());
             }
         }
+        self.stop_waiters.retain_mut(|waiter| {
+            if !waiter.remaining.is_empty() {
+                return true;
+            }
+            let mut report = std::mem::take(&mut waiter.report);
+            report.extensions.sort_by_key(|e| e.generation);
+            let _ = waiter.reply.send(Some(report));
+            false
+        });
         let crashed = matches!(
             record.final_state,
             LifecycleState::Crashed | LifecycleState::Degraded

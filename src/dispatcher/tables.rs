@@ -13,7 +13,7 @@ impl Dispatcher {
             routes: self.routes.len(),
             calls: self.calls.len(),
             timers: self.timers.len(),
-            stop_waiters: self.stop_waiters.values().map(Vec::len).sum(),
+            stop_waiters: self.stop_waiters.len(),
             restart_timers: self.restart_timers.len(),
             open_scopes: self.open_scopes.len(),
             launching: self.launching.values().sum(),
