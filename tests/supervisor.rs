@@ -178,11 +178,7 @@ fn a_stop_right_after_a_reload_waits_for_the_draining_generation_too() {
     let ext = host.start("steady").unwrap();
     let old_pid = ext.info().pid;
     // Generation 1 still drains this call when the stop comes.
-    let in_flight = ext.call_tool_async(
-        "echo",
-        json!({"sleep_ms": 500}),
-        CallOptions::default(),
-    );
+    let in_flight = ext.call_tool_async("echo", json!({"sleep_ms": 500}), CallOptions::default());
     std::thread::sleep(Duration::from_millis(100));
     let started = host.reload("steady").unwrap();
     let report = ext.shutdown().expect("a report");

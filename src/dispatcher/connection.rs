@@ -186,10 +186,8 @@ pub(crate) struct Connection {
     pub services: ServiceBindings,
     /// The host state of the service kinds that keep one (shortcuts, section 2.20).
     pub guards: super::guards::KindGuards,
-    /// The native resource records of this generation (section 2.26).
-    pub resources: crate::features::resources::ResourceTable,
-    /// The composing `tool/call`s of this generation (section 2.25), by request id.
-    pub compositions: HashMap<u64, super::composition::parent::CompositionParent>,
+    /// The state each runtime-served feature keeps for this generation.
+    pub features: super::features::FeatureStates,
     /// Assistant-message deltas waiting to be batched into `message/updated`
     /// (section 1.11).
     pub messages: super::messages::batches::MessageBatches,
@@ -260,12 +258,11 @@ impl Connection {
             streams: Default::default(),
             services: ServiceBindings::new(),
             guards: Default::default(),
-            resources: crate::features::resources::ResourceTable::new(format!(
+            features: super::features::FeatureStates::new(format!(
                 "res-{}-{}",
                 conn.0,
                 crate::hex::random(6).unwrap_or_default()
             )),
-            compositions: HashMap::new(),
             messages: Default::default(),
             wire_trace: false,
         }

@@ -122,8 +122,7 @@ impl Dispatcher {
                     Ok(())
                 }
                 Answerer::Frontend => self.on_frontend_question(conn, id, host, params),
-                Answerer::Composition => self.on_composition_request(conn, id, host, params),
-                Answerer::Bulk => self.on_bulk_request(conn, id, host, params),
+                Answerer::Feature => self.on_feature_request(conn, id, host, params),
                 // Notifications only: no request routes here.
                 Answerer::Embedder => Err(unknown_method(c.api, method)),
             },
@@ -398,7 +397,7 @@ impl Dispatcher {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.guards.parent_settled(parent);
         }
-        self.composition_settled(conn, parent);
+        self.each_feature(|f, d| f.parent_settled(d, conn, parent));
     }
 
     /// Answers every outstanding child with its dropped answer: the generation is
@@ -423,7 +422,7 @@ impl Dispatcher {
             return;
         };
         child.cancelled.cancel();
-        self.composed_withdrawn(conn, id, &child);
+        self.each_feature(|f, d| f.child_withdrawn(d, conn, id, &child));
         self.answer_child(conn, id, child.kind.dropped_answer());
     }
 
@@ -448,7 +447,7 @@ impl Dispatcher {
         };
         if let Some(child) = c.remove_child(&id) {
             child.cancelled.cancel();
-            self.composed_withdrawn(conn, &id, &child);
+            self.each_feature(|f, d| f.child_withdrawn(d, conn, &id, &child));
             self.send_error(
                 conn,
                 &id,

@@ -179,12 +179,12 @@ impl Dispatcher {
         );
         c.wire_trace = self.shared.wire_trace;
         c.services = launched.services;
-        let agents = super::agents::AgentGuard::new(
+        let agents = super::features::agents::AgentGuard::new(
             self.shared.agents.clone(),
             &c.source.extension,
             &c.located.manifest_path,
             &c.owner,
-            super::agents::AgentDefaults {
+            super::features::agents::AgentDefaults {
                 inherited: c
                     .services
                     .is_runtime_default(ServiceKind::AgentModelSelection)

@@ -11,7 +11,7 @@
 //! `autocomplete` ([`AutocompleteChain`], section 2.24b), `terminal_handoff`
 //! (`super::terminal::TerminalGuard`, section 2.24) and the private lane of
 //! `session_entries` (`super::private_lane::PrivateLane`, section 1.4b) and
-//! `agent_sessions` (`super::agents::AgentGuard`, sections 2.13-2.18).
+//! `agent_sessions` (`super::features::agents::AgentGuard`, sections 2.13-2.18).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,7 +47,7 @@ pub(crate) struct KindGuards {
 pub(crate) fn guards_for(
     conn: ConnId,
     terminal: &Arc<Mutex<super::terminal::TerminalLease>>,
-    agents: super::agents::AgentGuard,
+    agents: super::features::agents::AgentGuard,
 ) -> KindGuards {
     let mut guards = KindGuards::default();
     guards

@@ -7,16 +7,12 @@
 //! answer, frames go to writers whose queues it keeps within bounds itself, and events
 //! are dropped and counted when the embedder does not keep up.
 
-mod agent_trees;
-mod agents;
 mod bound;
 mod brokered;
-mod bulk;
 mod command;
-mod composition;
 mod connection;
-mod exports;
 mod extension_requests;
+mod features;
 mod generations;
 mod guard;
 mod guards;
@@ -32,7 +28,6 @@ mod private_lane;
 mod reply;
 mod request_params;
 mod requests;
-mod resources;
 mod route;
 mod runtime_answers;
 mod shutdown;
@@ -228,10 +223,10 @@ pub(crate) struct Dispatcher {
     service_answers: Receiver<crate::services::bound::ServiceAnswer>,
     service_answer_sender: Sender<crate::services::bound::ServiceAnswer>,
     /// The last frozen registry of composition, with the catalogs it was made of.
-    frozen: Option<composition::parent::Frozen>,
+    frozen: Option<features::composition::parent::Frozen>,
     /// The outcomes of composition's nested calls, which the dispatcher hands itself.
-    nested_replies: Receiver<composition::NestedReply>,
-    nested_reply_sender: Sender<composition::NestedReply>,
+    nested_replies: Receiver<features::composition::NestedReply>,
+    nested_reply_sender: Sender<features::composition::NestedReply>,
     /// The origin of the health-poll grid (see `schedule_health_poll`).
     health_epoch: Instant,
     /// Joins the I/O threads of finished generations, off the dispatcher thread: a

@@ -144,12 +144,11 @@ impl Dispatcher {
             }
         };
         if let HostRequest::ToolCall { name, arguments } = &request {
-            if let Err(error) = self.pin_resources(conn, id, name, arguments) {
+            if let Err(error) = self.admit_tool_call_features(conn, id, name, arguments) {
                 self.calls.remove(&call);
                 let _ = reply.send(Err(error));
                 return;
             }
-            self.grant_blobs(conn, id, name, arguments);
         }
         let c = self
             .conns
@@ -183,7 +182,7 @@ impl Dispatcher {
             },
         );
         if let HostRequest::ToolCall { name, .. } = &request {
-            self.composition_admitted(conn, id, name);
+            self.each_feature(|f, d| f.tool_call_sent(d, conn, id, name));
         }
     }
 
@@ -221,16 +220,15 @@ impl Dispatcher {
                 // Children are withdrawn before the waiter hears the outcome, so a
                 // service answer that comes after the outcome is always refused.
                 self.settle_children(conn, id);
-                self.retire_resources(conn, id);
-                self.discard_blobs(conn, id);
+                self.each_feature(|f, d| f.call_dropped(d, conn, id));
                 if let PendingKind::Call { reply, .. } = pending.kind {
                     let _ = reply.send(Err(error));
                 }
                 let frame = pending.frame;
                 let now = Instant::now();
                 if frame.try_skip() {
-                    // Never sent: its pins go at once.
-                    self.unpin_resources(conn, id);
+                    // Never sent: the extension holds nothing of it.
+                    self.each_feature(|f, d| f.call_released(d, conn, id));
                     let c = self.conns.get_mut(&conn).expect("connection is live");
                     c.tombstones.insert(id, now, false);
                     self.admit(conn);
@@ -361,8 +359,6 @@ impl Dispatcher {
                             store: Arc::clone(store),
                             owner: c.owner.clone(),
                         });
-                    let resources = negotiated.features.contains(Feature::ResourceRefsV1)
-                        || negotiated.features.contains(Feature::BulkObjectsV1);
                     let mut answer = match response.outcome {
                         Ok(value) => Ok(RawResult {
                             bulk: self
@@ -385,19 +381,15 @@ impl Dispatcher {
                     };
                     // Withdraw the children first: see `cancel_call`.
                     self.settle_children(conn, id);
-                    if resources {
-                        if let Some(error) = match &answer {
-                            Ok(raw) => self.settle_outputs(conn, id, raw),
-                            Err(_) => {
-                                self.retire_resources(conn, id);
-                                self.discard_blobs(conn, id);
-                                None
+                    match &answer {
+                        Ok(raw) => {
+                            if let Some(error) = self.call_answered_features(conn, id, raw) {
+                                answer = Err(error);
                             }
-                        } {
-                            answer = Err(error);
                         }
-                        self.unpin_resources(conn, id);
+                        Err(_) => self.each_feature(|f, d| f.call_dropped(d, conn, id)),
                     }
+                    self.each_feature(|f, d| f.call_released(d, conn, id));
                     let _ = reply.send(answer);
                     self.admit(conn);
                     self.maybe_finish_drain(conn);
@@ -408,7 +400,7 @@ impl Dispatcher {
         let now = Instant::now();
         if c.tombstones.get(id, now).is_some() {
             c.tombstones.settle(id);
-            self.unpin_resources(conn, id);
+            self.each_feature(|f, d| f.call_released(d, conn, id));
             let c = self.conns.get_mut(&conn).expect("connection is live");
             self.shared
                 .events
@@ -440,7 +432,7 @@ impl Dispatcher {
         }
         if !c.pending.is_call(&id) {
             if c.tombstones.settle(id) {
-                self.unpin_resources(conn, id);
+                self.each_feature(|f, d| f.call_released(d, conn, id));
                 self.admit(conn);
             }
             return;
@@ -451,9 +443,10 @@ impl Dispatcher {
         // A second answer to the id is then a late response, not an unknown one.
         c.tombstones.insert(id, Instant::now(), false);
         self.settle_children(conn, id);
-        self.retire_resources(conn, id);
-        self.discard_blobs(conn, id);
-        self.unpin_resources(conn, id);
+        self.each_feature(|f, d| {
+            f.call_dropped(d, conn, id);
+            f.call_released(d, conn, id);
+        });
         if let PendingKind::Call { call, reply, .. } = pending.kind {
             self.calls.remove(&call);
             let _ = reply.send(Err(CallError::RefusedResponse { reason }));

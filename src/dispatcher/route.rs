@@ -8,14 +8,12 @@
 //! - [`Answerer::Broker`]: an embedder's policy engine, secret broker or credential
 //!   resolver, on a thread of its own (`brokered.rs`); the answer may be sensitive.
 //! - [`Answerer::Runtime`]: the runtime itself, on the dispatcher (artifacts, the tool
-//!   catalog, progress, cancellation and presentation snapshots; `services.rs`,
+//!   catalog, progress, cancellation and presentation snapshots; `runtime_answers.rs`,
 //!   `inbound.rs`).
 //! - [`Answerer::Frontend`]: the person at the frontend, on a thread of its own
-//!   (`children.rs`).
-//! - [`Answerer::Composition`]: the runtime's composition of the host's own tools
-//!   (`composition/`), whose nested calls run on their targets like any call.
-//! - [`Answerer::Bulk`]: the runtime's bulk store (`bulk.rs`); its copies run on a
-//!   thread of their own.
+//!   (`extension_requests.rs`).
+//! - [`Answerer::Feature`]: a feature the runtime serves itself (`features/`): the
+//!   feature whose registration lists the method answers it.
 //! - [`Answerer::Embedder`]: a notification the embedder receives as a
 //!   [`crate::HostEvent`] once it is checked.
 //!
@@ -44,11 +42,9 @@ pub(super) enum Answerer {
     Runtime,
     /// The person at the frontend, off the dispatcher.
     Frontend,
-    /// The runtime's tool composition (`composition/`): the dispatcher admits the
-    /// request and runs nested calls on their targets like any call.
-    Composition,
-    /// The runtime's bulk store (`bulk.rs`): at once, or a copy on a thread of its own.
-    Bulk,
+    /// A feature the runtime serves itself (`features/`), the one whose registration
+    /// lists the method.
+    Feature,
     /// The embedder, as an event (notifications only).
     Embedder,
 }
@@ -127,23 +123,23 @@ host_methods! {
     /// `tools/unregister` (section 2.12): the next catalog epoch.
     ToolsUnregister = request "tools/unregister", Runtime, apis ALL_APIS;
     /// `composition/context` (section 2.25): the frozen outer-call snapshot.
-    CompositionContext = request "composition/context", Composition, apis V0_4_APIS;
+    CompositionContext = request "composition/context", Feature, apis V0_4_APIS;
     /// `composition/call` (section 2.25): one nested call on another tool.
-    CompositionCall = request "composition/call", Composition, apis V0_4_APIS;
+    CompositionCall = request "composition/call", Feature, apis V0_4_APIS;
     /// `composition/store` (section 2.25): the parent's one write to its store.
-    CompositionStore = request "composition/store", Composition, apis V0_4_APIS;
+    CompositionStore = request "composition/store", Feature, apis V0_4_APIS;
     /// `resource/register` (section 2.26): a provisional native resource value.
-    ResourceRegister = request "resource/register", Runtime, apis V0_4_APIS;
+    ResourceRegister = request "resource/register", Feature, apis V0_4_APIS;
     /// `resource/release` (section 2.26): retires a value; its dispose follows.
-    ResourceRelease = request "resource/release", Runtime, apis V0_4_APIS;
+    ResourceRelease = request "resource/release", Feature, apis V0_4_APIS;
     /// `bulk/write` (section 2.27): a write ticket and its locator.
-    BulkWrite = request "bulk/write", Bulk, apis V0_4_APIS;
+    BulkWrite = request "bulk/write", Feature, apis V0_4_APIS;
     /// `bulk/commit` (section 2.27): the ticket's file, snapshot and verified.
-    BulkCommit = request "bulk/commit", Bulk, apis V0_4_APIS;
+    BulkCommit = request "bulk/commit", Feature, apis V0_4_APIS;
     /// `bulk/read` (section 2.27): a read lease on a blob.
-    BulkRead = request "bulk/read", Bulk, apis V0_4_APIS;
+    BulkRead = request "bulk/read", Feature, apis V0_4_APIS;
     /// `bulk/release` (section 2.27): ends a ticket or a lease.
-    BulkRelease = request "bulk/release", Bulk, apis V0_4_APIS;
+    BulkRelease = request "bulk/release", Feature, apis V0_4_APIS;
     /// `confirmation/request` (section 2.2): a yes or no from the person.
     ConfirmationRequest = request "confirmation/request", Frontend, apis ALL_APIS;
     /// `input/request` (section 2.7): a line of text from the person, perhaps secret.
@@ -263,6 +259,18 @@ mod tests {
             Route::request("nope/nothing", ApiVersion::V0_4, &none, None),
             None
         );
+    }
+
+    #[test]
+    fn every_feature_method_is_registered_by_exactly_one_feature() {
+        for host in HostMethod::ALL {
+            let registered = super::super::features::FEATURES
+                .iter()
+                .filter(|feature| feature.methods().contains(host))
+                .count();
+            let expected = usize::from(host.answerer() == Answerer::Feature);
+            assert_eq!(registered, expected, "{}", host.name());
+        }
     }
 
     #[test]

@@ -62,9 +62,6 @@ impl Dispatcher {
             HostMethod::ToolsRegister | HostMethod::ToolsUnregister => {
                 self.on_catalog_mutation(conn, method, params)
             }
-            HostMethod::ResourceRegister | HostMethod::ResourceRelease => {
-                self.on_resource_request(conn, method, params)
-            }
             _ => Err(ResponseError::new(
                 codes::METHOD_NOT_FOUND,
                 "unknown or unnegotiated method",

@@ -359,8 +359,7 @@ impl Dispatcher {
             self.on_initialize_failed(conn, role, error);
         }
         self.terminal_closed(conn);
-        self.composition_gone(conn);
-        self.drop_bulk_generation(conn);
+        self.each_feature(|f, d| f.generation_gone(d, conn));
         let Some(mut c) = self.conns.remove(&conn) else {
             return;
         };

@@ -27,8 +27,8 @@ impl Dispatcher {
             tables.queued_calls += c.queued.len();
             tables.tombstones += c.tombstones.len();
             tables.child_requests += c.children.len();
-            tables.resource_records += c.resources.len();
-            tables.compositions += c.compositions.len();
+            tables.resource_records += c.features.resources.len();
+            tables.compositions += c.features.compositions.len();
         }
         tables
     }

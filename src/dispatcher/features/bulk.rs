@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::connection::{ChildKind, ChildRequest};
-use super::route::HostMethod;
-use super::Dispatcher;
+use crate::dispatcher::connection::{ChildKind, ChildRequest};
+use crate::dispatcher::route::HostMethod;
+use crate::dispatcher::Dispatcher;
 use crate::features::bulk::blob::{is_media_type, parse_digest};
 use crate::features::bulk::store::BulkStore;
 use crate::features::bulk::{BlobRef, BulkError};
@@ -88,7 +88,7 @@ enum Job {
 
 impl Dispatcher {
     /// A `bulk/*` request of `conn`.
-    pub(super) fn on_bulk_request(
+    pub(in crate::dispatcher) fn on_bulk_request(
         &mut self,
         conn: ConnId,
         id: &RequestId,
@@ -314,7 +314,13 @@ impl Dispatcher {
     /// A `tool/call` of `tool` with `arguments` is sent as request `id` on a generation
     /// that negotiated bulk objects: the BlobRefs its arguments carry (at most 64) are
     /// the blobs it may read.
-    pub(super) fn grant_blobs(&mut self, conn: ConnId, id: u64, tool: &str, arguments: &Value) {
+    pub(in crate::dispatcher) fn grant_blobs(
+        &mut self,
+        conn: ConnId,
+        id: u64,
+        tool: &str,
+        arguments: &Value,
+    ) {
         let Some(store) = self.shared.bulk.get() else {
             return;
         };
@@ -336,7 +342,7 @@ impl Dispatcher {
     }
 
     /// The call `id` of `conn` ended without success: its provisional blobs go.
-    pub(super) fn discard_blobs(&mut self, conn: ConnId, id: u64) {
+    pub(in crate::dispatcher) fn discard_blobs(&mut self, conn: ConnId, id: u64) {
         if let Some(store) = self.shared.bulk.get() {
             store.take_grant(conn, id);
             store.discard(conn, Some(id));
@@ -344,7 +350,7 @@ impl Dispatcher {
     }
 
     /// The generation `conn` went away: its tickets, leases and provisional blobs go.
-    pub(super) fn drop_bulk_generation(&mut self, conn: ConnId) {
+    pub(in crate::dispatcher) fn drop_bulk_generation(&mut self, conn: ConnId) {
         if let Some(store) = self.shared.bulk.get() {
             store.discard(conn, None);
         }

@@ -18,10 +18,10 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::connection::PendingKind;
-use super::route::HostMethod;
-use super::timers::Timer;
-use super::Dispatcher;
+use crate::dispatcher::connection::PendingKind;
+use crate::dispatcher::route::HostMethod;
+use crate::dispatcher::timers::Timer;
+use crate::dispatcher::Dispatcher;
 use crate::features::resources::ResourceError;
 use crate::limits::{MAX_DISPOSE_RESOURCES, RESOURCE_DISPOSE_TIMEOUT};
 use crate::model::call::CallError;
@@ -62,7 +62,7 @@ fn read_params<'a>(params: &'a Value, other: &str) -> Result<(u64, &'a Value), R
 
 impl Dispatcher {
     /// `resource/register` or `resource/release` of `conn`.
-    pub(super) fn on_resource_request(
+    pub(in crate::dispatcher) fn on_resource_request(
         &mut self,
         conn: ConnId,
         method: HostMethod,
@@ -98,13 +98,14 @@ impl Dispatcher {
                 // Registration grants nothing by itself: only a type the parent's tool
                 // can export is worth a record.
                 let exportable = c
+                    .features
                     .resources
                     .outputs_of(parent)
                     .is_some_and(|slots| slots.iter().any(|slot| slot.type_id == type_id));
                 if !exportable {
                     return Err(ResourceError::TypeMismatch);
                 }
-                let resource = c.resources.register(parent, type_id)?;
+                let resource = c.features.resources.register(parent, type_id)?;
                 Ok(resource.to_value())
             }
             HostMethod::ResourceRelease => {
@@ -114,7 +115,7 @@ impl Dispatcher {
                 }
                 let resource = ResourceRef::parse(resource)
                     .map_err(|problem| ResourceError::Invalid(problem.to_string()))?;
-                let retired = c.resources.release(parent, &resource)?;
+                let retired = c.features.resources.release(parent, &resource)?;
                 self.dispose(conn, vec![retired]);
                 Ok(json!({"retired": true, "cleanup": "pending"}))
             }
@@ -125,7 +126,7 @@ impl Dispatcher {
     /// A `tool/call` of `tool` with `arguments` is about to be sent as request `id`:
     /// its declared inputs that the arguments carry are checked and pinned for it,
     /// all or none, and its declared outputs are remembered for its settlement.
-    pub(super) fn pin_resources(
+    pub(in crate::dispatcher) fn pin_resources(
         &mut self,
         conn: ConnId,
         id: u64,
@@ -163,11 +164,11 @@ impl Dispatcher {
             inputs.push((slot.path.to_string(), resource));
         }
         let refs: Vec<ResourceRef> = inputs.iter().map(|(_, r)| r.clone()).collect();
-        if let Err(error) = c.resources.pin(id, &refs) {
+        if let Err(error) = c.features.resources.pin(id, &refs) {
             // Name the first input that is refused on its own.
             let path = inputs
                 .iter()
-                .find(|(_, r)| !c.resources.is_active(r))
+                .find(|(_, r)| !c.features.resources.is_active(r))
                 .or(inputs.first())
                 .map(|(path, _)| path.clone())
                 .unwrap_or_default();
@@ -175,69 +176,69 @@ impl Dispatcher {
         }
         if !operation.resource_outputs.is_empty() {
             let outputs = operation.resource_outputs.clone();
-            c.resources.expect_outputs(id, tool, outputs);
+            c.features.resources.expect_outputs(id, tool, outputs);
         }
         Ok(())
     }
 
     /// The extension settled request `id` (or it was never sent): its pins are
     /// released, and the values invalidated meanwhile are disposed of.
-    pub(super) fn unpin_resources(&mut self, conn: ConnId, id: u64) {
+    pub(in crate::dispatcher) fn unpin_resources(&mut self, conn: ConnId, id: u64) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let dispose = c.resources.unpin(id);
+        let dispose = c.features.resources.unpin(id);
         self.dispose(conn, dispose);
     }
 
     /// The call `id` ended without a successful answer (an error, a refused answer, a
     /// cancellation that won): what it registered is retired.
-    pub(super) fn retire_resources(&mut self, conn: ConnId, id: u64) {
+    pub(in crate::dispatcher) fn retire_resources(&mut self, conn: ConnId, id: u64) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        c.resources.forget_outputs(id);
-        let retired = c.resources.retire_parent(id);
+        c.features.resources.forget_outputs(id);
+        let retired = c.features.resources.retire_parent(id);
         self.dispose(conn, retired);
     }
 
     /// Every live value of `conn` is invalidated (its owner went away); they are
     /// disposed of, each pinned one once its call settles.
-    pub(super) fn invalidate_resources(&mut self, conn: ConnId) {
+    pub(in crate::dispatcher) fn invalidate_resources(&mut self, conn: ConnId) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        let retired = c.resources.invalidate();
+        let retired = c.features.resources.invalidate();
         self.dispose(conn, retired);
     }
 
     /// The routed, ready generation whose records hold `resource` active.
-    pub(super) fn resource_home(
+    pub(in crate::dispatcher) fn resource_home(
         &self,
         resource: &ResourceRef,
     ) -> Option<crate::features::operation_discovery::ResourceHome> {
         self.routes.values().find_map(|conn| {
             let c = self.conns.get(conn)?;
-            (c.state == LifecycleState::Ready && c.resources.is_active(resource)).then(|| {
-                crate::features::operation_discovery::ResourceHome {
+            (c.state == LifecycleState::Ready && c.features.resources.is_active(resource)).then(
+                || crate::features::operation_discovery::ResourceHome {
                     extension: c.source.extension.clone(),
                     generation: c.source.generation,
                     revision: c.catalog_revision,
                     catalog: c.catalog.clone(),
-                }
-            })
+                },
+            )
         })
     }
 
     /// Sends `resource/dispose` for `retired`, 32 refs a request.
-    pub(super) fn dispose(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
+    pub(in crate::dispatcher) fn dispose(&mut self, conn: ConnId, retired: Vec<ResourceRef>) {
         if retired.is_empty() {
             return;
         }
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        if !c.transport_alive() || c.stage != super::connection::ShutdownStage::None {
+        if !c.transport_alive() || c.stage != crate::dispatcher::connection::ShutdownStage::None {
             // The generation is going away, and its native objects with it.
             return;
         }
@@ -260,7 +261,7 @@ impl Dispatcher {
     /// The answer to a `resource/dispose` of `tokens`: every ref needs a status of
     /// `completed` or `failed`; anything else is unknown cleanup, which ends the
     /// generation (section 2.26).
-    pub(super) fn on_dispose_answer(
+    pub(in crate::dispatcher) fn on_dispose_answer(
         &mut self,
         conn: ConnId,
         tokens: Vec<String>,
@@ -274,7 +275,7 @@ impl Dispatcher {
             None => {
                 if let Some(c) = self.conns.get_mut(&conn) {
                     for token in &tokens {
-                        c.resources.disposed(token);
+                        c.features.resources.disposed(token);
                     }
                 }
             }
@@ -283,7 +284,7 @@ impl Dispatcher {
     }
 
     /// A `resource/dispose` got no answer within its deadline.
-    pub(super) fn on_dispose_deadline(&mut self, conn: ConnId) {
+    pub(in crate::dispatcher) fn on_dispose_deadline(&mut self, conn: ConnId) {
         self.end_for_unknown_cleanup(
             conn,
             &format!(

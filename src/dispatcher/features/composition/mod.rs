@@ -28,13 +28,13 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::command::{CallRequest, HostRequest};
-use super::connection::{ChildKind, ChildRequest};
-use super::pending::PendingKind;
-pub(super) use super::reply::NestedReply;
-use super::reply::{Relay, ReplyTo};
-use super::route::HostMethod;
-use super::Dispatcher;
+use crate::dispatcher::command::{CallRequest, HostRequest};
+use crate::dispatcher::connection::{ChildKind, ChildRequest};
+use crate::dispatcher::pending::PendingKind;
+pub(in crate::dispatcher) use crate::dispatcher::reply::NestedReply;
+use crate::dispatcher::reply::{Relay, ReplyTo};
+use crate::dispatcher::route::HostMethod;
+use crate::dispatcher::Dispatcher;
 use crate::features::composition::params::{self, CallParams};
 use crate::features::composition::{sidecar, Registry};
 use crate::limits::{
@@ -51,7 +51,14 @@ use crate::transport::{ConnId, FrameState, OutboundFrame};
 use crate::wire::codec::CodecEncodeError;
 use crate::wire::{codes, RequestId, ResponseError};
 
-pub(super) mod parent;
+/// The methods of composition (section 2.25).
+pub(in crate::dispatcher) const METHODS: &[HostMethod] = &[
+    HostMethod::CompositionContext,
+    HostMethod::CompositionCall,
+    HostMethod::CompositionStore,
+];
+
+pub(in crate::dispatcher) mod parent;
 
 use parent::{CompositionParent, Nested};
 
@@ -70,7 +77,7 @@ impl Dispatcher {
     /// The frozen snapshot of every routed, ready extension's tools, by name. The last
     /// snapshot is kept with the catalogs it was made of: while no catalog changed, the
     /// next `tool/call` shares it instead of compiling every schema again.
-    pub(super) fn freeze_composition(&mut self) -> Arc<Registry> {
+    pub(in crate::dispatcher) fn freeze_composition(&mut self) -> Arc<Registry> {
         let mut routed: Vec<(&String, &ConnId)> = self.routes.iter().collect();
         routed.sort();
         let catalogs: Vec<(String, Arc<Vec<ToolDefinition>>)> = routed
@@ -105,7 +112,12 @@ impl Dispatcher {
 
     /// A `tool/call` was sent as request `id` on `conn`: if the generation composes,
     /// its program may now compose under it.
-    pub(super) fn composition_admitted(&mut self, conn: ConnId, id: u64, tool: &str) {
+    pub(in crate::dispatcher) fn composition_admitted(
+        &mut self,
+        conn: ConnId,
+        id: u64,
+        tool: &str,
+    ) {
         let composes = self
             .conns
             .get(&conn)
@@ -116,7 +128,7 @@ impl Dispatcher {
         let registry = self.freeze_composition();
         if let Some(c) = self.conns.get_mut(&conn) {
             let store = store_scope(&c.source.extension, tool);
-            c.compositions.insert(
+            c.features.compositions.insert(
                 id,
                 CompositionParent {
                     registry,
@@ -134,11 +146,11 @@ impl Dispatcher {
 
     /// The parent `id` on `conn` settled: its sidecars nobody read are removed (its
     /// nested calls were withdrawn with its children).
-    pub(super) fn composition_settled(&mut self, conn: ConnId, id: u64) {
+    pub(in crate::dispatcher) fn composition_settled(&mut self, conn: ConnId, id: u64) {
         let Some(parent) = self
             .conns
             .get_mut(&conn)
-            .and_then(|c| c.compositions.remove(&id))
+            .and_then(|c| c.features.compositions.remove(&id))
         else {
             return;
         };
@@ -148,7 +160,7 @@ impl Dispatcher {
     }
 
     /// A `composition/*` request: checked against its live parent, then answered.
-    pub(super) fn on_composition_request(
+    pub(in crate::dispatcher) fn on_composition_request(
         &mut self,
         conn: ConnId,
         id: &RequestId,
@@ -166,7 +178,7 @@ impl Dispatcher {
         }
         let params = params.cloned().unwrap_or(Value::Null);
         let parent = params::parent_of(&params).map_err(invalid)?;
-        if !c.compositions.contains_key(&parent) || !c.pending.is_tool_call(&parent) {
+        if !c.features.compositions.contains_key(&parent) || !c.pending.is_tool_call(&parent) {
             return Err(refused(format!(
                 "parent_request_id {parent} is not a live model tool/call of this generation"
             )));
@@ -194,7 +206,7 @@ impl Dispatcher {
         parent: u64,
     ) -> Result<(), ResponseError> {
         let c = self.conns.get_mut(&conn).expect("connection is live");
-        let state = &c.compositions[&parent];
+        let state = &c.features.compositions[&parent];
         let store = self
             .shared
             .composition
@@ -241,7 +253,7 @@ impl Dispatcher {
                 return self.send_error(conn, id, &error);
             }
         }
-        let state = c.compositions.get_mut(&parent);
+        let state = c.features.compositions.get_mut(&parent);
         let room = state
             .as_ref()
             .is_some_and(|s| s.sidecars.len() < MAX_COMPOSITION_SIDECARS);
@@ -265,6 +277,7 @@ impl Dispatcher {
         let parent = params.parent_request_id;
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let state = c
+            .features
             .compositions
             .get_mut(&parent)
             .expect("checked by the caller");
@@ -336,7 +349,7 @@ impl Dispatcher {
             return;
         };
         let live = c.pending.is_tool_call(&parent);
-        let Some(state) = c.compositions.get_mut(&parent) else {
+        let Some(state) = c.features.compositions.get_mut(&parent) else {
             return;
         };
         if state.running.is_some() {
@@ -389,7 +402,7 @@ impl Dispatcher {
     /// made here, on the dispatcher, which spares the nested call a thread and two
     /// hand-offs: a small result is checked in microseconds, and only an answer too
     /// large for a frame is written to its sidecar file first.
-    pub(super) fn on_nested_reply(&mut self, nested: NestedReply) {
+    pub(in crate::dispatcher) fn on_nested_reply(&mut self, nested: NestedReply) {
         let NestedReply {
             conn,
             request,
@@ -404,7 +417,7 @@ impl Dispatcher {
         let Some(parent) = child.parent else {
             return;
         };
-        let Some(state) = c.compositions.get_mut(&parent) else {
+        let Some(state) = c.features.compositions.get_mut(&parent) else {
             return;
         };
         let Some(running) = state.running.take().filter(|n| n.id == request) else {
@@ -422,7 +435,7 @@ impl Dispatcher {
         if let Some(state) = self
             .conns
             .get_mut(&conn)
-            .and_then(|c| c.compositions.get_mut(&parent))
+            .and_then(|c| c.features.compositions.get_mut(&parent))
         {
             if state.running.as_ref().is_some_and(|n| &n.id == id) {
                 state.running = None;
@@ -438,7 +451,7 @@ impl Dispatcher {
     /// [`MAX_COMPOSITION_UPDATES`](crate::limits::MAX_COMPOSITION_UPDATES) relayed snapshots still wait for
     /// the composing generation's writer, or that writer has no room, the snapshot is
     /// dropped.
-    pub(super) fn relay_update(&mut self, conn: ConnId, id: u64, result: &Value) {
+    pub(in crate::dispatcher) fn relay_update(&mut self, conn: ConnId, id: u64, result: &Value) {
         let relay = self.conns.get_mut(&conn).and_then(|c| {
             let PendingKind::Call {
                 relay: Some(relay), ..
@@ -488,7 +501,7 @@ impl Dispatcher {
 
     /// The generation `conn` goes away: its running nested calls are cancelled on their
     /// targets and the sidecars nobody read are removed.
-    pub(super) fn composition_gone(&mut self, conn: ConnId) {
+    pub(in crate::dispatcher) fn composition_gone(&mut self, conn: ConnId) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
@@ -505,7 +518,7 @@ impl Dispatcher {
                 _ => None,
             })
             .collect();
-        let parents: Vec<u64> = c.compositions.keys().copied().collect();
+        let parents: Vec<u64> = c.features.compositions.keys().copied().collect();
         for call in running {
             self.cancel_call(call, CancelReason::Shutdown);
         }
@@ -517,7 +530,7 @@ impl Dispatcher {
     /// A `composition/call` was withdrawn before its answer (its parent settled, the
     /// extension cancelled it, the generation went away): a running nested call is
     /// cancelled on its target, a queued one never starts.
-    pub(super) fn composed_withdrawn(
+    pub(in crate::dispatcher) fn composed_withdrawn(
         &mut self,
         conn: ConnId,
         id: &RequestId,
@@ -543,6 +556,7 @@ impl Dispatcher {
         let parent = store.parent_request_id;
         let c = self.conns.get_mut(&conn).expect("connection is live");
         let state = c
+            .features
             .compositions
             .get_mut(&parent)
             .expect("checked by the caller");

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::Dispatcher;
+use crate::dispatcher::Dispatcher;
 use crate::model::call::{CallError, RawResult};
 use crate::transport::ConnId;
 use crate::validate::resource::{ResourceRef, ResourceSlot};
@@ -29,14 +29,14 @@ fn invalid(at: impl Into<String>, reason: impl Into<String>) -> ResultError {
 impl Dispatcher {
     /// The call `id` was answered with `raw`: publishes what it made, or retires it.
     /// Returns the error the call fails with instead, when its result is invalid.
-    pub(super) fn settle_outputs(
+    pub(in crate::dispatcher) fn settle_outputs(
         &mut self,
         conn: ConnId,
         id: u64,
         raw: &RawResult,
     ) -> Option<CallError> {
         let c = self.conns.get_mut(&conn)?;
-        let resource_outputs = c.resources.forget_outputs(id);
+        let resource_outputs = c.features.resources.forget_outputs(id);
         let owner = c.owner.session_id.clone();
         // Only a call that committed a blob has one to publish; the BlobRefs of any
         // other result are checked by its caller (`RawResult::tool_output`), off the
@@ -76,7 +76,7 @@ impl Dispatcher {
             let slots = resource_outputs.map(|(_, slots)| slots).unwrap_or_default();
             let refs = resources_of(&slots, &structured)?;
             let c = self.conns.get_mut(&conn).expect("checked above");
-            let retired = c.resources.export(id, &refs).map_err(|error| {
+            let retired = c.features.resources.export(id, &refs).map_err(|error| {
                 invalid(
                     "structured_content",
                     format!(

@@ -6,10 +6,10 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use super::agents::AgentGuard;
-use super::bound::{agent_reports_for, run_service, Admitted};
-use super::guards::Verdict;
-use super::Dispatcher;
+use crate::dispatcher::bound::{agent_reports_for, run_service, Admitted};
+use crate::dispatcher::features::agents::AgentGuard;
+use crate::dispatcher::guards::Verdict;
+use crate::dispatcher::Dispatcher;
 use crate::model::frontend::CancelFlag;
 use crate::services::bound::agents::hub::OwnerKey;
 use crate::services::bound::{AgentTarget, RawReply, ServiceKind, ServiceMethod, ServiceRequest};
@@ -22,7 +22,7 @@ impl Dispatcher {
     /// shutdown requests shutdown of the service's owned trees"), with `agent/stop` when
     /// `agent_session_lifetime_v1` is bound and `agent/interrupt` otherwise. The asks
     /// are detached: nobody waits for their answers.
-    pub(super) fn stop_owned_trees(&mut self, conn: ConnId) {
+    pub(in crate::dispatcher) fn stop_owned_trees(&mut self, conn: ConnId) {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
@@ -58,7 +58,7 @@ impl Dispatcher {
 
     /// Records changed: every connection's held `agent/wait` requests that can be
     /// answered now are.
-    pub(super) fn on_agents_changed(&mut self) {
+    pub(in crate::dispatcher) fn on_agents_changed(&mut self) {
         let conns: Vec<_> = self.conns.keys().copied().collect();
         for conn in conns {
             self.answer_held(conn, ServiceKind::AgentSessions);
@@ -71,7 +71,7 @@ impl Dispatcher {
     /// session may list, wait on and observe their trees but change nothing, every held
     /// `agent/wait` and `agent/events` of theirs is answered now, and each owner's
     /// active children are asked to stop. Other sessions' trees are untouched.
-    pub(super) fn retire_session_owner(&mut self, session_id: &str) {
+    pub(in crate::dispatcher) fn retire_session_owner(&mut self, session_id: &str) {
         // The owner's native resources go with it (section 2.26).
         let owned: Vec<ConnId> = self
             .conns
@@ -120,7 +120,7 @@ impl Dispatcher {
     /// settled children of its last run go with their idempotency keys (section 2.13:
     /// "at the next owning run, stale idempotency entries are pruned with their missing
     /// child records").
-    pub(super) fn begin_owning_run(&mut self, session_id: &str) {
+    pub(in crate::dispatcher) fn begin_owning_run(&mut self, session_id: &str) {
         let owner = OwnerKey::resource_owner_of(session_id, &self.shared.instance_id);
         self.shared.agents.table().begin_run(&owner);
     }

@@ -1,0 +1,326 @@
+//! The features the runtime serves itself, as the dispatcher runs them: each is a
+//! module of this folder and one row of [`FEATURES`], and implements
+//! [`RuntimeFeature`]'s lifecycle hooks.
+//!
+//! The generic dispatcher names no feature. It calls the hooks at fixed points of a
+//! call's and a generation's life ([`Dispatcher::each_feature`]), routes an
+//! extension-to-host method whose answerer is [`Answerer::Feature`] to the feature that
+//! lists it ([`RuntimeFeature::methods`]), and keeps each feature's per-generation
+//! state in [`FeatureStates`], which only the features read.
+//!
+//! - `composition/`: tool composition (section 2.25);
+//! - `resources.rs` and `exports.rs`: resource refs and operation descriptors (2.26),
+//!   with a call's resource and blob outputs published together;
+//! - `bulk.rs`: bulk objects (2.27);
+//! - `agents.rs` and `agent_trees.rs`: the agent guard (2.13-2.18), which completes
+//!   the embedder's agent service from the runtime's records.
+//!
+//! [`Answerer::Feature`]: super::route::Answerer::Feature
+
+pub(super) mod agent_trees;
+pub(super) mod agents;
+pub(super) mod bulk;
+pub(super) mod composition;
+pub(super) mod exports;
+pub(super) mod resources;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::connection::ChildRequest;
+use super::route::HostMethod;
+use super::Dispatcher;
+use crate::model::call::{CallError, RawResult};
+use crate::negotiation::Feature;
+use crate::transport::ConnId;
+use crate::wire::{RequestId, ResponseError};
+
+/// The lifecycle hooks of a feature the runtime serves itself. Every hook has a
+/// default that does nothing, so a feature implements the moments it cares about.
+/// Hooks run on the dispatcher thread, in the order of [`FEATURES`].
+pub(super) trait RuntimeFeature: Sync {
+    /// The extension-to-host methods this feature answers (rows of the host method
+    /// table whose answerer is `Feature`).
+    fn methods(&self) -> &'static [HostMethod] {
+        &[]
+    }
+
+    /// Answers the request `id` for one of [`RuntimeFeature::methods`], at once or
+    /// later; an error is sent back to the extension as the answer.
+    fn on_request(
+        &self,
+        _d: &mut Dispatcher,
+        _conn: ConnId,
+        _id: &RequestId,
+        _method: HostMethod,
+        _params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        Ok(())
+    }
+
+    /// The tool call `id` is about to be sent; an error refuses it, and the call
+    /// fails with it.
+    fn admit_tool_call(
+        &self,
+        _d: &mut Dispatcher,
+        _conn: ConnId,
+        _id: u64,
+        _tool: &str,
+        _arguments: &Value,
+    ) -> Result<(), CallError> {
+        Ok(())
+    }
+
+    /// The tool call `id` was sent.
+    fn tool_call_sent(&self, _d: &mut Dispatcher, _conn: ConnId, _id: u64, _tool: &str) {}
+
+    /// The call `id` was answered with a result; an error fails the call instead.
+    fn call_answered(
+        &self,
+        _d: &mut Dispatcher,
+        _conn: ConnId,
+        _id: u64,
+        _raw: &RawResult,
+    ) -> Option<CallError> {
+        None
+    }
+
+    /// The call `id` ended without a result: cancelled, answered with an error, or
+    /// answered with a frame the host refused.
+    fn call_dropped(&self, _d: &mut Dispatcher, _conn: ConnId, _id: u64) {}
+
+    /// The extension no longer holds the call `id`: answered (late or not), or
+    /// never sent.
+    fn call_released(&self, _d: &mut Dispatcher, _conn: ConnId, _id: u64) {}
+
+    /// The host request `parent` of `conn` settled: what it admitted ends with it.
+    fn parent_settled(&self, _d: &mut Dispatcher, _conn: ConnId, _parent: u64) {}
+
+    /// The extension-to-host request `id` was withdrawn before it was answered.
+    fn child_withdrawn(
+        &self,
+        _d: &mut Dispatcher,
+        _conn: ConnId,
+        _id: &RequestId,
+        _child: &ChildRequest,
+    ) {
+    }
+
+    /// The generation `conn` is going away; it is still in the dispatcher's tables.
+    fn generation_gone(&self, _d: &mut Dispatcher, _conn: ConnId) {}
+}
+
+/// Tool composition (section 2.25).
+struct Composition;
+/// Resource refs and operation descriptors (section 2.26), and a call's outputs.
+struct ResourceRefs;
+/// Bulk objects (section 2.27).
+struct BulkObjects;
+
+/// The registration table: every feature the runtime serves itself, in the order
+/// their hooks run.
+pub(super) static FEATURES: [&dyn RuntimeFeature; 3] = [&ResourceRefs, &BulkObjects, &Composition];
+
+/// Each feature's state for one generation.
+pub(super) struct FeatureStates {
+    /// The generation's resource records (section 2.26).
+    pub resources: crate::features::resources::ResourceTable,
+    /// Compositions in progress, by the `tool/call` that admitted them (section 2.25).
+    pub compositions: HashMap<u64, composition::parent::CompositionParent>,
+}
+
+impl FeatureStates {
+    /// The state of a new generation; `owner` names its resource records.
+    pub fn new(owner: String) -> FeatureStates {
+        FeatureStates {
+            resources: crate::features::resources::ResourceTable::new(owner),
+            compositions: HashMap::new(),
+        }
+    }
+}
+
+impl Dispatcher {
+    /// Runs `hook` for every registered feature, in the table's order.
+    pub(super) fn each_feature(&mut self, hook: impl Fn(&dyn RuntimeFeature, &mut Dispatcher)) {
+        for feature in FEATURES {
+            hook(feature, self);
+        }
+    }
+
+    /// Routes a request for a feature's method to the feature that lists it.
+    pub(super) fn on_feature_request(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        method: HostMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        let feature = FEATURES
+            .iter()
+            .find(|feature| feature.methods().contains(&method))
+            .expect("every Feature-answered method is registered by a feature");
+        feature.on_request(self, conn, id, method, params)
+    }
+
+    /// Runs every feature's admission of the tool call `id`; the first refusal wins.
+    pub(super) fn admit_tool_call_features(
+        &mut self,
+        conn: ConnId,
+        id: u64,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<(), CallError> {
+        for feature in FEATURES {
+            feature.admit_tool_call(self, conn, id, tool, arguments)?;
+        }
+        Ok(())
+    }
+
+    /// Runs every feature's look at the result of call `id`; the first error wins.
+    pub(super) fn call_answered_features(
+        &mut self,
+        conn: ConnId,
+        id: u64,
+        raw: &RawResult,
+    ) -> Option<CallError> {
+        FEATURES
+            .iter()
+            .find_map(|feature| feature.call_answered(self, conn, id, raw))
+    }
+}
+
+impl RuntimeFeature for ResourceRefs {
+    fn methods(&self) -> &'static [HostMethod] {
+        &[HostMethod::ResourceRegister, HostMethod::ResourceRelease]
+    }
+
+    fn on_request(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: &RequestId,
+        method: HostMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        let params = params.cloned().unwrap_or(Value::Null);
+        let result = d.on_resource_request(conn, method, &params)?;
+        d.answer_with(conn, id, &result, false);
+        Ok(())
+    }
+
+    fn admit_tool_call(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: u64,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<(), CallError> {
+        d.pin_resources(conn, id, tool, arguments)
+    }
+
+    fn call_answered(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: u64,
+        raw: &RawResult,
+    ) -> Option<CallError> {
+        // A call's resource and blob outputs are published together, by a generation
+        // that negotiated either.
+        let features = &raw.negotiated.features;
+        (features.contains(Feature::ResourceRefsV1) || features.contains(Feature::BulkObjectsV1))
+            .then(|| d.settle_outputs(conn, id, raw))
+            .flatten()
+    }
+
+    fn call_dropped(&self, d: &mut Dispatcher, conn: ConnId, id: u64) {
+        d.retire_resources(conn, id);
+    }
+
+    fn call_released(&self, d: &mut Dispatcher, conn: ConnId, id: u64) {
+        d.unpin_resources(conn, id);
+    }
+}
+
+impl RuntimeFeature for BulkObjects {
+    fn methods(&self) -> &'static [HostMethod] {
+        &[
+            HostMethod::BulkWrite,
+            HostMethod::BulkCommit,
+            HostMethod::BulkRead,
+            HostMethod::BulkRelease,
+        ]
+    }
+
+    fn on_request(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: &RequestId,
+        method: HostMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        d.on_bulk_request(conn, id, method, params)
+    }
+
+    fn admit_tool_call(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: u64,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<(), CallError> {
+        d.grant_blobs(conn, id, tool, arguments);
+        Ok(())
+    }
+
+    fn call_dropped(&self, d: &mut Dispatcher, conn: ConnId, id: u64) {
+        d.discard_blobs(conn, id);
+    }
+
+    fn generation_gone(&self, d: &mut Dispatcher, conn: ConnId) {
+        d.drop_bulk_generation(conn);
+    }
+}
+
+impl RuntimeFeature for Composition {
+    fn methods(&self) -> &'static [HostMethod] {
+        composition::METHODS
+    }
+
+    fn on_request(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: &RequestId,
+        method: HostMethod,
+        params: Option<&Value>,
+    ) -> Result<(), ResponseError> {
+        d.on_composition_request(conn, id, method, params)
+    }
+
+    fn tool_call_sent(&self, d: &mut Dispatcher, conn: ConnId, id: u64, tool: &str) {
+        d.composition_admitted(conn, id, tool);
+    }
+
+    fn parent_settled(&self, d: &mut Dispatcher, conn: ConnId, parent: u64) {
+        d.composition_settled(conn, parent);
+    }
+
+    fn child_withdrawn(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        id: &RequestId,
+        child: &ChildRequest,
+    ) {
+        d.composed_withdrawn(conn, id, child);
+    }
+
+    fn generation_gone(&self, d: &mut Dispatcher, conn: ConnId) {
+        d.composition_gone(conn);
+    }
+}
