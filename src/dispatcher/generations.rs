@@ -21,8 +21,6 @@ use crate::model::start::StartError;
 use crate::model::start::StartedExtension;
 use crate::model::status::LifecycleState;
 use crate::negotiation::{self, Feature, Negotiated, NegotiationError};
-use crate::services::bound::agents::defaults::InheritedModel;
-use crate::services::bound::ServiceKind;
 use crate::services::ResourceOwner;
 use crate::supervisor::{backoff, ParkReason, Supervision};
 use crate::transport::ConnId;
@@ -179,22 +177,7 @@ impl Dispatcher {
         );
         c.wire_trace = self.shared.wire_trace;
         c.services = launched.services;
-        let agents = super::features::agents::AgentGuard::new(
-            self.shared.agents.clone(),
-            &c.source.extension,
-            &c.located.manifest_path,
-            &c.owner,
-            super::features::agents::AgentDefaults {
-                inherited: c
-                    .services
-                    .is_runtime_default(ServiceKind::AgentModelSelection)
-                    .then(|| InheritedModel::of(&self.shared.host_context)),
-                log_transitions: c
-                    .services
-                    .is_runtime_default(ServiceKind::AgentSessionEvents),
-            },
-        );
-        c.guards = super::guards::guards_for(conn, &self.terminal, agents);
+        c.guards = super::guards::guards_for(conn, &self.terminal);
         (c.owned_context, c.process_context) =
             super::request_params::execution_contexts(&self.shared, &c);
         let id = c.next_request_id();
@@ -225,6 +208,7 @@ impl Dispatcher {
         );
         self.emit_state(&c);
         self.conns.insert(conn, c);
+        self.each_feature(|f, d| f.generation_launched(d, conn));
         self.schedule_health_poll(conn);
     }
 

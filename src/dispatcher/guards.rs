@@ -29,8 +29,8 @@ use crate::transport::ConnId;
 
 pub(crate) use super::guard::{KindGuard, Placed, Verdict};
 
-/// Every guard of one connection, by kind. A kind may share the guard of another (the
-/// `agent_sessions` features share its one record of the connection's children).
+/// Every guard of one connection, by kind. A kind may share the guard of another (a
+/// feature's companions share its records).
 #[derive(Default)]
 pub(crate) struct KindGuards {
     guards: HashMap<ServiceKind, Box<dyn KindGuard>>,
@@ -41,13 +41,13 @@ pub(crate) struct KindGuards {
     held_timers: HashMap<ServiceKind, Instant>,
 }
 
-/// The guards of a new connection on `conn`: the one place a kind's host state is
-/// registered. `terminal` is the host-wide terminal lease; `agents` this connection's
-/// view of the host's child sessions.
+/// The guards of a new connection on `conn`: the one place a bound kind's host state
+/// is registered (the runtime-served features register theirs with
+/// [`KindGuards::register`] when the generation is launched). `terminal` is the
+/// host-wide terminal lease.
 pub(crate) fn guards_for(
     conn: ConnId,
     terminal: &Arc<Mutex<super::terminal::TerminalLease>>,
-    agents: super::features::agents::AgentGuard,
 ) -> KindGuards {
     let mut guards = KindGuards::default();
     guards
@@ -66,19 +66,23 @@ pub(crate) fn guards_for(
         Box::new(super::terminal::TerminalGuard::new(conn, terminal.clone())),
     );
     guards
-        .guards
-        .insert(ServiceKind::AgentSessions, Box::new(agents));
-    for kind in [
-        ServiceKind::AgentModelSelection,
-        ServiceKind::AgentSessionEvents,
-        ServiceKind::AgentSessionLifetime,
-    ] {
-        guards.aliases.insert(kind, ServiceKind::AgentSessions);
-    }
-    guards
 }
 
 impl KindGuards {
+    /// Registers `guard` for `kind`, deciding the requests of `shared_by` too (kinds
+    /// that share its records).
+    pub fn register(
+        &mut self,
+        kind: ServiceKind,
+        guard: Box<dyn KindGuard>,
+        shared_by: &[ServiceKind],
+    ) {
+        self.guards.insert(kind, guard);
+        for other in shared_by {
+            self.aliases.insert(*other, kind);
+        }
+    }
+
     /// The kind whose guard decides `kind`'s requests: `kind` itself unless it shares
     /// another's.
     pub fn decided_by(&self, kind: ServiceKind) -> ServiceKind {

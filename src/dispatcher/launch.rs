@@ -5,14 +5,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::Shared;
-use crate::features::offers::RuntimeOffers;
 use crate::limits::OCTET_VERSION;
 use crate::manifest::{self, LocatedManifest};
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::start::StartError;
 use crate::negotiation::{ContractMethod, Feature, InitializeOffer};
-use crate::services::bound::agents::defaults as agent_defaults;
-use crate::services::bound::{ServiceBindings, ServiceKind};
+use crate::services::bound::ServiceBindings;
 use crate::transport::{
     self, ChildProcess, ConnId, GenerationIo, IoConfig, ScratchDir, SpawnSpec, StderrEvent,
 };
@@ -39,23 +37,11 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
     let workspace = shared.workspace.clone();
     let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
-    let (services, delegates) = match shared.extension_services.lock().get(&manifest.name) {
-        Some(own) => (
-            own.over(&shared.services),
-            own.is_bound(ServiceKind::AgentSessions),
-        ),
-        None => (shared.services.clone(), false),
+    let services = match shared.extension_services.lock().get(&manifest.name) {
+        Some(own) => own.over(&shared.services),
+        None => shared.services.clone(),
     };
-    // `agent_sessions` is conditional (section 2.13): offered to an extension it was
-    // bound for, or that the embedder allowed to use the host-wide binding; the
-    // features that require it go with it.
-    let delegates = delegates || shared.agent_delegates.contains(&manifest.name);
-    // With `agent_sessions` go its companions (section 2.13): those the embedder did
-    // not bind, the runtime serves itself.
-    let services = match delegates {
-        true => agent_defaults::with_agent_defaults(services, &shared.host_context),
-        false => services,
-    };
+    let (services, withheld) = super::features::bind_runtime_services(shared, manifest, services);
     // Conditional services are offered only when bound (section 1.1).
     if manifest.api_version.is_feature_negotiated() {
         if services.approver_service().is_some() {
@@ -73,27 +59,14 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     let bound: Vec<Feature> = services
         .features()
         .filter(|feature| feature.available_on(manifest.api_version))
-        .filter(|feature| delegates || *feature != Feature::AgentSessions)
+        .filter(|feature| !withheld.contains(feature))
         .collect();
     for &feature in &bound {
         if feature.requires().iter().all(|r| bound.contains(r)) {
             offer = offer.with_feature(feature);
         }
     }
-    // Composition and resource refs are the runtime's own (sections 2.25, 2.26),
-    // offered on API 0.4 only to the extensions the embedder enabled them for.
-    if manifest.api_version == manifest::ApiVersion::V0_4 {
-        let offered = shared.runtime_offers.offered_to(&manifest.name);
-        for feature in RuntimeOffers::FEATURES {
-            if offered.contains(feature) && feature != Feature::BulkObjectsV1 {
-                offer = offer.with_feature(feature);
-            }
-        }
-        // Bulk objects are offered only with configured storage (section 2.27).
-        if let (Some(store), true) = (shared.bulk.get(), offered.contains(Feature::BulkObjectsV1)) {
-            offer = offer.with_bulk_objects(store.offer());
-        }
-    }
+    offer = super::features::offer_runtime_features(shared, manifest, offer);
     for capability in services.kinds().filter_map(|kind| kind.capability()) {
         if manifest.api_version == manifest::ApiVersion::V0_3 {
             offer = offer.with_contract_capability(capability);

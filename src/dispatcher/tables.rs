@@ -17,9 +17,7 @@ impl Dispatcher {
             restart_timers: self.restart_timers.len(),
             open_scopes: self.open_scopes.len(),
             launching: self.launching.values().sum(),
-            frozen_catalogs: self.frozen.as_ref().map_or(0, |f| f.catalogs()),
             unjoined_io: self.janitor.len(),
-            bulk_transfers: self.shared.bulk.get().map_or(0, |store| store.transfers()),
             ..HostTables::default()
         };
         for c in self.conns.values() {
@@ -27,9 +25,8 @@ impl Dispatcher {
             tables.queued_calls += c.queued.len();
             tables.tombstones += c.tombstones.len();
             tables.child_requests += c.children.len();
-            tables.resource_records += c.features.resources.len();
-            tables.compositions += c.features.compositions.len();
         }
+        self.count_features(&mut tables);
         tables
     }
 }

@@ -15,8 +15,10 @@ use crate::services::bound::agents::defaults::InheritedModel;
 use crate::services::bound::agents::hub::{now_ms, AgentHub, OwnerKey};
 use crate::services::bound::agents::spawned::SpawnAdmission;
 use crate::services::bound::agents::{closed_answer, parse_spawn_answer, SpawnEcho, TargetAnswer};
+use crate::services::bound::ServiceKind;
 use crate::services::bound::{AgentSpawn, Refusal, ServiceRefusal, ServiceRequest};
 use crate::services::ResourceOwner;
+use crate::transport::ConnId;
 
 /// What a request the service is serving will need when it settles.
 enum InFlight {
@@ -484,4 +486,39 @@ fn present(member: &Option<Option<String>>) -> Option<Option<&str>> {
 /// The `agent/wait` result (section 2.17).
 fn waited(timed_out: bool, snapshot: Value) -> Value {
     json!({ "timed_out": timed_out, "snapshot": snapshot })
+}
+
+impl crate::dispatcher::Dispatcher {
+    /// Registers the agent guard of the new generation `conn`: its view of the host's
+    /// child sessions decides `agent_sessions` and the companions that share its
+    /// records.
+    pub(in crate::dispatcher) fn register_agent_guard(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let guard = AgentGuard::new(
+            self.shared.agents.clone(),
+            &c.source.extension,
+            &c.located.manifest_path,
+            &c.owner,
+            AgentDefaults {
+                inherited: c
+                    .services
+                    .is_runtime_default(ServiceKind::AgentModelSelection)
+                    .then(|| InheritedModel::of(&self.shared.host_context)),
+                log_transitions: c
+                    .services
+                    .is_runtime_default(ServiceKind::AgentSessionEvents),
+            },
+        );
+        c.guards.register(
+            ServiceKind::AgentSessions,
+            Box::new(guard),
+            &[
+                ServiceKind::AgentModelSelection,
+                ServiceKind::AgentSessionEvents,
+                ServiceKind::AgentSessionLifetime,
+            ],
+        );
+    }
 }

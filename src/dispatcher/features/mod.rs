@@ -32,6 +32,7 @@ use super::connection::ChildRequest;
 use super::route::HostMethod;
 use super::Dispatcher;
 use crate::model::call::{CallError, RawResult};
+use crate::model::status::HostTables;
 use crate::negotiation::Feature;
 use crate::transport::ConnId;
 use crate::wire::{RequestId, ResponseError};
@@ -107,8 +108,15 @@ pub(super) trait RuntimeFeature: Sync {
     ) {
     }
 
+    /// The generation `conn` was launched; its connection is in the dispatcher's
+    /// tables, before `initialize` is sent.
+    fn generation_launched(&self, _d: &mut Dispatcher, _conn: ConnId) {}
+
     /// The generation `conn` is going away; it is still in the dispatcher's tables.
     fn generation_gone(&self, _d: &mut Dispatcher, _conn: ConnId) {}
+
+    /// Adds what the feature holds to `tables` ([`crate::ExtensionHost::tables`]).
+    fn count(&self, _d: &Dispatcher, _tables: &mut HostTables) {}
 }
 
 /// Tool composition (section 2.25).
@@ -120,7 +128,8 @@ struct BulkObjects;
 
 /// The registration table: every feature the runtime serves itself, in the order
 /// their hooks run.
-pub(super) static FEATURES: [&dyn RuntimeFeature; 3] = [&ResourceRefs, &BulkObjects, &Composition];
+pub(super) static FEATURES: [&dyn RuntimeFeature; 4] =
+    [&ResourceRefs, &BulkObjects, &Composition, &AgentGuard];
 
 /// Each feature's state for one generation.
 pub(super) struct FeatureStates {
@@ -141,6 +150,13 @@ impl FeatureStates {
 }
 
 impl Dispatcher {
+    /// Adds what every feature holds to `tables`.
+    pub(super) fn count_features(&self, tables: &mut HostTables) {
+        for feature in FEATURES {
+            feature.count(self, tables);
+        }
+    }
+
     /// Runs `hook` for every registered feature, in the table's order.
     pub(super) fn each_feature(&mut self, hook: impl Fn(&dyn RuntimeFeature, &mut Dispatcher)) {
         for feature in FEATURES {
@@ -242,6 +258,14 @@ impl RuntimeFeature for ResourceRefs {
     fn call_released(&self, d: &mut Dispatcher, conn: ConnId, id: u64) {
         d.unpin_resources(conn, id);
     }
+
+    fn count(&self, d: &Dispatcher, tables: &mut HostTables) {
+        tables.resource_records += d
+            .conns
+            .values()
+            .map(|c| c.features.resources.len())
+            .sum::<usize>();
+    }
 }
 
 impl RuntimeFeature for BulkObjects {
@@ -284,6 +308,10 @@ impl RuntimeFeature for BulkObjects {
     fn generation_gone(&self, d: &mut Dispatcher, conn: ConnId) {
         d.drop_bulk_generation(conn);
     }
+
+    fn count(&self, d: &Dispatcher, tables: &mut HostTables) {
+        tables.bulk_transfers += d.shared.bulk.get().map_or(0, |store| store.transfers());
+    }
 }
 
 impl RuntimeFeature for Composition {
@@ -323,4 +351,75 @@ impl RuntimeFeature for Composition {
     fn generation_gone(&self, d: &mut Dispatcher, conn: ConnId) {
         d.composition_gone(conn);
     }
+
+    fn count(&self, d: &Dispatcher, tables: &mut HostTables) {
+        tables.compositions += d
+            .conns
+            .values()
+            .map(|c| c.features.compositions.len())
+            .sum::<usize>();
+        tables.frozen_catalogs += d.frozen.as_ref().map_or(0, |f| f.catalogs());
+    }
+}
+
+/// The agent guard (sections 2.13-2.18): completes the embedder's child-session
+/// service from the runtime's own records.
+struct AgentGuard;
+
+impl RuntimeFeature for AgentGuard {
+    fn generation_launched(&self, d: &mut Dispatcher, conn: ConnId) {
+        d.register_agent_guard(conn);
+    }
+}
+
+/// The services `manifest`'s generation is bound with once the runtime-served features
+/// had their say, and the bound features it must not be offered.
+///
+/// `agent_sessions` is conditional (section 2.13): offered to an extension it was bound
+/// for, or that the embedder allowed to use the host-wide binding; the features that
+/// require it go with it. With it go its companions: those the embedder did not bind,
+/// the runtime serves itself.
+pub(super) fn bind_runtime_services(
+    shared: &super::Shared,
+    manifest: &crate::manifest::Manifest,
+    services: crate::services::bound::ServiceBindings,
+) -> (crate::services::bound::ServiceBindings, Vec<Feature>) {
+    use crate::services::bound::ServiceKind;
+    let own = shared
+        .extension_services
+        .lock()
+        .get(&manifest.name)
+        .is_some_and(|own| own.is_bound(ServiceKind::AgentSessions));
+    if own || shared.agent_delegates.contains(&manifest.name) {
+        let services = crate::services::bound::agents::defaults::with_agent_defaults(
+            services,
+            &shared.host_context,
+        );
+        (services, Vec::new())
+    } else {
+        (services, vec![Feature::AgentSessions])
+    }
+}
+
+/// `offer` with the features the runtime serves itself: on API 0.4 only, to the
+/// extensions the embedder enabled them for (sections 2.25-2.27); bulk objects only
+/// with configured storage.
+pub(super) fn offer_runtime_features(
+    shared: &super::Shared,
+    manifest: &crate::manifest::Manifest,
+    mut offer: crate::negotiation::InitializeOffer,
+) -> crate::negotiation::InitializeOffer {
+    if manifest.api_version != crate::manifest::ApiVersion::V0_4 {
+        return offer;
+    }
+    let offered = shared.runtime_offers.offered_to(&manifest.name);
+    for feature in crate::features::offers::RuntimeOffers::FEATURES {
+        if offered.contains(feature) && feature != Feature::BulkObjectsV1 {
+            offer = offer.with_feature(feature);
+        }
+    }
+    if let (Some(store), true) = (shared.bulk.get(), offered.contains(Feature::BulkObjectsV1)) {
+        offer = offer.with_bulk_objects(store.offer());
+    }
+    offer
 }
