@@ -143,7 +143,7 @@ impl Dispatcher {
             self.answer_held(conn, method.kind());
             return Ok(());
         }
-        let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
+        let reports = agent_reports_for(&self.shared.features.agents, &c.guards, method);
         let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::new(
             conn,
@@ -292,7 +292,7 @@ impl Dispatcher {
             return Err(format!("no {} service is bound", method.kind()));
         };
         let cancelled = CancelFlag::default();
-        let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
+        let reports = agent_reports_for(&self.shared.features.agents, &c.guards, method);
         let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::detached(method, cancelled);
         run_service(service, call, request, reply)

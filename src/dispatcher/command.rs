@@ -69,12 +69,8 @@ pub(crate) enum Command {
     Tables {
         reply: Sender<crate::model::status::HostTables>,
     },
-    /// Where a resource value lives: the routed, ready generation whose records hold
-    /// it active (section 2.26, operation discovery).
-    ResourceHome {
-        resource: crate::validate::resource::ResourceRef,
-        reply: Sender<Option<crate::features::operation_discovery::ResourceHome>>,
-    },
+    /// A question for a runtime-served feature.
+    Feature(super::FeatureCommand),
     /// The routed generations an awaited session-operation hook goes to: ready, API 0.4,
     /// `session_entries` negotiated, `hook` declared; in the order they were started
     /// (section 1.4b, "in registration order").

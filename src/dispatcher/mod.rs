@@ -51,6 +51,7 @@ use serde_json::Value;
 
 pub(crate) use command::{CallRequest, Command, HostRequest};
 use connection::Connection;
+pub(crate) use features::FeatureCommand;
 use id_hash::IdMap;
 pub(crate) use reply::ReplyTo;
 use timers::{Timer, Timers};
@@ -109,8 +110,6 @@ pub(crate) struct Shared {
     pub extension_services: Mutex<HashMap<String, crate::services::bound::ServiceBindings>>,
     /// The host's own tool names, which no extension may register (section 2.11).
     pub host_tools: Vec<String>,
-    /// `get_applicable_operations` is a host tool (section 2.26).
-    pub operation_discovery: std::sync::atomic::AtomicBool,
     /// Whether tool names are reserved across extensions.
     pub tool_namespace: crate::model::settings::ToolNamespace,
     /// How long the dispatcher, each generation's reader and writer, and waiting callers
@@ -120,12 +119,6 @@ pub(crate) struct Shared {
     pub startup_timeout: Duration,
     /// Log every frame in and out (the builder's `wire_trace`).
     pub wire_trace: bool,
-    /// The records of every child agent session spawned through the host (sections
-    /// 2.13-2.18).
-    pub agents: Arc<crate::services::bound::agents::hub::AgentHub>,
-    /// The extensions a host-wide `agent_sessions` binding is offered to (the builder's
-    /// `allow_agent_sessions`).
-    pub agent_delegates: std::collections::HashSet<String>,
     /// Call and shutdown deadlines.
     pub timeouts: crate::model::settings::Timeouts,
     /// Environment, wrapper and stderr sink for launching children.
@@ -136,23 +129,14 @@ pub(crate) struct Shared {
     pub guardian: Option<Arc<crate::transport::Guardian>>,
     /// The next embedder call's id, shared with the nested calls of composition.
     pub next_call: Arc<std::sync::atomic::AtomicU64>,
-    /// The composing tools' stores (section 2.25).
-    pub composition: crate::features::composition::CompositionSettings,
-    /// The bulk store, once the embedder configured one (section 2.27): on the builder,
-    /// or once at run time ([`crate::ExtensionHost::configure_bulk_storage`]).
-    pub bulk: std::sync::OnceLock<Arc<crate::features::bulk::store::BulkStore>>,
-    /// Who the runtime-served features are offered to (sections 2.25-2.27).
-    pub runtime_offers: crate::features::offers::RuntimeOffers,
+    /// What the runtime-served features keep for the whole host.
+    pub features: crate::features::HostFeatures,
 }
 
 impl Shared {
     /// True when `name` is one of the host's own tools, which no extension may offer.
     pub fn is_host_tool(&self, name: &str) -> bool {
-        self.host_tools.iter().any(|t| t == name)
-            || (name == crate::features::operation_discovery::TOOL_NAME
-                && self
-                    .operation_discovery
-                    .load(std::sync::atomic::Ordering::Relaxed))
+        self.host_tools.iter().any(|t| t == name) || self.features.is_host_tool(name)
     }
 }
 
@@ -222,11 +206,8 @@ pub(crate) struct Dispatcher {
     /// Bound services' answers, from their replies.
     service_answers: Receiver<crate::services::bound::ServiceAnswer>,
     service_answer_sender: Sender<crate::services::bound::ServiceAnswer>,
-    /// The last frozen registry of composition, with the catalogs it was made of.
-    frozen: Option<features::composition::parent::Frozen>,
-    /// The outcomes of composition's nested calls, which the dispatcher hands itself.
-    nested_replies: Receiver<features::composition::NestedReply>,
-    nested_reply_sender: Sender<features::composition::NestedReply>,
+    /// The dispatcher's own state of the runtime-served features.
+    features: features::DispatcherFeatures,
     /// The origin of the health-poll grid (see `schedule_health_poll`).
     health_epoch: Instant,
     /// Joins the I/O threads of finished generations, off the dispatcher thread: a
@@ -256,7 +237,6 @@ pub(crate) fn spawn(
         })?;
     let (answer_sender, answers) = crossbeam_channel::unbounded();
     let (service_answer_sender, service_answers) = crossbeam_channel::unbounded();
-    let (nested_reply_sender, nested_replies) = crossbeam_channel::unbounded();
     let (launch_jobs, jobs) = crossbeam_channel::unbounded();
     let (launched, launches) = crossbeam_channel::unbounded();
     let launchers = launcher::start(&shared, jobs, launched)?;
@@ -268,9 +248,7 @@ pub(crate) fn spawn(
         answer_sender,
         service_answers,
         service_answer_sender,
-        nested_replies,
-        nested_reply_sender,
-        frozen: None,
+        features: features::DispatcherFeatures::new(),
         shared,
         commands,
         transport,
@@ -328,8 +306,8 @@ impl Dispatcher {
                         || !self.transport.is_empty()
                         || !self.answers.is_empty()
                         || !self.service_answers.is_empty()
-                        || !self.nested_replies.is_empty()
-                        || !self.shared.agents.changes().is_empty()
+                        || !self.features.nested_replies.is_empty()
+                        || !self.shared.features.wakeups().is_empty()
                         || !self.launches.is_empty()
                         || due.is_some_and(|at| at <= Instant::now())
                 });
@@ -359,7 +337,7 @@ impl Dispatcher {
                         self.on_frontend_answer(answer);
                     }
                 }
-                recv(self.nested_replies) -> nested => {
+                recv(self.features.nested_replies) -> nested => {
                     if let Ok(nested) = nested {
                         active = true;
                         self.on_nested_reply(nested);
@@ -371,10 +349,10 @@ impl Dispatcher {
                         self.on_service_answer(answer);
                     }
                 }
-                recv(self.shared.agents.changes()) -> changed => {
-                    if changed.is_ok() {
+                recv(self.shared.features.wakeups()) -> woken => {
+                    if woken.is_ok() {
                         active = true;
-                        self.on_agents_changed();
+                        self.on_feature_wakeup();
                     }
                 }
                 recv(self.launches) -> launch => {
@@ -405,12 +383,12 @@ impl Dispatcher {
                     self.on_service_answer(answer);
                     progressed = true;
                 }
-                while let Ok(nested) = self.nested_replies.try_recv() {
+                while let Ok(nested) = self.features.nested_replies.try_recv() {
                     self.on_nested_reply(nested);
                     progressed = true;
                 }
-                if self.shared.agents.changes().try_recv().is_ok() {
-                    self.on_agents_changed();
+                if self.shared.features.wakeups().try_recv().is_ok() {
+                    self.on_feature_wakeup();
                     progressed = true;
                 }
                 while let Ok(launch) = self.launches.try_recv() {
@@ -468,9 +446,7 @@ impl Dispatcher {
             Command::Tables { reply } => {
                 let _ = reply.send(self.tables());
             }
-            Command::ResourceHome { resource, reply } => {
-                let _ = reply.send(self.resource_home(&resource));
-            }
+            Command::Feature(command) => self.on_feature_command(command),
             Command::AutocompleteChains { reply } => {
                 let _ = reply.send(self.autocomplete_chains());
             }

@@ -360,23 +360,11 @@ impl Dispatcher {
                             owner: c.owner.clone(),
                         });
                     let mut answer = match response.outcome {
-                        Ok(value) => Ok(RawResult {
-                            bulk: self
-                                .shared
-                                .bulk
-                                .get()
-                                .filter(|_| negotiated.features.contains(Feature::BulkObjectsV1))
-                                .map(|store| crate::model::call::BulkScope {
-                                    store: store.clone(),
-                                    conn,
-                                    call: id,
-                                    owner: c.owner.session_id.clone(),
-                                }),
-                            value,
-                            negotiated,
-                            tools: catalog,
-                            media,
-                        }),
+                        Ok(value) => {
+                            let mut raw = RawResult::new(value, negotiated, catalog, media);
+                            self.each_feature(|f, d| f.scope_result(d, conn, id, &mut raw));
+                            Ok(raw)
+                        }
                         Err(error) => Err(CallError::Remote(error)),
                     };
                     // Withdraw the children first: see `cancel_call`.

@@ -12,3 +12,40 @@ pub mod composition;
 pub mod offers;
 pub mod operation_discovery;
 pub mod resources;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// What the runtime-served features keep for the whole host, beside every
+/// generation's own state.
+pub(crate) struct HostFeatures {
+    /// The composing tools' stores (section 2.25).
+    pub composition: composition::CompositionSettings,
+    /// The bulk store, once the embedder configured one (section 2.27): on the builder,
+    /// or once at run time ([`crate::ExtensionHost::configure_bulk_storage`]).
+    pub bulk: OnceLock<Arc<bulk::store::BulkStore>>,
+    /// Who composition, resource refs and bulk objects are offered to.
+    pub runtime_offers: offers::RuntimeOffers,
+    /// `get_applicable_operations` is a host tool (section 2.26).
+    pub operation_discovery: AtomicBool,
+    /// The records of every child agent session spawned through the host (sections
+    /// 2.13-2.18).
+    pub agents: Arc<crate::services::bound::agents::hub::AgentHub>,
+    /// The extensions a host-wide `agent_sessions` binding is offered to (the builder's
+    /// `allow_agent_sessions`).
+    pub agent_delegates: HashSet<String>,
+}
+
+impl HostFeatures {
+    /// True when `name` is a tool a runtime-served feature adds to the host's own.
+    pub fn is_host_tool(&self, name: &str) -> bool {
+        name == operation_discovery::TOOL_NAME && self.operation_discovery.load(Ordering::Relaxed)
+    }
+
+    /// Becomes ready whenever a feature's host-wide state changed in a way the
+    /// dispatcher acts on (a child agent session's record changed).
+    pub fn wakeups(&self) -> &crossbeam_channel::Receiver<()> {
+        self.agents.changes()
+    }
+}

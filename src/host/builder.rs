@@ -426,10 +426,6 @@ impl ExtensionHostBuilder {
             None => None,
         };
         let shared = Arc::new(Shared {
-            bulk: match bulk {
-                Some(store) => std::sync::OnceLock::from(store),
-                None => std::sync::OnceLock::new(),
-            },
             workspace: workspace.clone(),
             host_context: self.host_context,
             host_value,
@@ -445,24 +441,30 @@ impl ExtensionHostBuilder {
             services: self.bound,
             extension_services: Mutex::new(self.bound_per_extension),
             host_tools: self.host_tools,
-            operation_discovery: std::sync::atomic::AtomicBool::new(false),
             tool_namespace: self.tool_namespace,
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
-            agents: Arc::new(crate::services::bound::agents::hub::AgentHub::new()),
-            agent_delegates: self.agent_delegates,
             timeouts: self.timeouts,
             wire_trace: self.wire_trace,
             launch: self.launch,
             scratch_root,
             guardian,
             next_call: Arc::new(AtomicU64::new(1)),
-            runtime_offers: crate::features::offers::RuntimeOffers::new(self.runtime_features),
-            composition: crate::features::composition::CompositionSettings {
-                store: Arc::new(crate::features::composition::store::CompositionStore::new(
-                    self.composition_store
-                        .unwrap_or_else(|| workspace.join(".octet").join("composition")),
-                )),
+            features: crate::features::HostFeatures {
+                bulk: match bulk {
+                    Some(store) => std::sync::OnceLock::from(store),
+                    None => std::sync::OnceLock::new(),
+                },
+                operation_discovery: std::sync::atomic::AtomicBool::new(false),
+                agents: Arc::new(crate::services::bound::agents::hub::AgentHub::new()),
+                agent_delegates: self.agent_delegates,
+                runtime_offers: crate::features::offers::RuntimeOffers::new(self.runtime_features),
+                composition: crate::features::composition::CompositionSettings {
+                    store: Arc::new(crate::features::composition::store::CompositionStore::new(
+                        self.composition_store
+                            .unwrap_or_else(|| workspace.join(".octet").join("composition")),
+                    )),
+                },
             },
         });
         let next_call = shared.next_call.clone();

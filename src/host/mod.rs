@@ -176,6 +176,7 @@ impl ExtensionHost {
     pub fn enable_operation_discovery(&self) {
         self.inner
             .shared
+            .features
             .operation_discovery
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
@@ -197,6 +198,7 @@ impl ExtensionHost {
         use crate::features::operation_discovery::{self as discovery, DiscoveryError};
         let shared = &self.inner.shared;
         if !shared
+            .features
             .operation_discovery
             .load(std::sync::atomic::Ordering::Relaxed)
         {
@@ -204,10 +206,10 @@ impl ExtensionHost {
         }
         let request = discovery::DiscoveryRequest::parse(arguments)?;
         let (reply, answer) = crossbeam_channel::bounded(1);
-        let command = Command::ResourceHome {
+        let command = Command::Feature(crate::dispatcher::FeatureCommand::ResourceHome {
             resource: request.resource.clone(),
             reply,
-        };
+        });
         if self.inner.commands.send(command).is_err() {
             return Err(DiscoveryError::ResourceUnavailable);
         }
@@ -227,7 +229,7 @@ impl ExtensionHost {
     /// True when bulk storage is configured
     /// ([`ExtensionHostBuilder::bulk_storage`](super::ExtensionHostBuilder::bulk_storage)).
     pub fn has_bulk_storage(&self) -> bool {
-        self.inner.shared.bulk.get().is_some()
+        self.inner.shared.features.bulk.get().is_some()
     }
 
     /// Configures bulk storage (section 2.27) once, after the host was built, as serve's
@@ -241,7 +243,7 @@ impl ExtensionHost {
     ) -> Result<(), crate::features::bulk::BulkError> {
         use crate::features::bulk::BulkError;
         let shared = &self.inner.shared;
-        if let Some(existing) = shared.bulk.get() {
+        if let Some(existing) = shared.features.bulk.get() {
             return match &storage.directory {
                 Some(dir) if existing.root() == std::path::absolute(dir).ok().as_deref() => Ok(()),
                 _ => Err(BulkError::StorageUnavailable(
@@ -255,7 +257,7 @@ impl ExtensionHost {
         )
         .map_err(|e| BulkError::StorageUnavailable(format!("cannot set up bulk storage: {e}")))?;
         // A concurrent configuration may have won; either store serves.
-        let _ = shared.bulk.set(store);
+        let _ = shared.features.bulk.set(store);
         Ok(())
     }
 
@@ -267,7 +269,7 @@ impl ExtensionHost {
         &self,
         blob: &crate::features::bulk::BlobRef,
     ) -> Result<(), crate::features::bulk::BulkError> {
-        let store = self.inner.shared.bulk.get().ok_or_else(|| {
+        let store = self.inner.shared.features.bulk.get().ok_or_else(|| {
             crate::features::bulk::BulkError::StorageUnavailable("no bulk storage".into())
         })?;
         store.retain_durable(self.session_id(), blob)
@@ -281,7 +283,7 @@ impl ExtensionHost {
         &self,
         blob: &crate::features::bulk::BlobRef,
     ) -> Result<crate::features::bulk::BlobRef, crate::features::bulk::BulkError> {
-        let store = self.inner.shared.bulk.get().ok_or_else(|| {
+        let store = self.inner.shared.features.bulk.get().ok_or_else(|| {
             crate::features::bulk::BulkError::StorageUnavailable("no bulk storage".into())
         })?;
         store.recover_durable(self.session_id(), blob)
@@ -293,7 +295,11 @@ impl ExtensionHost {
     /// `resource_refs_v1` brings `operation_descriptors_v1` with it. False when the
     /// runtime does not serve `feature` itself (those follow their bound services).
     pub fn allow_feature(&self, name: &str, feature: crate::negotiation::Feature) -> bool {
-        self.inner.shared.runtime_offers.allow(name, feature)
+        self.inner
+            .shared
+            .features
+            .runtime_offers
+            .allow(name, feature)
     }
 
     /// The handle for reporting the changes of child agent sessions (sections
@@ -301,7 +307,7 @@ impl ExtensionHost {
     /// one, [`ServiceCall::agent_reports`](crate::services::bound::ServiceCall::agent_reports)
     /// is the same handle.
     pub fn agent_reports(&self) -> crate::services::bound::AgentReports {
-        crate::services::bound::AgentReports(self.inner.shared.agents.clone())
+        crate::services::bound::AgentReports(self.inner.shared.features.agents.clone())
     }
 
     /// Reports a lifecycle observation (section 1.10) to every generation that

@@ -271,6 +271,26 @@ pub struct RawResult {
     pub(crate) bulk: Option<BulkScope>,
 }
 
+impl RawResult {
+    /// The answer `value` of a generation that negotiated `negotiated`, with its live
+    /// catalog `tools` and where its media parts resolve; the runtime-served features
+    /// add their scopes.
+    pub(crate) fn new(
+        value: Value,
+        negotiated: Arc<Negotiated>,
+        tools: Arc<Vec<crate::negotiation::ToolDefinition>>,
+        media: Option<MediaScope>,
+    ) -> RawResult {
+        RawResult {
+            value,
+            negotiated,
+            tools,
+            media,
+            bulk: None,
+        }
+    }
+}
+
 /// The bulk objects a result's diagnostics may name (section 2.27): the owner's
 /// exported blobs, and the blobs this call committed that its structured content
 /// publishes (a diagnostic alone never publishes one).

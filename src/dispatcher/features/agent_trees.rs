@@ -29,7 +29,7 @@ impl Dispatcher {
         let Some(guard) = c.guards.get::<AgentGuard>(ServiceKind::AgentSessions) else {
             return;
         };
-        let active = self.shared.agents.table().active_of(guard.owner());
+        let active = self.shared.features.agents.table().active_of(guard.owner());
         let stop = c.services.get(ServiceKind::AgentSessionLifetime).cloned();
         let (method, service) = match (stop, c.services.get(ServiceKind::AgentSessions)) {
             (Some(service), _) => (ServiceMethod::AgentStop, service),
@@ -49,7 +49,7 @@ impl Dispatcher {
                 independent: true,
                 verdict: Verdict::Serve(None),
             };
-            let reports = agent_reports_for(&self.shared.agents, &c.guards, method);
+            let reports = agent_reports_for(&self.shared.features.agents, &c.guards, method);
             let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
             let reply = RawReply::detached(method, cancelled);
             let _ = run_service(service.clone(), call, request, reply);
@@ -83,7 +83,7 @@ impl Dispatcher {
             self.invalidate_resources(conn);
         }
         let retired = OwnerKey::resource_owner_of(session_id, &self.shared.instance_id);
-        if !self.shared.agents.table().retire(&retired) {
+        if !self.shared.features.agents.table().retire(&retired) {
             return;
         }
         let now = Instant::now();
@@ -122,6 +122,6 @@ impl Dispatcher {
     /// child records").
     pub(in crate::dispatcher) fn begin_owning_run(&mut self, session_id: &str) {
         let owner = OwnerKey::resource_owner_of(session_id, &self.shared.instance_id);
-        self.shared.agents.table().begin_run(&owner);
+        self.shared.features.agents.table().begin_run(&owner);
     }
 }

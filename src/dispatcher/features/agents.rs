@@ -497,7 +497,7 @@ impl crate::dispatcher::Dispatcher {
             return;
         };
         let guard = AgentGuard::new(
-            self.shared.agents.clone(),
+            self.shared.features.agents.clone(),
             &c.source.extension,
             &c.located.manifest_path,
             &c.owner,

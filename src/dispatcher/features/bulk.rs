@@ -119,7 +119,7 @@ impl Dispatcher {
     ) -> Result<Option<Value>, BulkError> {
         let c = self.conns.get(&conn).expect("connection is live");
         let store = match (
-            self.shared.bulk.get(),
+            self.shared.features.bulk.get(),
             c.features().contains(Feature::BulkObjectsV1),
         ) {
             (Some(store), true) => store.clone(),
@@ -321,7 +321,7 @@ impl Dispatcher {
         tool: &str,
         arguments: &Value,
     ) {
-        let Some(store) = self.shared.bulk.get() else {
+        let Some(store) = self.shared.features.bulk.get() else {
             return;
         };
         let negotiated = self
@@ -343,7 +343,7 @@ impl Dispatcher {
 
     /// The call `id` of `conn` ended without success: its provisional blobs go.
     pub(in crate::dispatcher) fn discard_blobs(&mut self, conn: ConnId, id: u64) {
-        if let Some(store) = self.shared.bulk.get() {
+        if let Some(store) = self.shared.features.bulk.get() {
             store.take_grant(conn, id);
             store.discard(conn, Some(id));
         }
@@ -351,7 +351,7 @@ impl Dispatcher {
 
     /// The generation `conn` went away: its tickets, leases and provisional blobs go.
     pub(in crate::dispatcher) fn drop_bulk_generation(&mut self, conn: ConnId) {
-        if let Some(store) = self.shared.bulk.get() {
+        if let Some(store) = self.shared.features.bulk.get() {
             store.discard(conn, None);
         }
     }

@@ -41,7 +41,7 @@ impl Dispatcher {
         // Only a call that committed a blob has one to publish; the BlobRefs of any
         // other result are checked by its caller (`RawResult::tool_output`), off the
         // dispatcher.
-        let bulk_tool = self.shared.bulk.get().and_then(|store| {
+        let bulk_tool = self.shared.features.bulk.get().and_then(|store| {
             store
                 .take_grant(conn, id)
                 .filter(|_| store.has_provisional(conn, id))
@@ -66,7 +66,7 @@ impl Dispatcher {
             }
         };
         let structured = result.structured_content.unwrap_or(Value::Null);
-        let blobs = match self.shared.bulk.get() {
+        let blobs = match self.shared.features.bulk.get() {
             Some(store) => store
                 .result_blobs(conn, id, &owner, &structured)
                 .map_err(|why| invalid("structured_content", why)),
@@ -88,7 +88,7 @@ impl Dispatcher {
         });
         match checked {
             Ok((blobs, retired)) => {
-                if let Some(store) = self.shared.bulk.get() {
+                if let Some(store) = self.shared.features.bulk.get() {
                     store.export(conn, id, &blobs);
                 }
                 self.dispose(conn, retired);

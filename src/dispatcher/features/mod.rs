@@ -76,6 +76,10 @@ pub(super) trait RuntimeFeature: Sync {
     /// The tool call `id` was sent.
     fn tool_call_sent(&self, _d: &mut Dispatcher, _conn: ConnId, _id: u64, _tool: &str) {}
 
+    /// The call `id` was answered with `raw`: the feature adds what the result's
+    /// checks resolve against.
+    fn scope_result(&self, _d: &Dispatcher, _conn: ConnId, _id: u64, _raw: &mut RawResult) {}
+
     /// The call `id` was answered with a result; an error fails the call instead.
     fn call_answered(
         &self,
@@ -131,6 +135,40 @@ struct BulkObjects;
 pub(super) static FEATURES: [&dyn RuntimeFeature; 4] =
     [&ResourceRefs, &BulkObjects, &Composition, &AgentGuard];
 
+/// A question an embedder's handle asks a runtime-served feature.
+pub(crate) enum FeatureCommand {
+    /// Where a resource value lives: the routed, ready generation whose records hold
+    /// it active (section 2.26, operation discovery).
+    ResourceHome {
+        resource: crate::validate::resource::ResourceRef,
+        reply:
+            crossbeam_channel::Sender<Option<crate::features::operation_discovery::ResourceHome>>,
+    },
+}
+
+/// The dispatcher's own state of the runtime-served features, beside each
+/// generation's ([`FeatureStates`]) and the host's ([`crate::features::HostFeatures`]).
+pub(super) struct DispatcherFeatures {
+    /// The last frozen registry of composition, with the catalogs it was made of.
+    pub frozen: Option<composition::parent::Frozen>,
+    /// The outcomes of composition's nested calls, which the dispatcher hands itself.
+    pub nested_replies: crossbeam_channel::Receiver<composition::NestedReply>,
+    /// Where a nested call's outcome is sent.
+    pub nested_reply_sender: crossbeam_channel::Sender<composition::NestedReply>,
+}
+
+impl DispatcherFeatures {
+    /// Nothing frozen, nothing nested.
+    pub fn new() -> DispatcherFeatures {
+        let (nested_reply_sender, nested_replies) = crossbeam_channel::unbounded();
+        DispatcherFeatures {
+            frozen: None,
+            nested_replies,
+            nested_reply_sender,
+        }
+    }
+}
+
 /// Each feature's state for one generation.
 pub(super) struct FeatureStates {
     /// The generation's resource records (section 2.26).
@@ -150,6 +188,21 @@ impl FeatureStates {
 }
 
 impl Dispatcher {
+    /// A feature's host-wide state changed ([`crate::features::HostFeatures::wakeups`]):
+    /// a child agent session's record changed.
+    pub(super) fn on_feature_wakeup(&mut self) {
+        self.on_agents_changed();
+    }
+
+    /// Answers a [`FeatureCommand`].
+    pub(super) fn on_feature_command(&mut self, command: FeatureCommand) {
+        match command {
+            FeatureCommand::ResourceHome { resource, reply } => {
+                let _ = reply.send(self.resource_home(&resource));
+            }
+        }
+    }
+
     /// Adds what every feature holds to `tables`.
     pub(super) fn count_features(&self, tables: &mut HostTables) {
         for feature in FEATURES {
@@ -158,7 +211,10 @@ impl Dispatcher {
     }
 
     /// Runs `hook` for every registered feature, in the table's order.
-    pub(super) fn each_feature(&mut self, hook: impl Fn(&dyn RuntimeFeature, &mut Dispatcher)) {
+    pub(super) fn each_feature(
+        &mut self,
+        mut hook: impl FnMut(&dyn RuntimeFeature, &mut Dispatcher),
+    ) {
         for feature in FEATURES {
             hook(feature, self);
         }
@@ -301,6 +357,24 @@ impl RuntimeFeature for BulkObjects {
         Ok(())
     }
 
+    fn scope_result(&self, d: &Dispatcher, conn: ConnId, id: u64, raw: &mut RawResult) {
+        let Some(c) = d.conns.get(&conn) else {
+            return;
+        };
+        raw.bulk = d
+            .shared
+            .features
+            .bulk
+            .get()
+            .filter(|_| raw.negotiated.features.contains(Feature::BulkObjectsV1))
+            .map(|store| crate::model::call::BulkScope {
+                store: store.clone(),
+                conn,
+                call: id,
+                owner: c.owner.session_id.clone(),
+            });
+    }
+
     fn call_dropped(&self, d: &mut Dispatcher, conn: ConnId, id: u64) {
         d.discard_blobs(conn, id);
     }
@@ -310,7 +384,12 @@ impl RuntimeFeature for BulkObjects {
     }
 
     fn count(&self, d: &Dispatcher, tables: &mut HostTables) {
-        tables.bulk_transfers += d.shared.bulk.get().map_or(0, |store| store.transfers());
+        tables.bulk_transfers += d
+            .shared
+            .features
+            .bulk
+            .get()
+            .map_or(0, |store| store.transfers());
     }
 }
 
@@ -358,7 +437,7 @@ impl RuntimeFeature for Composition {
             .values()
             .map(|c| c.features.compositions.len())
             .sum::<usize>();
-        tables.frozen_catalogs += d.frozen.as_ref().map_or(0, |f| f.catalogs());
+        tables.frozen_catalogs += d.features.frozen.as_ref().map_or(0, |f| f.catalogs());
     }
 }
 
@@ -390,7 +469,7 @@ pub(super) fn bind_runtime_services(
         .lock()
         .get(&manifest.name)
         .is_some_and(|own| own.is_bound(ServiceKind::AgentSessions));
-    if own || shared.agent_delegates.contains(&manifest.name) {
+    if own || shared.features.agent_delegates.contains(&manifest.name) {
         let services = crate::services::bound::agents::defaults::with_agent_defaults(
             services,
             &shared.host_context,
@@ -412,13 +491,16 @@ pub(super) fn offer_runtime_features(
     if manifest.api_version != crate::manifest::ApiVersion::V0_4 {
         return offer;
     }
-    let offered = shared.runtime_offers.offered_to(&manifest.name);
+    let offered = shared.features.runtime_offers.offered_to(&manifest.name);
     for feature in crate::features::offers::RuntimeOffers::FEATURES {
         if offered.contains(feature) && feature != Feature::BulkObjectsV1 {
             offer = offer.with_feature(feature);
         }
     }
-    if let (Some(store), true) = (shared.bulk.get(), offered.contains(Feature::BulkObjectsV1)) {
+    if let (Some(store), true) = (
+        shared.features.bulk.get(),
+        offered.contains(Feature::BulkObjectsV1),
+    ) {
         offer = offer.with_bulk_objects(store.offer());
     }
     offer

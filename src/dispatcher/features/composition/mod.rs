@@ -87,7 +87,7 @@ impl Dispatcher {
                 (c.state == LifecycleState::Ready).then(|| (name.clone(), c.catalog.clone()))
             })
             .collect();
-        if let Some(frozen) = &self.frozen {
+        if let Some(frozen) = &self.features.frozen {
             let same = frozen.made_of.len() == catalogs.len()
                 && frozen
                     .made_of
@@ -103,7 +103,7 @@ impl Dispatcher {
                 .iter()
                 .map(|(name, catalog)| (name.as_str(), catalog)),
         ));
-        self.frozen = Some(parent::Frozen {
+        self.features.frozen = Some(parent::Frozen {
             made_of: catalogs,
             registry: registry.clone(),
         });
@@ -209,6 +209,7 @@ impl Dispatcher {
         let state = &c.features.compositions[&parent];
         let store = self
             .shared
+            .features
             .composition
             .store
             .load(&state.store)
@@ -384,7 +385,7 @@ impl Dispatcher {
             reply: ReplyTo::Nested {
                 conn,
                 request: nested.id.clone(),
-                to: self.nested_reply_sender.clone(),
+                to: self.features.nested_reply_sender.clone(),
             },
             preapproved: false,
             stream: None,
@@ -507,8 +508,13 @@ impl Dispatcher {
         };
         // A registry frozen from this generation's catalog is not kept past it: the
         // next composition freezes the catalogs of the generations that run then.
-        if self.frozen.as_ref().is_some_and(|f| f.holds(&c.catalog)) {
-            self.frozen = None;
+        if self
+            .features
+            .frozen
+            .as_ref()
+            .is_some_and(|f| f.holds(&c.catalog))
+        {
+            self.features.frozen = None;
         }
         let running: Vec<CallId> = c
             .children
@@ -573,7 +579,7 @@ impl Dispatcher {
                 cancelled: CancelFlag::default(),
             },
         );
-        let stores = self.shared.composition.store.clone();
+        let stores = self.shared.features.composition.store.clone();
         let answers = self.service_answer_sender.clone();
         let request = id.clone();
         let job = move || {
