@@ -15,17 +15,16 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::connection::{ChildKind, ChildRequest, Connection};
-use super::guards::{KindGuards, Placed, Verdict};
+use super::guards::{Placed, Verdict};
 use super::placement::{place, KnownParent};
 use super::timers::Timer;
 use super::Dispatcher;
 use crate::manifest::ApiVersion;
 use crate::model::events::{Diagnostic, GenerationRef};
 use crate::model::frontend::CancelFlag;
-use crate::services::bound::agents::hub::AgentHub;
 use crate::services::bound::{
-    Admission, AgentReports, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer,
-    ServiceCall, ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
+    Admission, ErrorFamily, Outcome, RawReply, RawService, Refusal, ServiceAnswer, ServiceCall,
+    ServiceKind, ServiceMethod, ServiceRefusal, ServiceRequest,
 };
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
@@ -49,7 +48,7 @@ impl Admitted {
         source: GenerationRef,
         method: ServiceMethod,
         cancelled: CancelFlag,
-        agents: Option<AgentReports>,
+        reports: super::features::CallReports,
     ) -> ServiceCall {
         ServiceCall {
             source,
@@ -58,20 +57,9 @@ impl Admitted {
             owner: self.owner,
             independent: self.independent,
             cancelled,
-            agents,
+            agents: reports,
         }
     }
-}
-
-/// The report handle a call of `method` carries: for every kind the `agent_sessions`
-/// guard decides (the sessions and their features), none for the others.
-pub(super) fn agent_reports_for(
-    hub: &Arc<AgentHub>,
-    guards: &KindGuards,
-    method: ServiceMethod,
-) -> Option<AgentReports> {
-    (guards.decided_by(method.kind()) == ServiceKind::AgentSessions)
-        .then(|| AgentReports(hub.clone()))
 }
 
 /// Runs a service on a thread of its own: it may block, and the dispatcher never waits
@@ -143,7 +131,7 @@ impl Dispatcher {
             self.answer_held(conn, method.kind());
             return Ok(());
         }
-        let reports = agent_reports_for(&self.shared.features.agents, &c.guards, method);
+        let reports = super::features::call_reports(&self.shared, &c.guards, method);
         let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::new(
             conn,
@@ -243,9 +231,7 @@ impl Dispatcher {
             live_call: c.pending.is_call(&parent),
             live_tool_call: c.pending.is_tool_call(&parent),
             live_delegating: c.pending.is_delegating(&parent),
-            retained_owner: c
-                .features()
-                .contains(crate::negotiation::Feature::AgentSessionLifetimeV1),
+            retained_owner: super::features::retains_owner(&c.features()),
             pending: c.pending.contains_key(&parent),
             issued: parent >= 1 && parent < c.peek_next_request_id(),
             tombstoned: c.tombstones.get(parent, Instant::now()).is_some(),
@@ -292,7 +278,7 @@ impl Dispatcher {
             return Err(format!("no {} service is bound", method.kind()));
         };
         let cancelled = CancelFlag::default();
-        let reports = agent_reports_for(&self.shared.features.agents, &c.guards, method);
+        let reports = super::features::call_reports(&self.shared, &c.guards, method);
         let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::detached(method, cancelled);
         run_service(service, call, request, reply)

@@ -61,11 +61,12 @@ pub(crate) enum ChildKind {
         method: ServiceMethod,
         key: Option<String>,
     },
-    /// `secret/get` or `provider/credentials`, answered by the embedder's broker on a
-    /// thread of its own (and `composition/store`, written on one).
+    /// Answered off the dispatcher, on a thread of its own: by the embedder's broker
+    /// (`secret/get`, `provider/credentials`) or by a runtime-served feature's writer.
     Brokered,
-    /// `composition/call` (section 2.25): its nested call, once it was sent.
-    Composed {
+    /// A request answered by the outcome of a call the runtime makes for it (a
+    /// feature's nested call), once that call was sent.
+    Nested {
         call: Option<crate::model::call::CallId>,
     },
 }
@@ -78,7 +79,7 @@ impl ChildKind {
         match self {
             ChildKind::Confirmation => Answer::Confirmed(false),
             ChildKind::Input => Answer::Input(None),
-            ChildKind::Service { .. } | ChildKind::Brokered | ChildKind::Composed { .. } => {
+            ChildKind::Service { .. } | ChildKind::Brokered | ChildKind::Nested { .. } => {
                 Answer::Cancelled
             }
         }

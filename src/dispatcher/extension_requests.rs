@@ -236,7 +236,7 @@ impl Dispatcher {
                     Answer::Confirmed(frontend.confirm(question))
                 });
             }
-            ChildKind::Service { .. } | ChildKind::Brokered | ChildKind::Composed { .. } => {
+            ChildKind::Service { .. } | ChildKind::Brokered | ChildKind::Nested { .. } => {
                 unreachable!("bound and brokered services are admitted above")
             }
             ChildKind::Input => {

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use crate::dispatcher::bound::{agent_reports_for, run_service, Admitted};
+use crate::dispatcher::bound::{run_service, Admitted};
 use crate::dispatcher::features::agents::AgentGuard;
 use crate::dispatcher::guards::Verdict;
 use crate::dispatcher::Dispatcher;
@@ -49,7 +49,8 @@ impl Dispatcher {
                 independent: true,
                 verdict: Verdict::Serve(None),
             };
-            let reports = agent_reports_for(&self.shared.features.agents, &c.guards, method);
+            let reports =
+                crate::dispatcher::features::call_reports(&self.shared, &c.guards, method);
             let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
             let reply = RawReply::detached(method, cancelled);
             let _ = run_service(service.clone(), call, request, reply);

@@ -505,3 +505,26 @@ pub(super) fn offer_runtime_features(
     }
     offer
 }
+
+/// What a service call carries for the runtime-served features: the report handle of
+/// the agent guard, for every kind it decides.
+pub(super) type CallReports = Option<crate::services::bound::AgentReports>;
+
+/// The report handle a service call of `method` carries: for every kind the
+/// `agent_sessions` guard decides (the sessions and their companions), none for the
+/// others.
+pub(super) fn call_reports(
+    shared: &super::Shared,
+    guards: &super::guards::KindGuards,
+    method: crate::services::bound::ServiceMethod,
+) -> CallReports {
+    use crate::services::bound::{AgentReports, ServiceKind};
+    (guards.decided_by(method.kind()) == ServiceKind::AgentSessions)
+        .then(|| AgentReports(shared.features.agents.clone()))
+}
+
+/// True when `features` bring the retained-owner contract: an explicit
+/// `resource_owner` may outlive its parent (`agent_session_lifetime_v1`, section 2).
+pub(super) fn retains_owner(features: &crate::negotiation::FeatureSet) -> bool {
+    features.contains(Feature::AgentSessionLifetimeV1)
+}

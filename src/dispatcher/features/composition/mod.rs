@@ -329,7 +329,7 @@ impl Dispatcher {
         c.children.insert(
             id.clone(),
             ChildRequest {
-                kind: ChildKind::Composed { call: None },
+                kind: ChildKind::Nested { call: None },
                 parent: Some(parent),
                 cancelled: CancelFlag::default(),
             },
@@ -371,7 +371,7 @@ impl Dispatcher {
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         );
         if let Some(child) = c.children.get_mut(&nested.id) {
-            child.kind = ChildKind::Composed { call: Some(call) };
+            child.kind = ChildKind::Nested { call: Some(call) };
         }
         let request = CallRequest {
             call,
@@ -520,7 +520,7 @@ impl Dispatcher {
             .children
             .values()
             .filter_map(|child| match child.kind {
-                ChildKind::Composed { call } => call,
+                ChildKind::Nested { call } => call,
                 _ => None,
             })
             .collect();
@@ -542,7 +542,7 @@ impl Dispatcher {
         id: &RequestId,
         child: &ChildRequest,
     ) {
-        let ChildKind::Composed { call } = &child.kind else {
+        let ChildKind::Nested { call } = &child.kind else {
             return;
         };
         if let Some(call) = call {
