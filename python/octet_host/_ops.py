@@ -109,6 +109,16 @@ def _nothing(line: Line) -> None:
     return None
 
 
+def milliseconds(seconds: Optional[float]) -> Optional[int]:
+    """A duration in seconds (the Python API's unit) as serve's whole milliseconds,
+    at least 1; ``None`` stays ``None``."""
+    if seconds is None:
+        return None
+    if seconds < 0:
+        raise ValueError("a duration may not be negative")
+    return max(1, round(seconds * 1000))
+
+
 def _opt(line: Dict[str, Any], **members: Any) -> Dict[str, Any]:
     for key, value in members.items():
         if value is not None:
@@ -135,7 +145,7 @@ def start(
     extension: str,
     services: Services,
     features: Optional[Sequence[str]],
-    startup_timeout_ms: Optional[int],
+    startup_timeout: Optional[float],
     bulk_storage: Optional[str],
 ) -> "Request[StartReply]":
     bound = _services(services)
@@ -143,7 +153,7 @@ def start(
         {"op": "start", "extension": extension},
         services=list(bound) if bound is not None else None,
         features=list(features) if features is not None else None,
-        startup_timeout_ms=startup_timeout_ms,
+        startup_timeout_ms=milliseconds(startup_timeout),
         bulk_storage=bulk_storage,
     )
     return Request("start", line, _started, services=bound or {})
@@ -174,13 +184,16 @@ def call(
     op: str,
     extension: str,
     *,
-    timeout_ms: Optional[int] = None,
+    timeout: Optional[float] = None,
     call_id: Optional[Id] = None,
     progress: Optional[Subscriber] = None,
     **members: Any,
 ) -> "Request[Json]":
     line = _opt(
-        {"op": op, "extension": extension}, timeout_ms=timeout_ms, call_id=call_id, **members
+        {"op": op, "extension": extension},
+        timeout_ms=milliseconds(timeout),
+        call_id=call_id,
+        **members,
     )
     return Request("call", line, _output, progress=progress)
 

@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._binary import find_binary
 from ._core import Core, Line, Subscriber
+from ._ops import milliseconds
 
 Json = Dict[str, Any]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -19,7 +20,7 @@ class Session:
     ``workspace`` and ``extension_dirs`` are serve's ``--workspace`` and
     ``--extension-dir``; ``no_global``, ``no_input``, ``tool_composition``,
     ``composition_store``, ``resource_refs``, ``operation_discovery``, ``bulk_storage`` and
-    ``startup_timeout_ms`` its flags (``prompt_wakeups=False`` is
+    ``startup_timeout`` (seconds) its flags (``prompt_wakeups=False`` is
     ``--no-prompt-wakeups``, and keeps the client's reader thread on the default slice
     too); ``serve_args`` more flags as they are. ``binary`` overrides
     ``OCTET_HOST_BIN``. ``on_confirmation(line) -> bool`` and ``on_input(line) -> str |
@@ -46,7 +47,7 @@ class Session:
         resource_refs: bool = False,
         operation_discovery: bool = False,
         bulk_storage: Optional[PathLike] = None,
-        startup_timeout_ms: Optional[int] = None,
+        startup_timeout: Optional[float] = None,
         on_confirmation: Optional[Callable[[Json], Any]] = None,
         on_input: Optional[Callable[[Json], Any]] = None,
         binary: Optional[str] = None,
@@ -75,8 +76,8 @@ class Session:
             argv += ["--composition-store", os.fspath(composition_store)]
         if bulk_storage is not None:
             argv += ["--bulk-storage", os.fspath(bulk_storage)]
-        if startup_timeout_ms is not None:
-            argv += ["--startup-timeout", f"{startup_timeout_ms}ms"]
+        if startup_timeout is not None:
+            argv += ["--startup-timeout", f"{milliseconds(startup_timeout)}ms"]
         self._argv = argv + list(serve_args)
         self._options: Dict[str, Any] = dict(
             env=env,

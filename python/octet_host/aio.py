@@ -86,9 +86,27 @@ class PendingCall:
         return self._future.done()
 
     async def result(self) -> Json:
-        """The call's output, or its error raised."""
-        line = await _awaitable(self._future, self._host._loop)
+        """The call's output, or its error raised.
+
+        Cancelling the awaiting task (``task.cancel()``, or ``asyncio.wait_for`` running
+        out) cancels the call on serve: the extension receives ``$/cancelRequest``.
+        """
+        try:
+            line = await _awaitable(self._future, self._host._loop)
+        except asyncio.CancelledError:
+            self._abandon()
+            raise
         return _ops.outcome(self._request, line)
+
+    def _abandon(self) -> None:
+        """The awaiting task was cancelled: the call is cancelled too, without waiting
+        for serve's reply (the task is already gone)."""
+        if self._future.done():
+            return
+        try:
+            _ops.send(self._host._core, _ops.cancel(self.call_id))
+        except Exception:  # serve is gone: nothing runs any more
+            pass
 
     async def cancel(self) -> None:
         """Sends ``cancel``; the result then tells how the call ended."""
@@ -180,12 +198,12 @@ class Host(Session):
         *,
         services: Services = None,
         features: Optional[Sequence[str]] = None,
-        startup_timeout_ms: Optional[int] = None,
+        startup_timeout: Optional[float] = None,
         bulk_storage: Optional[str] = None,
     ) -> StartReply:
         """Starts ``extension`` with ``services`` bound (see :meth:`octet_host.Host.start`)."""
         return await self._do(
-            _ops.start(extension, services, features, startup_timeout_ms, bulk_storage)
+            _ops.start(extension, services, features, startup_timeout, bulk_storage)
         )
 
     async def stop(self, extension: str) -> Json:
@@ -207,14 +225,14 @@ class Host(Session):
         op: str,
         extension: str,
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
         call_id: Optional[Id] = None,
         progress: Optional[Subscriber] = None,
         **members: Any,
     ) -> PendingCall:
         """Sends any call without waiting (see :meth:`octet_host.Host.submit`)."""
         request = _ops.call(
-            op, extension, timeout_ms=timeout_ms, call_id=call_id, progress=progress, **members
+            op, extension, timeout=timeout, call_id=call_id, progress=progress, **members
         )
         sent_id, future = _ops.send(self._core, request)
         assert sent_id is not None
@@ -226,7 +244,7 @@ class Host(Session):
         tool: str,
         arguments: Optional[Json] = None,
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
         progress: Optional[Subscriber] = None,
     ) -> ToolOutput:
         """Calls a tool; its output."""
@@ -235,7 +253,7 @@ class Host(Session):
             extension,
             tool=tool,
             arguments=arguments or {},
-            timeout_ms=timeout_ms,
+            timeout=timeout,
             progress=progress,
         )
         return cast(ToolOutput, await pending.result())
@@ -246,11 +264,11 @@ class Host(Session):
         name: str,
         arguments: Sequence[str] = (),
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> CommandOutput:
         """Runs a command."""
         pending = self.submit(
-            "command", extension, name=name, arguments=list(arguments), timeout_ms=timeout_ms
+            "command", extension, name=name, arguments=list(arguments), timeout=timeout
         )
         return cast(CommandOutput, await pending.result())
 
@@ -260,26 +278,24 @@ class Host(Session):
         hook: str,
         payload: Optional[Json] = None,
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> HookOutput:
         """Runs a hook."""
-        pending = self.submit(
-            "hook", extension, hook=hook, payload=payload or {}, timeout_ms=timeout_ms
-        )
+        pending = self.submit("hook", extension, hook=hook, payload=payload or {}, timeout=timeout)
         return cast(HookOutput, await pending.result())
 
     async def context(
-        self, extension: str, prompt: Optional[str] = None, *, timeout_ms: Optional[int] = None
+        self, extension: str, prompt: Optional[str] = None, *, timeout: Optional[float] = None
     ) -> ContextOutput:
         """Collects context."""
-        pending = self.submit("context", extension, prompt=prompt, timeout_ms=timeout_ms)
+        pending = self.submit("context", extension, prompt=prompt, timeout=timeout)
         return cast(ContextOutput, await pending.result())
 
     async def status_collect(
-        self, extension: str, surface: Optional[str] = None, *, timeout_ms: Optional[int] = None
+        self, extension: str, surface: Optional[str] = None, *, timeout: Optional[float] = None
     ) -> StatusOutput:
         """Collects a status surface."""
-        pending = self.submit("status_collect", extension, surface=surface, timeout_ms=timeout_ms)
+        pending = self.submit("status_collect", extension, surface=surface, timeout=timeout)
         return cast(StatusOutput, await pending.result())
 
     async def render(
@@ -290,7 +306,7 @@ class Host(Session):
         *,
         arguments: Optional[Json] = None,
         is_error: bool = False,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> RenderOutput:
         """Renders a tool's output."""
         pending = self.submit(
@@ -300,20 +316,20 @@ class Host(Session):
             arguments=arguments or {},
             output=output,
             is_error=is_error,
-            timeout_ms=timeout_ms,
+            timeout=timeout,
         )
         return cast(RenderOutput, await pending.result())
 
-    async def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> MenuOutput:
+    async def menu(self, extension: str, *, timeout: Optional[float] = None) -> MenuOutput:
         """Collects the menu."""
-        pending = self.submit("menu", extension, timeout_ms=timeout_ms)
+        pending = self.submit("menu", extension, timeout=timeout)
         return cast(MenuOutput, await pending.result())
 
     async def menu_action(
-        self, extension: str, item: Json, *, timeout_ms: Optional[int] = None
+        self, extension: str, item: Json, *, timeout: Optional[float] = None
     ) -> MenuActionOutput:
         """Runs a menu action."""
-        pending = self.submit("menu_action", extension, item=item, timeout_ms=timeout_ms)
+        pending = self.submit("menu_action", extension, item=item, timeout=timeout)
         return cast(MenuActionOutput, await pending.result())
 
     async def cancel(self, call_id: Id) -> None:

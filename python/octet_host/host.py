@@ -52,7 +52,7 @@ class PendingCall:
 
     def result(self, timeout: Optional[float] = None) -> Json:
         """The call's output, or its error raised. ``timeout`` (seconds) bounds only this
-        wait (``TimeoutError``); the call's own deadline is its ``timeout_ms``."""
+        wait (``TimeoutError``); the call's own deadline is its ``timeout``."""
         if timeout is None and not self._host._core.orders(self._request.progress):
             # Read serve's output on this thread while waiting (one wake-up a call);
             # a call with a progress callback settles on the event thread instead.
@@ -131,7 +131,7 @@ class Host(Session):
         *,
         services: Services = None,
         features: Optional[Sequence[str]] = None,
-        startup_timeout_ms: Optional[int] = None,
+        startup_timeout: Optional[float] = None,
         bulk_storage: Optional[str] = None,
     ) -> StartReply:
         """Starts ``extension``; raises :class:`~octet_host.errors.StartError`.
@@ -139,9 +139,7 @@ class Host(Session):
         ``services`` maps each service kind to the object that serves it
         (``{"composer": MyComposer()}``; a name with ``None``, or a list of names, binds
         a frontend feature such as ``terminal_input`` with no object)."""
-        return self._do(
-            _ops.start(extension, services, features, startup_timeout_ms, bulk_storage)
-        )
+        return self._do(_ops.start(extension, services, features, startup_timeout, bulk_storage))
 
     def stop(self, extension: str) -> Json:
         """Stops ``extension`` in order; its shutdown report."""
@@ -169,7 +167,7 @@ class Host(Session):
         op: str,
         extension: str,
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
         call_id: Optional[Id] = None,
         progress: Optional[Subscriber] = None,
         **members: Any,
@@ -177,7 +175,7 @@ class Host(Session):
         """Sends any call (``call``, ``command``, ``hook``, ``context``,
         ``status_collect``, ``render``, ``menu``, ``menu_action``) without waiting."""
         request = _ops.call(
-            op, extension, timeout_ms=timeout_ms, call_id=call_id, progress=progress, **members
+            op, extension, timeout=timeout, call_id=call_id, progress=progress, **members
         )
         sent_id, future = _ops.send(self._core, request)
         assert sent_id is not None
@@ -189,7 +187,7 @@ class Host(Session):
         tool: str,
         arguments: Optional[Json] = None,
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
         progress: Optional[Subscriber] = None,
     ) -> ToolOutput:
         """Calls a tool: ``{content, is_error, structured_content, metadata}``."""
@@ -198,7 +196,7 @@ class Host(Session):
             extension,
             tool=tool,
             arguments=arguments or {},
-            timeout_ms=timeout_ms,
+            timeout=timeout,
             progress=progress,
         )
         return cast(ToolOutput, pending.result())
@@ -209,11 +207,11 @@ class Host(Session):
         name: str,
         arguments: Sequence[str] = (),
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> CommandOutput:
         """Runs a command: ``{text, notifications, context}``."""
         pending = self.submit(
-            "command", extension, name=name, arguments=list(arguments), timeout_ms=timeout_ms
+            "command", extension, name=name, arguments=list(arguments), timeout=timeout
         )
         return cast(CommandOutput, pending.result())
 
@@ -223,26 +221,24 @@ class Host(Session):
         hook: str,
         payload: Optional[Json] = None,
         *,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> HookOutput:
         """Runs a hook: ``{hook, disposition, effective_disposition, ...}``."""
-        pending = self.submit(
-            "hook", extension, hook=hook, payload=payload or {}, timeout_ms=timeout_ms
-        )
+        pending = self.submit("hook", extension, hook=hook, payload=payload or {}, timeout=timeout)
         return cast(HookOutput, pending.result())
 
     def context(
-        self, extension: str, prompt: Optional[str] = None, *, timeout_ms: Optional[int] = None
+        self, extension: str, prompt: Optional[str] = None, *, timeout: Optional[float] = None
     ) -> ContextOutput:
         """Collects context: ``{contributions}``."""
-        pending = self.submit("context", extension, prompt=prompt, timeout_ms=timeout_ms)
+        pending = self.submit("context", extension, prompt=prompt, timeout=timeout)
         return cast(ContextOutput, pending.result())
 
     def status_collect(
-        self, extension: str, surface: Optional[str] = None, *, timeout_ms: Optional[int] = None
+        self, extension: str, surface: Optional[str] = None, *, timeout: Optional[float] = None
     ) -> StatusOutput:
         """Collects a status surface: ``{contribution}``."""
-        pending = self.submit("status_collect", extension, surface=surface, timeout_ms=timeout_ms)
+        pending = self.submit("status_collect", extension, surface=surface, timeout=timeout)
         return cast(StatusOutput, pending.result())
 
     def render(
@@ -253,7 +249,7 @@ class Host(Session):
         *,
         arguments: Optional[Json] = None,
         is_error: bool = False,
-        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> RenderOutput:
         """Renders a tool's output: ``{segments}``."""
         pending = self.submit(
@@ -263,20 +259,20 @@ class Host(Session):
             arguments=arguments or {},
             output=output,
             is_error=is_error,
-            timeout_ms=timeout_ms,
+            timeout=timeout,
         )
         return cast(RenderOutput, pending.result())
 
-    def menu(self, extension: str, *, timeout_ms: Optional[int] = None) -> MenuOutput:
+    def menu(self, extension: str, *, timeout: Optional[float] = None) -> MenuOutput:
         """Collects the menu: ``{menu, fallback_reason}``."""
-        pending = self.submit("menu", extension, timeout_ms=timeout_ms)
+        pending = self.submit("menu", extension, timeout=timeout)
         return cast(MenuOutput, pending.result())
 
     def menu_action(
-        self, extension: str, item: Json, *, timeout_ms: Optional[int] = None
+        self, extension: str, item: Json, *, timeout: Optional[float] = None
     ) -> MenuActionOutput:
         """Runs a menu action as :meth:`menu` showed it; like :meth:`command`."""
-        pending = self.submit("menu_action", extension, item=item, timeout_ms=timeout_ms)
+        pending = self.submit("menu_action", extension, item=item, timeout=timeout)
         return cast(MenuActionOutput, pending.result())
 
     def cancel(self, call_id: Id) -> None:

@@ -159,10 +159,10 @@ def resource_extension(root: Path, name: str = "circuits") -> Path:
 
 
 def ask(
-    host: octet_host.Host, extension: str, requests: List[Dict[str, Any]], timeout_ms: int = 60_000
+    host: octet_host.Host, extension: str, requests: List[Dict[str, Any]], timeout: float = 60.0
 ) -> Dict[str, Any]:
     """Runs the peer's ``ask`` tool and returns its report of every answer."""
-    out = host.call(extension, "ask", {"requests": requests}, timeout_ms=timeout_ms)
+    out = host.call(extension, "ask", {"requests": requests}, timeout=timeout)
     report: Dict[str, Any] = json.loads(out["content"][0]["text"])
     return report
 

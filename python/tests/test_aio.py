@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import sdk_extension, services_extension
+from conftest import raw_peer, sdk_extension, services_extension
 
 import octet_host
 import octet_host.aio
@@ -119,3 +119,45 @@ def test_events_wait_on_the_loop_and_end_with_the_session(
 
 async def _kinds(events: Any) -> List[str]:
     return [e.get("event", "") async for e in events]
+
+
+def test_cancelling_the_awaiting_task_cancels_the_call_on_the_extension(
+    workspace: Path, extensions: Path
+) -> None:
+    peer = raw_peer(
+        extensions,
+        "p",
+        "0.4",
+        "peer.py",
+        ["echo", "seen"],
+        args=["good"],
+        env={"OCTET_PEER_TOOLS": "echo,seen"},
+    )
+
+    async def cancels(host: octet_host.aio.Host, count: int) -> List[Any]:
+        """The `$/cancelRequest` ids the peer received, once there are `count`."""
+        seen: List[Any] = []
+        for _ in range(1000):
+            out = await host.call("p", "seen")
+            seen = json.loads(out["content"][0]["text"])["cancels"]
+            if len(seen) >= count:
+                break
+            await asyncio.sleep(0.01)
+        return seen
+
+    async def main() -> None:
+        async with octet_host.aio.Host(workspace, [peer]) as host:
+            await host.start("p")
+            task = asyncio.ensure_future(host.call("p", "echo", {"wait_cancel": True}))
+            await asyncio.sleep(0.3)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert len(await cancels(host, 1)) == 1
+            # `asyncio.wait_for` running out cancels its call the same way.
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(host.call("p", "echo", {"wait_cancel": True}), 0.3)
+            assert len(await cancels(host, 2)) == 2
+            assert (await host.status())[0]["pending"] == 0
+
+    run(main())

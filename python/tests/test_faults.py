@@ -73,7 +73,7 @@ def test_a_handler_that_hangs_meets_the_deadline_and_is_withdrawn(
                 host,
                 "peer",
                 [{"id": "get", "method": "composer/get", "params": {}}],
-                timeout_ms=1000,
+                timeout=1.0,
             )
         assert hanging.calls[0].withdrawn.wait(20), "serve withdrew the request"
         assert hanging.calls[0].withdrawn_reason == "no_longer_wanted"
@@ -96,14 +96,14 @@ def test_a_request_withdrawn_while_every_worker_hangs_is_never_served(
             "call",
             "peer",
             tool="ask",
-            timeout_ms=60_000,
+            timeout=60.0,
             arguments={"requests": [{"id": "a", "method": "composer/get", "params": {}}]},
         )
         assert eventually(lambda: len(hanging.calls) == 1)
         # The only worker hangs: the second request waits for it, meets its call's
         # deadline and is withdrawn; the host answers everything else meanwhile.
         with pytest.raises(octet_host.DeadlineExceeded):
-            ask(host, "peer", [{"id": "b", "method": "composer/get", "params": {}}], 1000)
+            ask(host, "peer", [{"id": "b", "method": "composer/get", "params": {}}], 1.0)
         assert host.status()[0]["state"] == "ready"
         hanging.release.set()
         assert first.result()["is_error"] is False

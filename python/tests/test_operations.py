@@ -144,7 +144,7 @@ def test_cancel(fixture_host: octet_host.Host) -> None:
 
 def test_a_deadline(fixture_host: octet_host.Host) -> None:
     with pytest.raises(octet_host.DeadlineExceeded) as late:
-        fixture_host.call("fixture", "sleep", {"ms": 60_000}, timeout_ms=200)
+        fixture_host.call("fixture", "sleep", {"ms": 60_000}, timeout=0.2)
     assert late.value.details["after_ms"] == 200
 
 
