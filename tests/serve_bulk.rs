@@ -16,7 +16,7 @@ fn serve_passes_a_blob_between_two_extensions_with_bulk_storage() {
         .no_global_extensions()
         .extension_dir(bulk_extension(root.path(), "producer"))
         .extension_dir(bulk_extension_prefixed(root.path(), "consumer", "c_"));
-    options.bulk_storage = Some(storage.path().join("bulk"));
+    options.features.bulk_storage = Some(storage.path().join("bulk"));
     let mut serve = Serve::start(options, vec![workspace, root]);
     let reply = serve.request(json!({"id": 1, "op": "start", "extension": "producer",
                                      "features": ["bulk_objects_v1"]}));

@@ -64,8 +64,8 @@ fn serve_runs_operation_discovery_when_its_flag_turns_it_on() {
     let mut options = octet_host::serve::ServeOptions::new(workspace.path())
         .no_global_extensions()
         .extension_dir(dir);
-    options.resource_refs = true;
-    options.operation_discovery = true;
+    options.features.resource_refs = true;
+    options.features.operation_discovery = true;
     let mut serve = Serve::start(options, vec![workspace, root]);
     serve.start_extension("circuits");
     serve.send(

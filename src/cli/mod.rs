@@ -79,32 +79,9 @@ pub(crate) struct GlobalArgs {
     /// and removes the scratch directories should octet-host be killed outright
     #[arg(long = "no-guardian", global = true)]
     pub no_guardian: bool,
-    /// Offer tool composition (`tool_composition_v1`, API 0.4) to every extension: its
-    /// tool may read every running extension's tools and call them through the host
-    /// (under serve, a `start` with `"features":["tool_composition_v1"]` offers it to
-    /// one extension; docs/serve-protocol.md, "Tool composition")
-    #[arg(long = "tool-composition", global = true)]
-    pub tool_composition: bool,
-    /// Where composing tools keep their stores [default: WORKSPACE/.octet/composition]
-    #[arg(long = "composition-store", global = true, value_name = "DIR")]
-    pub composition_store: Option<PathBuf>,
-    /// Offer native resource refs and operation descriptors (`resource_refs_v1`,
-    /// `operation_descriptors_v1`, API 0.4) to every extension: a tool may return an
-    /// extension-local value that a later call takes as input (under serve, a `start`
-    /// with `"features":["resource_refs_v1"]` offers them to one extension;
-    /// docs/serve-protocol.md, "Resource refs")
-    #[arg(long = "resource-refs", global = true)]
-    pub resource_refs: bool,
-    /// Make `get_applicable_operations` a host tool: serve's `get_applicable_operations`
-    /// op lists the tools that take a resource value (section 2.26)
-    #[arg(long = "operation-discovery", global = true)]
-    pub operation_discovery: bool,
-    /// Configure bulk storage in DIR, which offers immutable bulk objects
-    /// (`bulk_objects_v1`, API 0.4) to every extension: large bytes pass as files in
-    /// DIR/transfer, snapshot and verified by the host (docs/serve-protocol.md, "Bulk
-    /// objects")
-    #[arg(long = "bulk-storage", global = true, value_name = "DIR")]
-    pub bulk_storage: Option<PathBuf>,
+    /// The runtime-served features' options (`features::RuntimeOptions`).
+    #[command(flatten)]
+    pub features: crate::features::RuntimeOptions,
 }
 
 /// The subcommands.
@@ -231,11 +208,7 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     options = options
         .guardian(!global.no_guardian)
         .prompt_wakeups(prompt_wakeups);
-    options.tool_composition = global.tool_composition;
-    options.composition_store = global.composition_store.clone();
-    options.resource_refs = global.resource_refs;
-    options.operation_discovery = global.operation_discovery;
-    options.bulk_storage = global.bulk_storage.clone();
+    options.features = global.features.clone();
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {
         Ok((forwarder, received)) => {
@@ -305,8 +278,9 @@ fn usage_error(error: clap::Error, args: &[OsString]) -> i32 {
     }
 }
 
-/// The global options, by their clap ids.
-const GLOBAL_OPTIONS: [&str; 13] = [
+/// The global options of the host itself, by their clap ids; the runtime-served
+/// features' follow from their table ([`crate::features::RuntimeOptions::FLAGS`]).
+const HOST_OPTIONS: [&str; 8] = [
     "workspace",
     "extension_dirs",
     "json",
@@ -315,35 +289,44 @@ const GLOBAL_OPTIONS: [&str; 13] = [
     "no_input",
     "startup_timeout",
     "no_guardian",
-    "tool_composition",
-    "composition_store",
-    "resource_refs",
-    "operation_discovery",
-    "bulk_storage",
 ];
+
+/// The runtime-served features' options, by their clap ids.
+fn feature_options() -> impl Iterator<Item = &'static str> {
+    crate::features::RuntimeOptions::FLAGS
+        .iter()
+        .map(|(id, _)| *id)
+}
+
+/// Every global option, by its clap id.
+fn global_options() -> Vec<&'static str> {
+    HOST_OPTIONS
+        .iter()
+        .copied()
+        .chain(feature_options())
+        .collect()
+}
 
 /// The global options `subcommand` reads: its help lists only these. Every subcommand
 /// still accepts the others where the command line puts them, as clap's globals are.
-fn options_of(subcommand: &str) -> &'static [&'static str] {
+fn options_of(subcommand: &str) -> Vec<&'static str> {
     match subcommand {
-        "demo" | "new" | "bench" => &["json"],
-        "completions" => &[],
-        "discover" => &["workspace", "extension_dirs", "json", "no_global"],
+        "demo" | "new" | "bench" => vec!["json"],
+        "completions" => vec![],
+        "discover" => vec!["workspace", "extension_dirs", "json", "no_global"],
         // serve always writes JSON lines, and its client answers confirmations.
-        "serve" => &[
+        "serve" => [
             "workspace",
             "extension_dirs",
             "no_global",
             "no_input",
             "startup_timeout",
             "no_guardian",
-            "tool_composition",
-            "composition_store",
-            "resource_refs",
-            "operation_discovery",
-            "bulk_storage",
-        ],
-        _ => &GLOBAL_OPTIONS,
+        ]
+        .into_iter()
+        .chain(feature_options())
+        .collect(),
+        _ => global_options(),
     }
 }
 
@@ -365,7 +348,7 @@ fn subcommand_help(args: &[OsString]) -> Option<i32> {
     };
     let shown = options_of(name);
     let mut subcommand = command.find_subcommand(name)?.clone();
-    for option in GLOBAL_OPTIONS.iter().filter(|o| !shown.contains(o)) {
+    for option in global_options().iter().filter(|o| !shown.contains(o)) {
         subcommand = subcommand.mut_arg(*option, |arg| arg.hide(true));
     }
     let printed = if words.contains(&"-h") {

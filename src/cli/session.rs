@@ -33,16 +33,7 @@ pub(crate) fn builder_for(global: &GlobalArgs) -> Result<ExtensionHostBuilder, C
     if let Some(timeout) = global.startup_timeout {
         builder = builder.startup_timeout(timeout);
     }
-    builder = builder
-        .tool_composition(global.tool_composition)
-        .resource_refs(global.resource_refs);
-    if let Some(dir) = &global.bulk_storage {
-        builder = builder.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
-    }
-    if let Some(store) = &global.composition_store {
-        builder = builder.composition_store(store);
-    }
-    Ok(builder)
+    Ok(global.features.apply(builder))
 }
 
 /// A host, shut down on every path out of the subcommand.

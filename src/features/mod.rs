@@ -11,7 +11,10 @@ pub mod bulk;
 pub mod composition;
 pub mod offers;
 pub mod operation_discovery;
+pub mod options;
 pub mod resources;
+
+pub use options::RuntimeOptions;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -118,23 +118,10 @@ pub struct ServeOptions {
     /// slice of [`crate::host::PromptWakeups`] (default: on; `serve
     /// --no-prompt-wakeups` turns it off). See [`ServeOptions::prompt_wakeups`].
     pub prompt_wakeups: bool,
-    /// Offer `tool_composition_v1` to every API 0.4 extension (`serve
-    /// --tool-composition`); a `start` with `"features":["tool_composition_v1"]` offers
-    /// it to one.
-    pub tool_composition: bool,
-    /// Where composing tools' stores live (`serve --composition-store`; default
-    /// `.octet/composition` in the workspace).
-    pub composition_store: Option<PathBuf>,
-    /// Offer `resource_refs_v1` and `operation_descriptors_v1` to every API 0.4
-    /// extension (`serve --resource-refs`); a `start` with
-    /// `"features":["resource_refs_v1"]` offers them to one.
-    pub resource_refs: bool,
-    /// Make `get_applicable_operations` a host tool that the `get_applicable_operations`
-    /// op runs (`serve --operation-discovery`, section 2.26).
-    pub operation_discovery: bool,
-    /// Configure bulk storage in this directory (`serve --bulk-storage DIR`), which
-    /// offers `bulk_objects_v1` to every API 0.4 extension (section 2.27).
-    pub bulk_storage: Option<PathBuf>,
+    /// The runtime-served features offered to every API 0.4 extension, and where they
+    /// keep their files (`serve --tool-composition`, `--resource-refs`, ...); a `start`
+    /// with `"features"` offers one to one extension.
+    pub features: crate::features::RuntimeOptions,
 }
 
 impl ServeOptions {
@@ -146,11 +133,7 @@ impl ServeOptions {
             home: std::env::var_os("HOME").map(PathBuf::from),
             host_context: HostContext::default(),
             session_id: None,
-            tool_composition: false,
-            composition_store: None,
-            resource_refs: false,
-            operation_discovery: false,
-            bulk_storage: None,
+            features: crate::features::RuntimeOptions::default(),
             startup_timeout: None,
             no_input: false,
             signals: None,
@@ -224,15 +207,7 @@ impl ServeOptions {
         if let Some(session_id) = self.session_id {
             builder = builder.session_id(session_id);
         }
-        builder = builder
-            .tool_composition(self.tool_composition)
-            .resource_refs(self.resource_refs);
-        if let Some(dir) = self.bulk_storage {
-            builder = builder.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
-        }
-        if let Some(store) = self.composition_store {
-            builder = builder.composition_store(store);
-        }
+        builder = self.features.apply(builder);
         if let Some(timeout) = self.startup_timeout {
             builder = builder.startup_timeout(timeout);
         }
@@ -240,9 +215,7 @@ impl ServeOptions {
             builder = builder.extension_dir(dir);
         }
         let host = builder.build()?;
-        if self.operation_discovery {
-            host.enable_operation_discovery();
-        }
+        self.features.enable(&host);
         Ok(host)
     }
 }

@@ -1,0 +1,84 @@
+//! The options of the features the runtime serves itself, as one table: the CLI's
+//! global flags (and their help), serve's options and the builder all read
+//! [`RuntimeOptions`], so a new option is one field here and one line in
+//! [`RuntimeOptions::apply`]; the Python client's keywords are held to
+//! [`RuntimeOptions::FLAGS`] by a test.
+
+use std::path::PathBuf;
+
+use crate::host::ExtensionHostBuilder;
+
+/// Which runtime-served features a host offers every extension, and where they keep
+/// their files. Each is off by default; under serve, a `start` may also offer a feature
+/// to one extension.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[non_exhaustive]
+pub struct RuntimeOptions {
+    /// Offer tool composition (`tool_composition_v1`, API 0.4) to every extension: its
+    /// tool may read every running extension's tools and call them through the host
+    /// (under serve, a `start` with `"features":["tool_composition_v1"]` offers it to
+    /// one extension; docs/serve-protocol.md, "Tool composition")
+    #[cfg_attr(feature = "cli", arg(long = "tool-composition", global = true))]
+    pub tool_composition: bool,
+    /// Where composing tools keep their stores [default: WORKSPACE/.octet/composition]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "composition-store", global = true, value_name = "DIR")
+    )]
+    pub composition_store: Option<PathBuf>,
+    /// Offer native resource refs and operation descriptors (`resource_refs_v1`,
+    /// `operation_descriptors_v1`, API 0.4) to every extension: a tool may return an
+    /// extension-local value that a later call takes as input (under serve, a `start`
+    /// with `"features":["resource_refs_v1"]` offers them to one extension;
+    /// docs/serve-protocol.md, "Resource refs")
+    #[cfg_attr(feature = "cli", arg(long = "resource-refs", global = true))]
+    pub resource_refs: bool,
+    /// Make `get_applicable_operations` a host tool: serve's `get_applicable_operations`
+    /// op lists the tools that take a resource value (section 2.26)
+    #[cfg_attr(feature = "cli", arg(long = "operation-discovery", global = true))]
+    pub operation_discovery: bool,
+    /// Configure bulk storage in DIR, which offers immutable bulk objects
+    /// (`bulk_objects_v1`, API 0.4) to every extension: large bytes pass as files in
+    /// DIR/transfer, snapshot and verified by the host (docs/serve-protocol.md, "Bulk
+    /// objects")
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "bulk-storage", global = true, value_name = "DIR")
+    )]
+    pub bulk_storage: Option<PathBuf>,
+}
+
+impl RuntimeOptions {
+    /// Every option: its field (the CLI's clap id and the Python keyword) and its
+    /// command-line flag.
+    pub const FLAGS: [(&'static str, &'static str); 5] = [
+        ("tool_composition", "--tool-composition"),
+        ("composition_store", "--composition-store"),
+        ("resource_refs", "--resource-refs"),
+        ("operation_discovery", "--operation-discovery"),
+        ("bulk_storage", "--bulk-storage"),
+    ];
+
+    /// `builder` with these options. Operation discovery is turned on once the host is
+    /// built ([`RuntimeOptions::enable`]).
+    pub fn apply(&self, mut builder: ExtensionHostBuilder) -> ExtensionHostBuilder {
+        builder = builder
+            .tool_composition(self.tool_composition)
+            .resource_refs(self.resource_refs);
+        if let Some(dir) = &self.bulk_storage {
+            builder = builder.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
+        }
+        if let Some(store) = &self.composition_store {
+            builder = builder.composition_store(store);
+        }
+        builder
+    }
+
+    /// Turns on, on a built host, what the builder does not configure.
+    pub fn enable(&self, host: &crate::ExtensionHost) {
+        if self.operation_discovery {
+            host.enable_operation_discovery();
+        }
+    }
+}
