@@ -401,6 +401,16 @@ pub const MAX_RESTART_ATTEMPTS: u32 = 8;
 /// Continuous readiness that resets the restart budget (section 5).
 pub const RESTART_BUDGET_RESET: Duration = Duration::from_secs(30);
 
+/// Frames of serve's wire trace waiting for its output (`serve --wire-trace`; host
+/// policy): the dispatcher never waits for the trace, so a frame that finds the queue
+/// full is dropped and counted in the next trace line's `dropped`.
+pub const TRACE_QUEUE_FRAMES: usize = 4096;
+
+/// Requests serve's wire trace remembers to pair with their responses (host policy):
+/// past this many unanswered requests, the oldest is forgotten and its response is
+/// traced without `answers`.
+pub const TRACE_OPEN_REQUESTS: usize = 4096;
+
 /// How long a generation being replaced by a reload may finish its in-flight requests
 /// before the rest are cancelled (section 5, "waits the bounded drain"; host policy).
 pub const RELOAD_DRAIN_TIMEOUT: Duration = Duration::from_secs(5);

@@ -419,6 +419,8 @@ class Core:
             self._emit(line)
         elif kind == "service_request":
             self.desk.serve(line)
+        elif kind == "trace":
+            self._emit(dict(line, event="trace"))
         elif kind in ("confirmation_request", "input_request"):
             self._emit(dict(line, event=kind))
             self.desk.ask(line)

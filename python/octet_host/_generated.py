@@ -124,6 +124,23 @@ class RequestCancelledLine(TypedDict):
     reason: str
 
 
+class _TraceLineRequired(TypedDict):
+    type: Literal['trace']
+    extension: str
+    generation: int
+    direction: Literal['to_extension', 'from_extension']
+    at_ms: float
+    withheld: bool
+    frame: Optional[Union[Dict[str, Any], List[Any]]]
+
+
+class TraceLine(_TraceLineRequired, total=False):
+    """The ``trace`` output line."""
+
+    dropped: int
+    answers: Dict[str, Any]
+
+
 class _ShutdownLineRequired(TypedDict):
     type: Literal['shutdown']
     reason: Literal['input_closed', 'input_failed', 'signal']
@@ -138,7 +155,7 @@ class ShutdownLine(_ShutdownLineRequired, total=False):
 
 
 #: Every line serve writes.
-OutputLine = Union[ReadyLine, ReplyLine, ResultLine, EventLine, ConfirmationRequestLine, InputRequestLine, ServiceRequestLine, RequestCancelledLine, ShutdownLine]
+OutputLine = Union[ReadyLine, ReplyLine, ResultLine, EventLine, ConfirmationRequestLine, InputRequestLine, ServiceRequestLine, RequestCancelledLine, TraceLine, ShutdownLine]
 
 
 class _DiscoverControlRequired(TypedDict):

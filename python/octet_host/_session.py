@@ -22,7 +22,8 @@ class Session:
     ``composition_store``, ``resource_refs``, ``operation_discovery``, ``bulk_storage`` and
     ``startup_timeout`` (seconds) its flags (``prompt_wakeups=False`` is
     ``--no-prompt-wakeups``, and keeps the client's reader thread on the default slice
-    too); ``serve_args`` more flags as they are. ``binary`` overrides
+    too; ``wire_trace=True`` is ``--wire-trace``: every frame comes as a ``trace``
+    event); ``serve_args`` more flags as they are. ``binary`` overrides
     ``OCTET_HOST_BIN``. ``on_confirmation(line) -> bool`` and ``on_input(line) -> str |
     None`` answer the extensions' questions (denied and cancelled without them);
     ``workers`` threads serve them and the bound services; the last ``event_buffer``
@@ -42,6 +43,7 @@ class Session:
         no_global: bool = True,
         no_input: bool = False,
         prompt_wakeups: bool = True,
+        wire_trace: bool = False,
         tool_composition: bool = False,
         composition_store: Optional[PathLike] = None,
         resource_refs: bool = False,
@@ -67,6 +69,7 @@ class Session:
             "--no-global": no_global,
             "--no-input": no_input,
             "--no-prompt-wakeups": not prompt_wakeups,
+            "--wire-trace": wire_trace,
             "--tool-composition": tool_composition,
             "--resource-refs": resource_refs,
             "--operation-discovery": operation_discovery,

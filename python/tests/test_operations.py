@@ -339,3 +339,15 @@ def test_a_subscriber_may_call_the_host(fixture_host: octet_host.Host) -> None:
     host.submit("call", "fixture", call_id="outer", tool="progress", arguments={"steps": 1})
     assert eventually(lambda: bool(outcome), 60)
     assert outcome == ["progress sent=2"]
+
+
+def test_the_wire_trace_comes_as_events(workspace: Path, extensions: Path) -> None:
+    sdk_extension(extensions)
+    with octet_host.Host(workspace, [extensions / "fixture"], wire_trace=True) as host:
+        host.start("fixture")
+        host.call("fixture", "echo", {"x": 1})
+        traces = [e for e in host.events(timeout=0.5) if e["event"] == "trace"]
+        methods = [t["frame"].get("method") for t in traces if t["frame"] is not None]
+        assert "initialize" in methods and "tool/call" in methods, methods
+        answers = [t["answers"]["method"] for t in traces if "answers" in t]
+        assert "tool/call" in answers, answers

@@ -124,6 +124,11 @@ enum CliCommand {
         /// or without this flag, and serve works the same
         #[arg(long)]
         no_prompt_wakeups: bool,
+        /// Stream the wire trace: every frame to and from every extension as a `trace`
+        /// line, with its direction, its time, and for a response the request it
+        /// answers and the latency (docs/serve-protocol.md, "Wire trace")
+        #[arg(long = "wire-trace")]
+        wire_trace: bool,
         /// The default now (the flag is kept so that older scripts still run)
         #[arg(long, hide = true, conflicts_with = "no_prompt_wakeups")]
         prompt_wakeups: bool,
@@ -173,8 +178,10 @@ pub fn main() -> i32 {
         CliCommand::Check(args) => return check::run(&cli.global, &args),
         CliCommand::Status { name } => status::run(&cli.global, name.as_deref()),
         CliCommand::Serve {
-            no_prompt_wakeups, ..
-        } => return serve(&cli.global, !no_prompt_wakeups),
+            no_prompt_wakeups,
+            wire_trace,
+            ..
+        } => return serve(&cli.global, !no_prompt_wakeups, wire_trace),
         CliCommand::New(args) => scaffold::run_new(&args),
         CliCommand::Completions(args) => return scaffold::run_completions(&args),
         CliCommand::Bench(args) => return bench::run(&args, json),
@@ -183,7 +190,7 @@ pub fn main() -> i32 {
 }
 
 /// `octet-host serve`: the sidecar control protocol over this process's stdio.
-fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
+fn serve(global: &GlobalArgs, prompt_wakeups: bool, wire_trace: bool) -> i32 {
     if global.json {
         output::eprint_line("error: serve always writes JSON lines; --json does not apply to it");
         return 2;
@@ -207,7 +214,8 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool) -> i32 {
     }
     options = options
         .guardian(!global.no_guardian)
-        .prompt_wakeups(prompt_wakeups);
+        .prompt_wakeups(prompt_wakeups)
+        .wire_trace(wire_trace);
     options.features = global.features.clone();
     // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
     let forwarder = match signals::forward() {

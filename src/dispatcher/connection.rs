@@ -179,7 +179,7 @@ pub(crate) struct Connection {
     /// Stdout lines that were not JSON while initializing, and the first one's start.
     pub startup_noise: (u64, Option<String>),
     /// Every frame in and out goes to the `log` facade (the builder's `wire_trace`).
-    pub wire_trace: bool,
+    pub wire_trace: Option<crate::model::trace::WireTraceSink>,
     /// Open API 0.3 provider streams.
     pub streams: super::streams::ProviderStreams,
     /// The services bound for this generation when it launched (its offer followed
@@ -265,7 +265,7 @@ impl Connection {
                 crate::hex::random(6).unwrap_or_default()
             )),
             messages: Default::default(),
-            wire_trace: false,
+            wire_trace: None,
         }
     }
 
@@ -466,8 +466,14 @@ impl Connection {
         if self.writer_failed {
             return;
         }
-        if self.wire_trace {
-            trace_frame(&self.source, "->", &frame.bytes, frame.wipe);
+        if let Some(sink) = &self.wire_trace {
+            trace_frame(
+                sink,
+                &self.source,
+                crate::model::trace::WireDirection::ToExtension,
+                &frame.bytes,
+                frame.wipe,
+            );
         }
         if !self.backlog.is_empty() {
             self.push_backlog(frame);
@@ -544,15 +550,22 @@ fn unsolicited_bytes(frame: &OutboundFrame) -> usize {
     }
 }
 
-/// Logs one frame at `trace` level, target `octet_host::wire`: `direction` is `->` (to
-/// the extension) or `<-`. A frame that may carry a secret is withheld.
-pub(crate) fn trace_frame(source: &GenerationRef, direction: &str, bytes: &[u8], secret: bool) {
-    if secret {
-        log::trace!(target: "octet_host::wire", "{source} {direction} <a frame that may carry a secret, withheld>");
-        return;
-    }
-    let text = String::from_utf8_lossy(bytes);
-    log::trace!(target: "octet_host::wire", "{source} {direction} {}", text.trim_end_matches('\n'));
+/// Hands one frame to the wire trace's `sink`; a frame that may carry a secret
+/// (`secret`) is withheld.
+pub(crate) fn trace_frame(
+    sink: &crate::model::trace::WireTraceSink,
+    source: &GenerationRef,
+    direction: crate::model::trace::WireDirection,
+    bytes: &[u8],
+    secret: bool,
+) {
+    let text = (!secret).then(|| String::from_utf8_lossy(bytes));
+    sink(&crate::model::trace::WireFrame {
+        source,
+        direction,
+        at: std::time::Instant::now(),
+        text: text.as_deref().map(|t| t.trim_end_matches('\n')),
+    });
 }
 
 /// An execution context encoded once per generation: every request of the generation

@@ -175,7 +175,7 @@ impl Dispatcher {
                 process_generation: launched.generation,
             },
         );
-        c.wire_trace = self.shared.wire_trace;
+        c.wire_trace = self.shared.wire_trace.clone();
         c.services = launched.services;
         c.guards = super::guards::guards_for(conn, &self.terminal);
         (c.owned_context, c.process_context) =

@@ -172,10 +172,16 @@ impl Dispatcher {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        if c.wire_trace {
+        if let Some(sink) = &c.wire_trace {
             if let InboundFrame::Message(message) = &frame {
                 if let Ok(bytes) = crate::wire::encode(message) {
-                    super::connection::trace_frame(&c.source, "<-", &bytes, false);
+                    super::connection::trace_frame(
+                        sink,
+                        &c.source,
+                        crate::model::trace::WireDirection::FromExtension,
+                        &bytes,
+                        false,
+                    );
                 }
             }
         }

@@ -118,7 +118,7 @@ pub(crate) struct Shared {
     /// How long a generation has to answer `initialize`, unless its start says.
     pub startup_timeout: Duration,
     /// Log every frame in and out (the builder's `wire_trace`).
-    pub wire_trace: bool,
+    pub wire_trace: Option<crate::model::trace::WireTraceSink>,
     /// Call and shutdown deadlines.
     pub timeouts: crate::model::settings::Timeouts,
     /// Environment, wrapper and stderr sink for launching children.

@@ -54,6 +54,7 @@ pub struct ExtensionHostBuilder {
     child_subreaper: bool,
     guardian: bool,
     wire_trace: bool,
+    wire_trace_sink: Option<crate::model::trace::WireTraceSink>,
 }
 
 impl ExtensionHostBuilder {
@@ -80,6 +81,7 @@ impl ExtensionHostBuilder {
             child_subreaper: false,
             guardian: false,
             wire_trace: false,
+            wire_trace_sink: None,
             session_id: None,
             runtime_features: FeatureSet::new(),
             bulk_storage: None,
@@ -201,6 +203,20 @@ impl ExtensionHostBuilder {
     /// default; diagnostics always go to the `log` facade (target `octet_host`).
     pub fn wire_trace(mut self, enabled: bool) -> Self {
         self.wire_trace = enabled;
+        self
+    }
+
+    /// Hands every frame to and from every extension to `sink` as it passes, with its
+    /// direction and time ([`crate::model::trace::WireFrame`]); frames that may carry
+    /// a secret are withheld exactly as [`ExtensionHostBuilder::wire_trace`] withholds
+    /// them (`text` is `None`). `sink` runs on the dispatcher thread, so it must not
+    /// block: hand the frame to a bounded queue and drop what does not fit. Off by
+    /// default; with it, every frame read is encoded once more for the sink.
+    pub fn wire_trace_sink(
+        mut self,
+        sink: impl Fn(&crate::model::trace::WireFrame<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.wire_trace_sink = Some(Arc::new(sink));
         self
     }
 
@@ -445,7 +461,7 @@ impl ExtensionHostBuilder {
             spin_before_sleep: self.spin_before_sleep,
             startup_timeout: self.startup_timeout,
             timeouts: self.timeouts,
-            wire_trace: self.wire_trace,
+            wire_trace: wire_tracer(self.wire_trace, self.wire_trace_sink),
             launch: self.launch,
             scratch_root,
             guardian,
@@ -495,5 +511,39 @@ impl std::fmt::Debug for ExtensionHostBuilder {
             .field("explicit_dirs", &self.explicit_dirs)
             .field("home", &self.home)
             .finish_non_exhaustive()
+    }
+}
+
+/// The one sink of the wire trace: the `log` facade (`wire_trace`), the embedder's
+/// sink (`wire_trace_sink`), both, or none.
+fn wire_tracer(
+    log: bool,
+    sink: Option<crate::model::trace::WireTraceSink>,
+) -> Option<crate::model::trace::WireTraceSink> {
+    use crate::model::trace::WireFrame;
+    match (log, sink) {
+        (false, None) => None,
+        (false, Some(sink)) => Some(sink),
+        (true, None) => Some(Arc::new(|frame: &WireFrame<'_>| log_frame(frame))),
+        (true, Some(sink)) => Some(Arc::new(move |frame: &WireFrame<'_>| {
+            log_frame(frame);
+            sink(frame);
+        })),
+    }
+}
+
+/// Logs one frame at `trace` level, target `octet_host::wire`.
+fn log_frame(frame: &crate::model::trace::WireFrame<'_>) {
+    let arrow = match frame.direction {
+        crate::model::trace::WireDirection::ToExtension => "->",
+        crate::model::trace::WireDirection::FromExtension => "<-",
+    };
+    match frame.text {
+        Some(text) => log::trace!(target: "octet_host::wire", "{} {arrow} {text}", frame.source),
+        None => log::trace!(
+            target: "octet_host::wire",
+            "{} {arrow} <a frame that may carry a secret, withheld>",
+            frame.source
+        ),
     }
 }

@@ -16,3 +16,4 @@ pub mod progress;
 pub mod settings;
 pub mod start;
 pub mod status;
+pub mod trace;

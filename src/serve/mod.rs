@@ -43,6 +43,7 @@ mod io;
 mod members;
 mod services;
 mod session;
+mod trace;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -118,6 +119,9 @@ pub struct ServeOptions {
     /// slice of [`crate::host::PromptWakeups`] (default: on; `serve
     /// --no-prompt-wakeups` turns it off). See [`ServeOptions::prompt_wakeups`].
     pub prompt_wakeups: bool,
+    /// Stream the wire trace: every frame to and from every extension as a `trace`
+    /// output line (`serve --wire-trace`; docs/serve-protocol.md, "Wire trace").
+    pub wire_trace: bool,
     /// The runtime-served features offered to every API 0.4 extension, and where they
     /// keep their files (`serve --tool-composition`, `--resource-refs`, ...); a `start`
     /// with `"features"` offers one to one extension.
@@ -134,6 +138,7 @@ impl ServeOptions {
             host_context: HostContext::default(),
             session_id: None,
             features: crate::features::RuntimeOptions::default(),
+            wire_trace: false,
             startup_timeout: None,
             no_input: false,
             signals: None,
@@ -155,6 +160,12 @@ impl ServeOptions {
     /// the default slice.
     pub fn prompt_wakeups(mut self, enabled: bool) -> ServeOptions {
         self.prompt_wakeups = enabled;
+        self
+    }
+
+    /// Streams the wire trace as `trace` lines (see [`ServeOptions::wire_trace`]).
+    pub fn wire_trace(mut self, enabled: bool) -> ServeOptions {
+        self.wire_trace = enabled;
         self
     }
 
@@ -195,7 +206,11 @@ impl ServeOptions {
         self
     }
 
-    fn build_host(self, frontend: FrontendHandle) -> std::io::Result<ExtensionHost> {
+    fn build_host(
+        self,
+        frontend: FrontendHandle,
+        trace: Option<trace::Sink>,
+    ) -> std::io::Result<ExtensionHost> {
         let mut builder = ExtensionHost::builder(&self.workspace)
             .host_context(self.host_context)
             .frontend(frontend)
@@ -208,6 +223,9 @@ impl ServeOptions {
             builder = builder.session_id(session_id);
         }
         builder = self.features.apply(builder);
+        if let Some(trace) = trace {
+            builder = builder.wire_trace_sink(trace);
+        }
         if let Some(timeout) = self.startup_timeout {
             builder = builder.startup_timeout(timeout);
         }
@@ -248,7 +266,15 @@ pub fn run(
     let (out, writer) = io::start_writer(output, wakeups)?;
     let frontend = ServeFrontend::new(out.clone());
     let answers = !options.no_input;
-    let host = match options.build_host(FrontendHandle(frontend.clone(), answers)) {
+    let (trace, tracer) = match options.wire_trace {
+        true => {
+            let (sink, thread) = trace::start(out.clone())?;
+            let sink: trace::Sink = Box::new(sink);
+            (Some(sink), Some(thread))
+        }
+        false => (None, None),
+    };
+    let host = match options.build_host(FrontendHandle(frontend.clone(), answers), trace) {
         Ok(host) => host,
         Err(error) => {
             drop(out);
@@ -264,7 +290,7 @@ pub fn run(
         "workspace": host.workspace().display().to_string(),
         "session_id": host.session_id(),
     }));
-    let mut session = Session::new(host, out.clone(), frontend, wakeups)?;
+    let mut session = Session::new(host, out.clone(), frontend, wakeups)?.traced_by(tracer);
     // The input is read on a thread of its own, so a signal is seen at once even while
     // no line arrives. After the session ends the thread is left blocked in its read;
     // it ends with the input (or the process).

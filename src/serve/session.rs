@@ -64,6 +64,8 @@ pub(crate) struct Session {
     /// Stops the event forwarder (after it drains what is queued).
     stop_events: Sender<()>,
     events_thread: Option<JoinHandle<()>>,
+    /// The wire trace's forwarder, when the session streams it.
+    tracer: Option<super::trace::Tracer>,
 }
 
 impl Session {
@@ -116,6 +118,7 @@ impl Session {
             threads: Vec::new(),
             stop_events,
             events_thread: Some(events_thread),
+            tracer: None,
         })
     }
 
@@ -552,6 +555,12 @@ impl Session {
         self.out.emit(reply_error_line(id, &error));
     }
 
+    /// Streams the wire trace through `tracer` (see [`super::ServeOptions::wire_trace`]).
+    pub fn traced_by(mut self, tracer: Option<super::trace::Tracer>) -> Session {
+        self.tracer = tracer;
+        self
+    }
+
     /// Ends the session: pending questions end, the host shuts down, every call settles
     /// and its `result` is written, then the final line carries the shutdown report.
     ///
@@ -576,6 +585,11 @@ impl Session {
             let _ = thread.join();
         }
         self.started.lock().clear();
+        // Every frame was traced by now: the trace's last lines come before the final
+        // line.
+        if let Some(tracer) = self.tracer.take() {
+            tracer.finish();
+        }
         let (last, result) = match end {
             End::Requested(id) => (
                 Some(reply_ok_line(id.as_ref(), json!({"report": report}))),
