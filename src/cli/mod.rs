@@ -28,6 +28,7 @@ mod signals;
 mod status;
 #[cfg(unix)]
 mod tty;
+mod ui;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -133,6 +134,10 @@ enum CliCommand {
         #[arg(long, hide = true, conflicts_with = "no_prompt_wakeups")]
         prompt_wakeups: bool,
     },
+    /// Open a local web inspector: the page lists the extensions, runs their tools,
+    /// commands and hooks, and shows the wire trace and stderr live; the URL (with
+    /// its token) is the first line of stdout
+    Ui(ui::UiArgs),
     /// Create a working extension directory (a manifest and a Python or Rust
     /// entrypoint) that `call` can run at once
     New(scaffold::NewArgs),
@@ -182,6 +187,7 @@ pub fn main() -> i32 {
             wire_trace,
             ..
         } => return serve(&cli.global, !no_prompt_wakeups, wire_trace),
+        CliCommand::Ui(args) => return ui::run(&cli.global, &args),
         CliCommand::New(args) => scaffold::run_new(&args),
         CliCommand::Completions(args) => return scaffold::run_completions(&args),
         CliCommand::Bench(args) => return bench::run(&args, json),
@@ -195,6 +201,29 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool, wire_trace: bool) -> i32 {
         output::eprint_line("error: serve always writes JSON lines; --json does not apply to it");
         return 2;
     }
+    let options = serve_options(global)
+        .prompt_wakeups(prompt_wakeups)
+        .wire_trace(wire_trace);
+    // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
+    let (options, forwarder) = match with_signals(options) {
+        Ok(watched) => watched,
+        Err(code) => return code,
+    };
+    let input = std::io::BufReader::new(std::io::stdin());
+    let code = match crate::serve::run(options, input, std::io::stdout()) {
+        Ok(code) => code,
+        Err(e) => {
+            output::eprint_line(&format!("error: serve: {e}"));
+            1
+        }
+    };
+    drop(forwarder);
+    code
+}
+
+/// serve's options from the global options: the workspace, the extension directories,
+/// the startup timeout, headless or not, the guardian and the runtime features.
+fn serve_options(global: &GlobalArgs) -> crate::serve::ServeOptions {
     let workspace = match &global.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
@@ -212,32 +241,24 @@ fn serve(global: &GlobalArgs, prompt_wakeups: bool, wire_trace: bool) -> i32 {
     if global.no_input {
         options = options.no_input();
     }
-    options = options
-        .guardian(!global.no_guardian)
-        .prompt_wakeups(prompt_wakeups)
-        .wire_trace(wire_trace);
+    options = options.guardian(!global.no_guardian);
     options.features = global.features.clone();
-    // SIGINT, SIGTERM and SIGHUP end the session in order (docs/serve-protocol.md).
-    let forwarder = match signals::forward() {
-        Ok((forwarder, received)) => {
-            options = options.signals(received);
-            Some(forwarder)
-        }
+    options
+}
+
+/// `options` with SIGINT, SIGTERM and SIGHUP forwarded to the session, which ends in
+/// order; the forwarder lives as long as the session must hear them. Exit code 1 when
+/// the signals cannot be watched.
+fn with_signals(
+    options: crate::serve::ServeOptions,
+) -> Result<(crate::serve::ServeOptions, signals::SignalForwarder), i32> {
+    match signals::forward() {
+        Ok((forwarder, received)) => Ok((options.signals(received), forwarder)),
         Err(e) => {
-            output::eprint_line(&format!("error: serve: cannot watch signals: {e}"));
-            return 1;
+            output::eprint_line(&format!("error: cannot watch signals: {e}"));
+            Err(1)
         }
-    };
-    let input = std::io::BufReader::new(std::io::stdin());
-    let code = match crate::serve::run(options, input, std::io::stdout()) {
-        Ok(code) => code,
-        Err(e) => {
-            output::eprint_line(&format!("error: serve: {e}"));
-            1
-        }
-    };
-    drop(forwarder);
-    code
+    }
 }
 
 /// Runs the bundled example extension `name` over stdio.
@@ -322,8 +343,9 @@ fn options_of(subcommand: &str) -> Vec<&'static str> {
         "demo" | "new" | "bench" => vec!["json"],
         "completions" => vec![],
         "discover" => vec!["workspace", "extension_dirs", "json", "no_global"],
-        // serve always writes JSON lines, and its client answers confirmations.
-        "serve" => [
+        // serve always writes JSON lines, and its client answers confirmations; ui is
+        // serve behind a page.
+        "serve" | "ui" => [
             "workspace",
             "extension_dirs",
             "no_global",

@@ -87,6 +87,13 @@ pub(crate) fn print_json(value: &Value) {
     print(&text);
 }
 
+/// Writes one line to stdout and flushes it (a line another program may wait for).
+pub(crate) fn print_line(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
 /// Writes one line to stderr.
 pub(crate) fn eprint_line(line: &str) {
     let mut stderr = std::io::stderr().lock();

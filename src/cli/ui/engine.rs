@@ -1,0 +1,89 @@
+//! serve's engine inside `octet-host ui`: `serve::run` on a thread of its own, its
+//! input fed from the page's posted lines and its output handed to the [`Hub`] line by
+//! line.
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::hub::Hub;
+
+/// The running engine.
+pub(crate) struct Engine {
+    /// serve's input: whole lines, each ending in LF.
+    pub input: Sender<Vec<u8>>,
+    /// serve's thread; its exit code when it ends.
+    pub thread: JoinHandle<io::Result<i32>>,
+}
+
+/// Starts serve with `options`, writing its lines to `hub`.
+pub(crate) fn start(options: crate::serve::ServeOptions, hub: Arc<Hub>) -> io::Result<Engine> {
+    let (input, lines) = crossbeam_channel::unbounded();
+    let reader = io::BufReader::new(LineReader {
+        lines,
+        current: Vec::new(),
+        offset: 0,
+    });
+    let writer = HubWriter {
+        hub: hub.clone(),
+        partial: Vec::new(),
+    };
+    let thread = std::thread::Builder::new()
+        .name("octet-ui-serve".into())
+        .spawn(move || {
+            let code = crate::serve::run(options, reader, writer);
+            hub.close();
+            code
+        })?;
+    Ok(Engine { input, thread })
+}
+
+/// serve's input: the posted lines, in order; it ends when every sender is gone.
+struct LineReader {
+    lines: Receiver<Vec<u8>>,
+    current: Vec<u8>,
+    offset: usize,
+}
+
+impl Read for LineReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.offset == self.current.len() {
+            match self.lines.recv() {
+                Ok(line) => {
+                    self.current = line;
+                    self.offset = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.offset);
+        buf[..n].copy_from_slice(&self.current[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
+/// serve's output, cut into lines for the hub.
+struct HubWriter {
+    hub: Arc<Hub>,
+    partial: Vec<u8>,
+}
+
+impl Write for HubWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.partial.extend_from_slice(buf);
+        while let Some(end) = memchr::memchr(b'\n', &self.partial) {
+            let line: Vec<u8> = self.partial.drain(..=end).collect();
+            if let Ok(text) = std::str::from_utf8(&line[..line.len() - 1]) {
+                self.hub.line(text);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,312 @@
+// The octet-host inspector: serve's control protocol over HTTP (POST /api/control)
+// and its output lines as server-sent events (GET /api/events). No build step: this
+// file is embedded in the binary as it is.
+"use strict";
+
+const state = {
+  entries: [],        // discover's entries
+  started: {},        // extension name -> start reply
+  status: {},         // extension name -> status entry
+  selected: null,     // the extension shown in the middle
+  calls: {},          // call_id -> {element, progress}
+  nextCall: 1,
+  traces: [],         // trace lines, newest last (bounded)
+};
+const MAX_ROWS = 2000;
+
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== null) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+function append(list, item) {
+  list.append(item);
+  while (list.children.length > MAX_ROWS) list.firstElementChild.remove();
+  list.scrollTop = list.scrollHeight;
+}
+
+async function control(line) {
+  const response = await fetch("/api/control", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(line),
+  });
+  return response.json();
+}
+
+// Extensions.
+
+async function refresh() {
+  const found = await control({ op: "discover" });
+  if (found.ok) state.entries = found.entries || [];
+  const status = await control({ op: "status" });
+  state.status = {};
+  if (status.ok) for (const entry of status.extensions) state.status[entry.extension] = entry;
+  renderExtensions(found);
+  renderDetail();
+}
+
+function renderExtensions(found) {
+  const list = document.getElementById("extensions");
+  list.replaceChildren(...state.entries.map((entry) => {
+    const status = state.status[entry.name];
+    return el("li", { "data-extension": entry.name },
+      el("a", { href: "#", onclick: (e) => { e.preventDefault(); select(entry.name); } }, entry.name),
+      " ", el("span", { class: "state " + (status ? status.state : "") }, status ? status.state : "not started"),
+      el("div", {},
+        el("button", { onclick: () => start(entry.name) }, "Start"),
+        el("button", { onclick: () => simple("stop", entry.name) }, "Stop"),
+        el("button", { onclick: () => simple("reload", entry.name) }, "Reload")));
+  }));
+  const diagnostics = document.getElementById("manifest-diagnostics");
+  diagnostics.replaceChildren(...((found && found.diagnostics) || []).map((d) =>
+    el("li", {}, el("pre", {}, JSON.stringify(d)))));
+}
+
+async function start(name) {
+  const reply = await control({ op: "start", extension: name });
+  if (reply.ok) state.started[name] = reply;
+  else note("start " + name + ": " + reply.error.code + ": " + reply.error.message);
+  state.selected = name;
+  await refresh();
+}
+
+async function simple(op, name) {
+  const reply = await control({ op, extension: name });
+  if (!reply.ok) note(op + " " + name + ": " + reply.error.code + ": " + reply.error.message);
+  if (op === "reload" && reply.ok) state.started[name] = reply;
+  await refresh();
+}
+
+function select(name) {
+  state.selected = name;
+  renderDetail();
+}
+
+// One extension: its state, tools (with forms), commands and hooks.
+
+function renderDetail() {
+  const name = state.selected;
+  document.getElementById("detail-title").textContent = name || "Pick an extension";
+  const status = state.status[name];
+  document.getElementById("detail-status").replaceChildren(status ? el("pre", {},
+    `state ${status.state}, generation ${status.generation}, restarts ${status.restart_attempts}, ` +
+    `API ${status.api_version}\nfeatures: ${(status.features || []).join(", ")}`) : "");
+  const started = state.started[name];
+  const tools = document.getElementById("tools");
+  const commands = document.getElementById("commands");
+  const hooks = document.getElementById("hooks");
+  if (!started || !status) {
+    tools.replaceChildren(el("p", {}, name ? "Start it to see its tools." : ""));
+    commands.replaceChildren();
+    hooks.replaceChildren();
+    return;
+  }
+  tools.replaceChildren(el("h3", {}, "Tools"), ...(started.tools || []).map((tool) => toolCard(name, tool)));
+  commands.replaceChildren(el("h3", {}, "Commands"), ...(started.commands || []).map((command) => {
+    const args = el("input", { placeholder: "arguments, space separated" });
+    const commandName = typeof command === "string" ? command : command.name;
+    return el("div", { class: "tool" }, el("b", {}, "/" + commandName), " ", args,
+      el("button", { onclick: () => call(name, { op: "command", name: commandName,
+        arguments: args.value.split(" ").filter((a) => a) }, "/" + commandName) }, "Run"));
+  }));
+  const payload = el("textarea", { rows: 3 }, "{}");
+  const hook = el("input", { placeholder: "hook, such as before_prompt" });
+  hooks.replaceChildren(el("h3", {}, "Hooks"), el("div", { class: "tool" }, hook, payload,
+    el("button", { onclick: () => call(name, { op: "hook", hook: hook.value,
+      payload: JSON.parse(payload.value || "{}") }, "hook " + hook.value) }, "Run hook")));
+}
+
+// A form for a JSON Schema (objects, arrays, strings, numbers, booleans, enums); a
+// raw JSON editor beside it is the fallback and the truth when edited.
+function formFor(schema, path) {
+  schema = schema || {};
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (schema.enum) {
+    const select = el("select", { "data-path": path, "data-kind": "enum" },
+      ...schema.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))));
+    return select;
+  }
+  if (type === "object" || schema.properties) {
+    const required = new Set(schema.required || []);
+    return el("fieldset", { "data-path": path, "data-kind": "object" },
+      ...Object.entries(schema.properties || {}).map(([key, sub]) =>
+        el("label", {}, key + (required.has(key) ? " *" : ""), " ",
+          formFor(sub, path ? path + "." + key : key))));
+  }
+  if (type === "array") {
+    return el("textarea", { rows: 2, "data-path": path, "data-kind": "json", placeholder: "[ ]" });
+  }
+  if (type === "boolean") return el("input", { type: "checkbox", "data-path": path, "data-kind": "boolean" });
+  if (type === "integer" || type === "number") {
+    return el("input", { type: "number", "data-path": path, "data-kind": "number",
+      step: type === "integer" ? "1" : "any" });
+  }
+  if (type === "string") return el("input", { "data-path": path, "data-kind": "string" });
+  return el("textarea", { rows: 2, "data-path": path, "data-kind": "json" });
+}
+
+function readForm(form) {
+  const value = {};
+  for (const input of form.querySelectorAll("[data-path]")) {
+    const kind = input.dataset.kind;
+    if (kind === "object") continue;
+    let v;
+    if (kind === "boolean") v = input.checked;
+    else if (kind === "number") { if (input.value === "") continue; v = Number(input.value); }
+    else if (kind === "enum") v = JSON.parse(input.value);
+    else if (kind === "json") { if (input.value.trim() === "") continue; v = JSON.parse(input.value); }
+    else { if (input.value === "") continue; v = input.value; }
+    const keys = input.dataset.path.split(".");
+    let target = value;
+    for (const key of keys.slice(0, -1)) target = target[key] = target[key] || {};
+    target[keys[keys.length - 1]] = v;
+  }
+  return value;
+}
+
+function toolCard(extension, tool) {
+  const form = formFor(tool.parameters || { type: "object" }, "");
+  const raw = el("textarea", { rows: 3, class: "raw" });
+  let rawEdited = false;
+  raw.addEventListener("input", () => { rawEdited = true; });
+  form.addEventListener("input", () => { rawEdited = false; raw.value = JSON.stringify(readForm(form), null, 1); });
+  return el("div", { class: "tool", "data-tool": tool.name },
+    el("b", {}, tool.name), " ", el("span", {}, tool.description || ""),
+    el("form", { onsubmit: (e) => e.preventDefault() }, form),
+    el("details", {}, el("summary", {}, "raw JSON arguments"), raw),
+    el("button", { class: "run", onclick: () => {
+      let args;
+      try { args = rawEdited ? JSON.parse(raw.value || "{}") : readForm(form); }
+      catch (error) { note("arguments: " + error); return; }
+      call(extension, { op: "call", tool: tool.name, arguments: args }, tool.name);
+    } }, "Call"));
+}
+
+// Calls: progress, cancellation and the result, live.
+
+async function call(extension, line, label) {
+  const callId = "page-" + Date.now() + "-" + state.nextCall++;
+  const progress = el("ol", { class: "progress" });
+  const result = el("div", { class: "result" });
+  const cancel = el("button", { onclick: () => control({ op: "cancel", call_id: callId }) }, "Cancel");
+  const item = el("li", { class: "call", "data-call": callId },
+    el("b", {}, extension + " · " + label), " ", cancel, progress, result);
+  append(document.getElementById("calls"), item);
+  state.calls[callId] = { item, progress, result, cancel };
+  const reply = await control(Object.assign({ call_id: callId, extension }, line));
+  if (!reply.ok) settle({ call_id: callId, ok: false, error: reply.error });
+}
+
+function settle(line) {
+  const call = state.calls[line.call_id];
+  if (!call) return;
+  call.cancel.remove();
+  call.item.classList.add(line.ok ? "ok" : "failed");
+  if (!line.ok) {
+    call.result.replaceChildren(el("pre", {}, line.error.code + ": " + line.error.message));
+    return;
+  }
+  const output = line.output || {};
+  const parts = [];
+  for (const part of output.content || []) {
+    if (part.type === "text") parts.push(el("pre", {}, part.text));
+    else parts.push(el("pre", {}, JSON.stringify(part)));
+  }
+  if (output.structured_content) parts.push(el("pre", {}, "structured: " + JSON.stringify(output.structured_content, null, 1)));
+  if (!parts.length) parts.push(el("pre", {}, JSON.stringify(output, null, 1)));
+  call.result.replaceChildren(...parts);
+}
+
+// Questions from extensions.
+
+function question(line) {
+  const box = el("div", { class: "question", "data-request": line.request_id });
+  const done = () => box.remove();
+  if (line.type === "confirmation_request") {
+    box.append(el("b", {}, line.extension + " asks: "), line.prompt || JSON.stringify(line),
+      el("button", { onclick: () => control({ op: "answer_confirmation", request_id: line.request_id, confirmed: true }).then(done) }, "Yes"),
+      el("button", { onclick: () => control({ op: "answer_confirmation", request_id: line.request_id, confirmed: false }).then(done) }, "No"));
+  } else {
+    const input = el("input", { type: line.secret ? "password" : "text" });
+    box.append(el("b", {}, line.extension + " asks: "), line.prompt || "", input,
+      el("button", { onclick: () => control({ op: "answer_input", request_id: line.request_id, value: input.value }).then(done) }, "Send"),
+      el("button", { onclick: () => control({ op: "answer_input", request_id: line.request_id, value: null }).then(done) }, "Cancel"));
+  }
+  document.getElementById("questions").append(box);
+}
+
+// The live streams.
+
+function traceRow(line) {
+  const frame = line.frame;
+  const method = frame && frame.method ? frame.method : (line.answers ? line.answers.method : "");
+  const wantedExtension = document.getElementById("trace-extension").value;
+  const wantedMethod = document.getElementById("trace-method").value;
+  const row = el("li", { class: line.direction, "data-extension": line.extension, "data-method": method },
+    `${line.at_ms.toFixed(1)} ms ${line.extension}#${line.generation} `,
+    line.withheld ? "<withheld: may carry a secret>" : JSON.stringify(frame),
+    line.answers ? el("span", { class: "latency" }, ` (answers ${line.answers.method} in ${line.answers.latency_ms.toFixed(2)} ms)`) : null);
+  row.hidden = (wantedExtension && line.extension !== wantedExtension) || (wantedMethod && !method.includes(wantedMethod));
+  append(document.getElementById("trace"), row);
+}
+
+function filterTrace() {
+  const wantedExtension = document.getElementById("trace-extension").value;
+  const wantedMethod = document.getElementById("trace-method").value;
+  for (const row of document.getElementById("trace").children) {
+    row.hidden = (wantedExtension && row.dataset.extension !== wantedExtension) ||
+      (wantedMethod && !(row.dataset.method || "").includes(wantedMethod));
+  }
+}
+
+function note(text) {
+  append(document.getElementById("events"), el("li", {}, text));
+}
+
+function onLine(line) {
+  switch (line.type) {
+    case "trace": traceRow(line); break;
+    case "result": settle(line); break;
+    case "confirmation_request":
+    case "input_request": question(line); break;
+    case "request_cancelled":
+      for (const box of document.querySelectorAll(`[data-request="${line.request_id}"]`)) box.remove();
+      break;
+    case "event":
+      if (line.event === "progress") {
+        const call = state.calls[line.call_id];
+        if (call) append(call.progress, el("li", { class: "progress-line" }, JSON.stringify(line.progress)));
+      } else if (line.event === "diagnostic" && line.kind === "stderr") {
+        append(document.getElementById("stderr"), el("li", {}, `${line.extension}#${line.generation}: ${line.line}`));
+      } else {
+        note(JSON.stringify(line));
+        if (line.event === "state" || line.event === "tools_changed") refresh();
+      }
+      break;
+    case "shutdown": document.getElementById("session").textContent = "serve has ended"; break;
+    default: note(JSON.stringify(line));
+  }
+}
+
+function connect() {
+  const events = new EventSource("/api/events");
+  events.onopen = () => { document.getElementById("session").textContent = "connected"; };
+  events.onmessage = (message) => onLine(JSON.parse(message.data));
+  events.onerror = () => { document.getElementById("session").textContent = "reconnecting…"; };
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("trace-extension").addEventListener("input", filterTrace);
+  document.getElementById("trace-method").addEventListener("input", filterTrace);
+  connect();
+  refresh();
+});
