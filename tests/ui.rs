@@ -19,6 +19,8 @@ struct Ui {
     child: Child,
     port: u16,
     token: String,
+    /// The extension's directory.
+    extension: std::path::PathBuf,
     _dirs: Vec<tempfile::TempDir>,
 }
 
@@ -59,6 +61,7 @@ fn ui() -> Ui {
         child,
         port: port.parse().unwrap(),
         token: token.to_string(),
+        extension: dir,
         _dirs: vec![root, workspace],
     }
 }
@@ -313,4 +316,63 @@ fn a_stalled_tab_never_holds_up_the_others_and_ctrl_c_shuts_down_in_order() {
         support::wait_gone(pid, LIVENESS),
         "the extension ended with ui"
     );
+}
+
+#[test]
+fn replay_reruns_a_recorded_session_and_catches_a_changed_result() {
+    let ui = ui();
+    let started = ui.control(json!({"op": "start", "extension": "fixture", "id": 1}));
+    assert_eq!(started["ok"], true, "{started}");
+    let mut events = ui.events();
+    ui.control(
+        json!({"op": "call", "call_id": "e1", "extension": "fixture",
+                      "tool": "echo", "arguments": {"said": "hello"}}),
+    );
+    events.until("the result", |l| {
+        l["type"] == "result" && l["call_id"] == "e1"
+    });
+    ui.control(
+        json!({"op": "hook", "call_id": "h1", "extension": "fixture",
+                      "hook": "before_prompt", "payload": {"prompt": "hi"}}),
+    );
+    events.until("the hook's result", |l| {
+        l["type"] == "result" && l["call_id"] == "h1"
+    });
+    let (status, response) =
+        ui.request("GET", "/api/recording", &[("X-Octet-Token", &ui.token)], "");
+    assert_eq!(status, 200);
+    let recording = response.split("\r\n\r\n").nth(1).unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let replay = |text: &str| {
+        let file = dir.path().join("session.jsonl");
+        std::fs::write(&file, text).unwrap();
+        Command::new(support::octet_binary())
+            .arg("replay")
+            .arg(&file)
+            .arg("--workspace")
+            .arg(workspace.path())
+            .arg("--no-global")
+            .arg("--extension-dir")
+            .arg(&ui.extension)
+            .output()
+            .unwrap()
+    };
+    let same = replay(&recording);
+    let said = String::from_utf8_lossy(&same.stdout).to_string();
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert!(said.contains("2 of 2 outcomes are the same"), "{said}");
+    // The extension "changed": the recorded answer no longer matches.
+    let changed = recording.replace(r#"\"said\":\"hello\""#, r#"\"said\":\"goodbye\""#);
+    assert_ne!(changed, recording, "the recorded result names the argument");
+    let differs = replay(&changed);
+    let said = String::from_utf8_lossy(&differs.stdout).to_string();
+    assert_eq!(differs.status.code(), Some(1), "{said}");
+    assert!(said.contains("differs: fixture call echo"), "{said}");
+    assert!(said.contains("/output/content/0/text"), "{said}");
 }

@@ -138,6 +138,10 @@ enum CliCommand {
     /// commands and hooks, and shows the wire trace and stderr live; the URL (with
     /// its token) is the first line of stdout
     Ui(ui::UiArgs),
+    /// Re-run the calls, commands and hooks of a session `ui` recorded against the
+    /// extensions as they are now, and print where an outcome differs (exit 1 when
+    /// one does)
+    Replay(ui::replay::ReplayArgs),
     /// Create a working extension directory (a manifest and a Python or Rust
     /// entrypoint) that `call` can run at once
     New(scaffold::NewArgs),
@@ -188,6 +192,7 @@ pub fn main() -> i32 {
             ..
         } => return serve(&cli.global, !no_prompt_wakeups, wire_trace),
         CliCommand::Ui(args) => return ui::run(&cli.global, &args),
+        CliCommand::Replay(args) => return ui::replay::run(&cli.global, &args),
         CliCommand::New(args) => scaffold::run_new(&args),
         CliCommand::Completions(args) => return scaffold::run_completions(&args),
         CliCommand::Bench(args) => return bench::run(&args, json),
@@ -345,7 +350,7 @@ fn options_of(subcommand: &str) -> Vec<&'static str> {
         "discover" => vec!["workspace", "extension_dirs", "json", "no_global"],
         // serve always writes JSON lines, and its client answers confirmations; ui is
         // serve behind a page.
-        "serve" | "ui" => [
+        "serve" | "ui" | "replay" => [
             "workspace",
             "extension_dirs",
             "no_global",

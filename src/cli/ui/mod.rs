@@ -21,6 +21,7 @@
 mod engine;
 mod http;
 mod hub;
+pub(crate) mod replay;
 
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
