@@ -136,7 +136,11 @@ class Page:
             if value:
                 return value
             time.sleep(0.1)
-        raise AssertionError(f"the page never showed {what}")
+        shown = self.evaluate(
+            "document.getElementById('calls').innerText.slice(-3000) + '\\n---\\n' +"
+            " document.getElementById('events').innerText.slice(-1500)"
+        )
+        raise AssertionError(f"the page never showed {what}; it shows:\n{shown}")
 
 
 def http_status(url: str, headers: Dict[str, str]) -> int:
@@ -175,10 +179,38 @@ context = true
 ui = ["status"]
 """
     )
+    # The raw services peer (tests/fixtures/services_peer.py): its `ask` tool sends any
+    # host request, so it tries the page's composer and session entries.
+    peer = scratch / "extensions" / "peer"
+    peer.mkdir(parents=True)
+    script = Path(__file__).resolve().parent.parent / "fixtures" / "services_peer.py"
+    (peer / "extension.toml").write_text(
+        f"""name = "peer"
+version = "0.1.0"
+api_version = "0.2"
+
+[entrypoint]
+command = {json.dumps(sys.executable)}
+args = [{json.dumps(str(script))}]
+
+[contributes]
+tools = ["ask", "answers", "seen"]
+"""
+    )
     workspace = scratch / "workspace"
     workspace.mkdir()
     ui = subprocess.Popen(
-        [binary, "ui", "--workspace", str(workspace), "--no-global", "--extension-dir", str(extension)],
+        [
+            binary,
+            "ui",
+            "--workspace",
+            str(workspace),
+            "--no-global",
+            "--extension-dir",
+            str(extension),
+            "--extension-dir",
+            str(peer),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -277,7 +309,40 @@ ui = ["status"]
         if screenshot:
             shot = page.command("Page.captureScreenshot", format="png")
             Path(screenshot).write_bytes(base64.b64decode(shot["data"]))
-        print("ui_browser: the page listed, started, called with progress, traced and showed stderr")
+        # The page's own services: the peer sets the composer and appends an entry. Its
+        # `ask` tool shares its name with the fixture's, which is stopped first (tool
+        # names are unique across the host).
+        page.evaluate("document.querySelectorAll('#extensions li[data-extension=fixture] button')[1].click(), true")
+        page.wait_for(
+            "the fixture stopped",
+            "document.querySelector('#extensions li[data-extension=fixture] .state').textContent === 'not started'",
+        )
+        page.evaluate("document.querySelector('#extensions li[data-extension=peer] button').click(), true")
+        page.wait_for("the ask tool", "document.querySelector('[data-tool=ask]') !== null")
+        requests = [
+            {"id": "k1", "method": "composer/set", "params": {"text": "hello from the peer"}},
+            {"id": "k2", "method": "session/append_entry", "params": {"entry_type": "bookmark", "data": {"line": 42}}},
+        ]
+        page.evaluate(
+            """(() => {
+              const card = document.querySelector('[data-tool=ask]');
+              const raw = card.querySelector('textarea.raw');
+              raw.value = %s;
+              raw.dispatchEvent(new Event('input', {bubbles: true}));
+              card.querySelector('button.run').click();
+              return true;
+            })()"""
+            % json.dumps(json.dumps({"requests": requests}))
+        )
+        page.wait_for("the composer's text", "document.getElementById('composer').value === 'hello from the peer'")
+        page.wait_for(
+            "the session entry",
+            "[...document.querySelectorAll('#entries li')].some(li => li.textContent.includes('bookmark'))",
+        )
+        print(
+            "ui_browser: the page listed, started, called with progress, traced, showed stderr"
+            " and served the composer and session entries"
+        )
         return 0
     finally:
         if browser is not None:

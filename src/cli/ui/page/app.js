@@ -72,7 +72,9 @@ function renderExtensions(found) {
 }
 
 async function start(name) {
-  const reply = await control({ op: "start", extension: name });
+  const line = { op: "start", extension: name };
+  if (document.getElementById("bind-services").checked) line.services = ["composer", "session_entries"];
+  const reply = await control(line);
   if (reply.ok) state.started[name] = reply;
   else note("start " + name + ": " + reply.error.code + ": " + reply.error.message);
   state.selected = name;
@@ -244,6 +246,31 @@ function question(line) {
   document.getElementById("questions").append(box);
 }
 
+// The services the page plays with plain defaults: a composer text box and a log of
+// session entries.
+
+let nextEntry = 1;
+
+function serve(line) {
+  const composer = document.getElementById("composer");
+  const answer = (result) => control({ op: "service_answer", request_id: line.request_id, result });
+  const refuse = (refusal, message) =>
+    control({ op: "service_answer", request_id: line.request_id, refusal, message });
+  const params = line.params || {};
+  switch (line.method) {
+    case "composer/get": return answer({ text: composer.value });
+    case "composer/set": composer.value = params.text; return answer({});
+    case "composer/insert": composer.value += params.text; return answer({});
+    case "session/append_entry":
+      if (params.session_leaf) return refuse("unavailable", "the page keeps no session tree");
+      append(document.getElementById("entries"), el("li", {},
+        `${line.extension}: ${params.entry_type} ${JSON.stringify(params.data)}`));
+      return answer({ entry_id: "page-entry-" + nextEntry++ });
+    default:
+      return refuse("unsupported_feature", "the page does not serve " + line.method);
+  }
+}
+
 // The live streams.
 
 function traceRow(line) {
@@ -276,6 +303,7 @@ function onLine(line) {
   switch (line.type) {
     case "trace": traceRow(line); break;
     case "result": settle(line); break;
+    case "service_request": serve(line); break;
     case "confirmation_request":
     case "input_request": question(line); break;
     case "request_cancelled":
