@@ -200,8 +200,20 @@ pub(crate) enum CallKind {
     MenuAction(ExtensionMenuItem),
 }
 
+/// The operations that are calls (each settles with a `result` line).
+pub(crate) const CALL_OPS: [&str; 8] = [
+    "call",
+    "command",
+    "hook",
+    "context",
+    "status_collect",
+    "render",
+    "menu",
+    "menu_action",
+];
+
 impl CallKind {
-    /// The operation name, as sent in `result` lines.
+    /// The operation name, as sent in `result` lines (one of [`CALL_OPS`]).
     pub fn op(&self) -> &'static str {
         match self {
             CallKind::Tool { .. } => "call",
@@ -493,6 +505,23 @@ mod tests {
 
     fn err(line: &str) -> ControlError {
         parse(line.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn every_call_op_parses_as_a_call() {
+        for op in CALL_OPS {
+            assert!(OPS.contains(&op), "{op}");
+            let line = format!(r#"{{"op": "{op}", "extension": "x", "call_id": "c"}}"#);
+            match parse(line.as_bytes()) {
+                Ok(ControlLine {
+                    op: Op::Call(spec), ..
+                }) => assert_eq!(spec.kind.op(), op),
+                // A call whose own members are missing is refused for them, not as an
+                // unknown operation.
+                Ok(other) => panic!("{op} parsed as {other:?}"),
+                Err(error) => assert_ne!(error.error.code, ErrorCode::UnknownOp, "{op}"),
+            }
+        }
     }
 
     #[test]

@@ -176,6 +176,46 @@ pub(crate) fn read_line(input: &mut impl BufRead, limit: usize) -> io::Result<Li
     Ok(LineRead::Line(line))
 }
 
+/// serve's input from another thread of the same process, for [`super::run`]: the
+/// chunks sent on its channel are read in order (whole control lines, each ending in
+/// LF, or any pieces of them), and the input ends once every sender is gone.
+pub struct ChannelInput {
+    chunks: crossbeam_channel::Receiver<Vec<u8>>,
+    current: Vec<u8>,
+    offset: usize,
+}
+
+impl ChannelInput {
+    /// An input and the sender that feeds it.
+    pub fn new() -> (crossbeam_channel::Sender<Vec<u8>>, ChannelInput) {
+        let (sender, chunks) = crossbeam_channel::unbounded();
+        let input = ChannelInput {
+            chunks,
+            current: Vec::new(),
+            offset: 0,
+        };
+        (sender, input)
+    }
+}
+
+impl std::io::Read for ChannelInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.offset == self.current.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => {
+                    self.current = chunk;
+                    self.offset = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.offset);
+        buf[..n].copy_from_slice(&self.current[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

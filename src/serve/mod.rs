@@ -45,6 +45,9 @@ mod services;
 mod session;
 mod trace;
 
+pub(crate) use control::CALL_OPS;
+pub use io::ChannelInput;
+
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 

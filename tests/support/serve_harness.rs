@@ -3,7 +3,7 @@
 //! schema when it ends.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -23,31 +23,6 @@ pub const TEST_EXTENSION_CONTRIBUTES: &str =
      \"notify\", \"crash\", \"big\", \"fail\", \"panic\", \"env\", \"events\"]\n\
      commands = [\"fixture\"]\nhooks = [\"before_prompt\"]\ncontext = true\nui = [\"status\"]\n\
      tool_renderers = [\"echo\"]\nnotifications = true\nconfirmations = true\nmenu = true\n";
-
-/// The read end of `serve`'s input: chunks from a channel; EOF once the sender is gone.
-pub struct ChannelReader {
-    chunks: Receiver<Vec<u8>>,
-    current: Vec<u8>,
-    offset: usize,
-}
-
-impl Read for ChannelReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.offset == self.current.len() {
-            match self.chunks.recv() {
-                Ok(chunk) => {
-                    self.current = chunk;
-                    self.offset = 0;
-                }
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.current.len() - self.offset);
-        buf[..n].copy_from_slice(&self.current[self.offset..self.offset + n]);
-        self.offset += n;
-        Ok(n)
-    }
-}
 
 /// The write end of `serve`'s output: complete lines go to a channel.
 pub struct LineWriter {
@@ -100,13 +75,9 @@ pub fn fixture_extension(root: &Path) -> PathBuf {
 
 impl Serve {
     pub fn start(options: ServeOptions, dirs: Vec<tempfile::TempDir>) -> Serve {
-        let (input, chunks) = crossbeam_channel::unbounded();
+        let (input, chunks) = serve::ChannelInput::new();
         let (lines_tx, lines) = crossbeam_channel::unbounded();
-        let reader = BufReader::new(ChannelReader {
-            chunks,
-            current: Vec::new(),
-            offset: 0,
-        });
+        let reader = BufReader::new(chunks);
         let writer = LineWriter {
             partial: Vec::new(),
             lines: lines_tx,

@@ -2,11 +2,11 @@
 //! input fed from the page's posted lines and its output handed to the [`Hub`] line by
 //! line.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Sender;
 
 use super::hub::Hub;
 
@@ -20,12 +20,8 @@ pub(crate) struct Engine {
 
 /// Starts serve with `options`, writing its lines to `hub`.
 pub(crate) fn start(options: crate::serve::ServeOptions, hub: Arc<Hub>) -> io::Result<Engine> {
-    let (input, lines) = crossbeam_channel::unbounded();
-    let reader = io::BufReader::new(LineReader {
-        lines,
-        current: Vec::new(),
-        offset: 0,
-    });
+    let (input, lines) = crate::serve::ChannelInput::new();
+    let reader = io::BufReader::new(lines);
     let writer = HubWriter {
         hub: hub.clone(),
         partial: Vec::new(),
@@ -38,31 +34,6 @@ pub(crate) fn start(options: crate::serve::ServeOptions, hub: Arc<Hub>) -> io::R
             code
         })?;
     Ok(Engine { input, thread })
-}
-
-/// serve's input: the posted lines, in order; it ends when every sender is gone.
-struct LineReader {
-    lines: Receiver<Vec<u8>>,
-    current: Vec<u8>,
-    offset: usize,
-}
-
-impl Read for LineReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.offset == self.current.len() {
-            match self.lines.recv() {
-                Ok(line) => {
-                    self.current = line;
-                    self.offset = 0;
-                }
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.current.len() - self.offset);
-        buf[..n].copy_from_slice(&self.current[self.offset..self.offset + n]);
-        self.offset += n;
-        Ok(n)
-    }
 }
 
 /// serve's output, cut into lines for the hub.

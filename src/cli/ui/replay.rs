@@ -25,18 +25,6 @@ use crate::cli::GlobalArgs;
 /// How long one replayed call may take before it counts as a difference.
 const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// The ops that are replayed and compared.
-const CALL_OPS: [&str; 8] = [
-    "call",
-    "command",
-    "hook",
-    "context",
-    "status_collect",
-    "render",
-    "menu",
-    "menu_action",
-];
-
 /// `octet-host replay`'s own arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
@@ -154,7 +142,7 @@ fn read(path: &PathBuf) -> Result<(Vec<Value>, Vec<Recorded>), String> {
                 }
                 match control["op"].as_str() {
                     Some("start") => starts.push(control),
-                    Some(op) if CALL_OPS.contains(&op) => calls.push(Recorded {
+                    Some(op) if crate::serve::CALL_OPS.contains(&op) => calls.push(Recorded {
                         line: control,
                         outcome: None,
                     }),
