@@ -139,17 +139,26 @@ impl Ui {
                 assert!(line.contains("text/event-stream"), "{line}");
             }
         }
-        Events { reader }
+        Events {
+            reader,
+            unread: Vec::new(),
+        }
     }
 }
 
 struct Events {
     reader: BufReader<TcpStream>,
+    /// Events read and not taken yet: serve's lines come from several threads (the
+    /// trace's own among them), so the order of two kinds of line is not fixed.
+    unread: Vec<Value>,
 }
 
 impl Events {
-    /// The next event that satisfies `wanted`.
+    /// The first event not taken yet that satisfies `wanted` (reading more as needed).
     fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.unread.iter().position(&wanted) {
+            return self.unread.remove(at);
+        }
         let start = Instant::now();
         while start.elapsed() < LIVENESS {
             let mut line = String::new();
@@ -162,8 +171,14 @@ impl Events {
             if wanted(&value) {
                 return value;
             }
+            self.unread.push(value);
         }
-        panic!("no {what} within {LIVENESS:?}")
+        let last = self.unread.len().saturating_sub(20);
+        let last: Vec<String> = self.unread[last..].iter().map(|v| v.to_string()).collect();
+        panic!(
+            "no {what} within {LIVENESS:?}; the last lines:\n{}",
+            last.join("\n")
+        )
     }
 }
 
