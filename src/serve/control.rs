@@ -201,7 +201,7 @@ pub(crate) enum CallKind {
 }
 
 /// The operations that are calls (each settles with a `result` line).
-pub(crate) const CALL_OPS: [&str; 8] = [
+pub const CALL_OPS: [&str; 8] = [
     "call",
     "command",
     "hook",

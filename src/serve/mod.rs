@@ -45,7 +45,7 @@ mod services;
 mod session;
 mod trace;
 
-pub(crate) use control::CALL_OPS;
+pub use control::CALL_OPS;
 pub use io::ChannelInput;
 
 use std::io::{BufRead, Write};
