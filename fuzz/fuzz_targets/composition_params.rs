@@ -14,12 +14,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use octet_host::features::composition::params;
 use octet_host::limits::{
     MAX_COMPOSITION_ARGUMENTS_BYTES, MAX_COMPOSITION_ARGUMENTS_DEPTH, MAX_COMPOSITION_STORE_KEYS,
     MAX_COMPOSITION_STORE_KEY_BYTES, MAX_COMPOSITION_STORE_VALUE_BYTES,
     MAX_COMPOSITION_TOOL_NAME_BYTES,
 };
-use octet_host::features::composition::params;
 use octet_host::validate::{encoded_len, measure};
 use serde_json::Value;
 

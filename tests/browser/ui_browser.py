@@ -197,6 +197,41 @@ args = [{json.dumps(str(script))}]
 tools = ["ask", "answers", "seen"]
 """
     )
+    # The raw peer (tests/fixtures/peer.py) with a tool whose parameters nest an object
+    # and two arrays; it answers with the arguments it received.
+    forms = scratch / "extensions" / "forms"
+    forms.mkdir(parents=True)
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "point": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "steps": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "done": {"type": "boolean"}},
+                },
+            },
+        },
+        "required": ["title"],
+    }
+    raw_peer = Path(__file__).resolve().parent.parent / "fixtures" / "peer.py"
+    (forms / "extension.toml").write_text(
+        f"""name = "forms"
+version = "0.1.0"
+api_version = "0.4"
+
+[entrypoint]
+command = {json.dumps(sys.executable)}
+args = [{json.dumps(str(raw_peer))}, "good"]
+env = {{ OCTET_PEER_TOOLS = "record", OCTET_PEER_TOOL_SCHEMA = {json.dumps(json.dumps(schema))} }}
+
+[contributes]
+tools = ["record"]
+"""
+    )
     workspace = scratch / "workspace"
     workspace.mkdir()
     ui = subprocess.Popen(
@@ -210,6 +245,8 @@ tools = ["ask", "answers", "seen"]
             str(extension),
             "--extension-dir",
             str(peer),
+            "--extension-dir",
+            str(forms),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -278,7 +315,7 @@ tools = ["ask", "answers", "seen"]
         page.evaluate(
             """(() => {
               const card = document.querySelector('[data-tool=progress]');
-              const steps = card.querySelector('[data-path=steps]');
+              const steps = card.querySelector('label[data-key=steps] > [data-kind]');
               steps.value = '3';
               steps.dispatchEvent(new Event('input', {bubbles: true}));
               card.querySelector('button.run').click();
@@ -339,9 +376,46 @@ tools = ["ask", "answers", "seen"]
             "the session entry",
             "[...document.querySelectorAll('#entries li')].some(li => li.textContent.includes('bookmark'))",
         )
+        # A form with a nested object and arrays of strings and of objects.
+        page.evaluate("document.querySelector('#extensions li[data-extension=forms] button').click(), true")
+        page.wait_for("the record tool", "document.querySelector('[data-tool=record]') !== null")
+        page.evaluate(
+            """(() => {
+              const card = document.querySelector('[data-tool=record]');
+              const field = (scope, key) => scope.querySelector(`:scope > label[data-key=${key}] > [data-kind]`);
+              const set = (input, value) => {
+                if (input.type === 'checkbox') input.checked = value; else input.value = value;
+                input.dispatchEvent(new Event('input', {bubbles: true}));
+              };
+              const form = card.querySelector('form > [data-kind=object]');
+              set(field(form, 'title'), 'T');
+              set(field(field(form, 'point'), 'x'), '3');
+              const tags = field(form, 'tags');
+              tags.querySelector(':scope > .add-item').click();
+              tags.querySelector(':scope > .add-item').click();
+              const tagInputs = tags.querySelectorAll(':scope > .items > .item > [data-kind]');
+              set(tagInputs[0], 'red');
+              set(tagInputs[1], 'blue');
+              const steps = field(form, 'steps');
+              steps.querySelector(':scope > .add-item').click();
+              const step = steps.querySelector(':scope > .items > .item > [data-kind]');
+              set(field(step, 'name'), 'a');
+              set(field(step, 'done'), true);
+              card.querySelector('button.run').click();
+              return true;
+            })()"""
+        )
+        echoed = page.wait_for(
+            "the record tool's answer",
+            "(() => { const r = [...document.querySelectorAll('.call.ok .result')].pop();"
+            " return r && r.textContent.includes('title') && r.textContent; })()",
+        )
+        assert echoed.strip() == (
+            '{"point":{"x":3},"steps":[{"done":true,"name":"a"}],"tags":["red","blue"],"title":"T"}'
+        ), echoed
         print(
             "ui_browser: the page listed, started, called with progress, traced, showed stderr"
-            " and served the composer and session entries"
+            ", served the composer and session entries, and filled nested forms"
         )
         return 0
     finally:

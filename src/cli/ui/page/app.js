@@ -127,56 +127,71 @@ function renderDetail() {
       payload: JSON.parse(payload.value || "{}") }, "hook " + hook.value) }, "Run hook")));
 }
 
-// A form for a JSON Schema (objects, arrays, strings, numbers, booleans, enums); a
-// raw JSON editor beside it is the fallback and the truth when edited.
-function formFor(schema, path) {
+// A form for a JSON Schema: objects (fields, nested), arrays (items added and removed,
+// each a form of the item schema), strings, numbers, booleans and enums; anything else
+// is a JSON text box. The raw JSON editor beside it is the fallback, and the truth once
+// edited.
+function formFor(schema) {
   schema = schema || {};
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   if (schema.enum) {
-    const select = el("select", { "data-path": path, "data-kind": "enum" },
+    return el("select", { "data-kind": "enum" },
       ...schema.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))));
-    return select;
   }
   if (type === "object" || schema.properties) {
     const required = new Set(schema.required || []);
-    return el("fieldset", { "data-path": path, "data-kind": "object" },
+    return el("fieldset", { "data-kind": "object" },
       ...Object.entries(schema.properties || {}).map(([key, sub]) =>
-        el("label", {}, key + (required.has(key) ? " *" : ""), " ",
-          formFor(sub, path ? path + "." + key : key))));
+        el("label", { "data-key": key }, key + (required.has(key) ? " *" : ""), " ", formFor(sub))));
   }
   if (type === "array") {
-    return el("textarea", { rows: 2, "data-path": path, "data-kind": "json", placeholder: "[ ]" });
+    const items = el("div", { class: "items" });
+    const changed = (node) => node.dispatchEvent(new Event("input", { bubbles: true }));
+    const add = el("button", { type: "button", class: "add-item", onclick: () => {
+      const item = el("div", { class: "item" }, formFor(schema.items));
+      item.append(el("button", { type: "button", class: "remove-item", onclick: () => {
+        item.remove();
+        changed(items);
+      } }, "remove"));
+      items.append(item);
+      changed(items);
+    } }, "add an item");
+    return el("fieldset", { "data-kind": "array" }, items, add);
   }
-  if (type === "boolean") return el("input", { type: "checkbox", "data-path": path, "data-kind": "boolean" });
+  if (type === "boolean") return el("input", { type: "checkbox", "data-kind": "boolean" });
   if (type === "integer" || type === "number") {
-    return el("input", { type: "number", "data-path": path, "data-kind": "number",
-      step: type === "integer" ? "1" : "any" });
+    return el("input", { type: "number", "data-kind": "number", step: type === "integer" ? "1" : "any" });
   }
-  if (type === "string") return el("input", { "data-path": path, "data-kind": "string" });
-  return el("textarea", { rows: 2, "data-path": path, "data-kind": "json" });
+  if (type === "string") return el("input", { "data-kind": "string" });
+  return el("textarea", { rows: 2, "data-kind": "json" });
 }
 
-function readForm(form) {
-  const value = {};
-  for (const input of form.querySelectorAll("[data-path]")) {
-    const kind = input.dataset.kind;
-    if (kind === "object") continue;
-    let v;
-    if (kind === "boolean") v = input.checked;
-    else if (kind === "number") { if (input.value === "") continue; v = Number(input.value); }
-    else if (kind === "enum") v = JSON.parse(input.value);
-    else if (kind === "json") { if (input.value.trim() === "") continue; v = JSON.parse(input.value); }
-    else { if (input.value === "") continue; v = input.value; }
-    const keys = input.dataset.path.split(".");
-    let target = value;
-    for (const key of keys.slice(0, -1)) target = target[key] = target[key] || {};
-    target[keys[keys.length - 1]] = v;
+// The value a form holds; `undefined` for an empty field, which is left out.
+function readForm(control) {
+  const child = (node) => node.querySelector(":scope > [data-kind]");
+  switch (control.dataset.kind) {
+    case "object": {
+      const value = {};
+      for (const field of control.querySelectorAll(":scope > label[data-key]")) {
+        const v = readForm(child(field));
+        if (v !== undefined) value[field.dataset.key] = v;
+      }
+      return value;
+    }
+    case "array":
+      return [...control.querySelectorAll(":scope > .items > .item")]
+        .map((item) => readForm(child(item)))
+        .map((v) => (v === undefined ? null : v));
+    case "boolean": return control.checked;
+    case "number": return control.value === "" ? undefined : Number(control.value);
+    case "enum": return JSON.parse(control.value);
+    case "json": return control.value.trim() === "" ? undefined : JSON.parse(control.value);
+    default: return control.value === "" ? undefined : control.value;
   }
-  return value;
 }
 
 function toolCard(extension, tool) {
-  const form = formFor(tool.parameters || { type: "object" }, "");
+  const form = formFor(tool.parameters || { type: "object" });
   const raw = el("textarea", { rows: 3, class: "raw" });
   let rawEdited = false;
   raw.addEventListener("input", () => { rawEdited = true; });
@@ -187,7 +202,7 @@ function toolCard(extension, tool) {
     el("details", {}, el("summary", {}, "raw JSON arguments"), raw),
     el("button", { class: "run", onclick: () => {
       let args;
-      try { args = rawEdited ? JSON.parse(raw.value || "{}") : readForm(form); }
+      try { args = rawEdited ? JSON.parse(raw.value || "{}") : (readForm(form) || {}); }
       catch (error) { note("arguments: " + error); return; }
       call(extension, { op: "call", tool: tool.name, arguments: args }, tool.name);
     } }, "Call"));
