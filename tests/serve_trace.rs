@@ -1,6 +1,7 @@
 //! serve's wire trace (`serve --wire-trace`): every frame to and from an extension as a
 //! `trace` line, a response paired with the request it answers, in the order the host
-//! saw them, and the last frames before the final line.
+//! saw them, and the last frames before the final line; and the `artifact` op, which a
+//! page uses to show a result's image.
 
 mod support;
 
@@ -75,4 +76,39 @@ fn without_the_option_nothing_is_traced() {
         !serve.seen.iter().any(|l| l["type"] == "trace"),
         "a trace line without --wire-trace"
     );
+}
+
+#[test]
+fn the_artifact_op_returns_the_bytes_of_an_image_part() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = support::peer_extension(
+        root.path(),
+        "prober",
+        "0.4",
+        &["services-probe"],
+        &["probe"],
+    );
+    let mut serve = Serve::over(workspace, root, vec![dir]);
+    serve.start_extension("prober");
+    serve.send(json!({"op": "call", "call_id": "p", "extension": "prober", "tool": "probe"}));
+    let result = serve.result(json!("p"));
+    assert_eq!(result["ok"], true, "{result}");
+    let image = &result["output"]["content"][1];
+    assert_eq!(image["type"], "image", "{result}");
+    let artifact = serve.request(json!({"id": "a", "op": "artifact", "extension": "prober",
+                                        "artifact_id": image["artifact_id"]}));
+    assert_eq!(artifact["ok"], true, "{artifact}");
+    assert_eq!(artifact["mime_type"], "image/png");
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(artifact["data"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(bytes.len() as u64, artifact["size"].as_u64().unwrap());
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let unknown = serve.request(json!({"id": "u", "op": "artifact", "extension": "prober",
+                                       "artifact_id": "artifact-made-up"}));
+    assert_eq!(unknown["error"]["code"], "invalid_value", "{unknown}");
+    assert_eq!(unknown["error"]["field"], "artifact_id");
+    serve.close_input().unwrap();
 }

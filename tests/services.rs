@@ -215,3 +215,32 @@ fn a_blocked_secret_broker_wedges_nothing_and_a_settled_parent_cancels_it() {
     assert_eq!(answers["s"]["error"]["code"], -32800, "{answers}");
     release.send(()).unwrap();
 }
+
+#[test]
+fn the_embedder_reads_an_artifact_a_result_names_while_its_generation_lives() {
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = prober(root.path(), "prober", "");
+    let host = host(workspace.path(), &[dir]);
+    let ext = host.start("prober").unwrap();
+    let (out, _) = probe(&ext);
+    let Some(ContentPart::Image {
+        artifact_id,
+        mime_type,
+        ..
+    }) = out.content.get(1)
+    else {
+        panic!("the probe answers with an image part: {:?}", out.content);
+    };
+    let artifact = host
+        .artifact("prober", artifact_id)
+        .expect("the artifact is live");
+    assert_eq!(artifact.mime_type(), mime_type);
+    assert_eq!(&artifact.bytes()[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(host.artifact("prober", "artifact-made-up").is_none());
+    assert!(host.artifact("nobody", artifact_id).is_none());
+    // The artifact goes with the generation that published it.
+    ext.reload().unwrap();
+    eventually("the old generation is gone", || host.status().len() == 1);
+    assert!(host.artifact("prober", artifact_id).is_none());
+}

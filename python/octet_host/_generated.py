@@ -474,6 +474,18 @@ class StatusControl(_StatusControlRequired, total=False):
     id: Union[str, int]
 
 
+class _ArtifactControlRequired(TypedDict):
+    op: Literal['artifact']
+    extension: str
+    artifact_id: str
+
+
+class ArtifactControl(_ArtifactControlRequired, total=False):
+    """The ``artifact`` control line: The bytes of an artifact a live generation of the extension published (an image or audio part of a result)."""
+
+    id: Union[str, int]
+
+
 class _GetApplicableOperationsControlRequired(TypedDict):
     op: Literal['get_applicable_operations']
     arguments: Dict[str, Any]
@@ -533,6 +545,7 @@ OPS: Tuple[str, ...] = (
     'agent_report',
     'agent_event',
     'status',
+    'artifact',
     'get_applicable_operations',
     'lifecycle',
     'shutdown',
@@ -626,6 +639,16 @@ class StatusReply(TypedDict):
     """The members of a successful ``status`` reply."""
 
     extensions: List[StatusEntry]
+
+
+class ArtifactReply(TypedDict):
+    """The members of a successful ``artifact`` reply."""
+
+    artifact_id: str
+    mime_type: str
+    size: int
+    sha256: str
+    data: str
 
 
 class ShutdownReply(TypedDict):

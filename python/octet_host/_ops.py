@@ -23,6 +23,7 @@ from typing import (
 from ._core import Core, Line, Subscriber
 from ._future import Future
 from ._generated import (
+    ArtifactReply,
     AutocompleteReply,
     DiscoverReply,
     GetApplicableOperationsReply,
@@ -167,6 +168,14 @@ def stop(extension: str) -> "Request[Json]":
 
 def reload(extension: str) -> "Request[StartReply]":
     return Request("start", {"op": "reload", "extension": extension}, _started)
+
+
+def artifact(extension: str, artifact_id: str) -> "Request[ArtifactReply]":
+    return Request(
+        "reply",
+        {"op": "artifact", "extension": extension, "artifact_id": artifact_id},
+        lambda line: cast(ArtifactReply, _members(line)),
+    )
 
 
 def status() -> "Request[List[StatusEntry]]":

@@ -26,6 +26,7 @@ from . import _ops
 from ._core import Line, Subscriber
 from ._future import Future
 from ._generated import (
+    ArtifactReply,
     AutocompleteReply,
     CommandOutput,
     ContextOutput,
@@ -213,6 +214,11 @@ class Host(Session):
     async def reload(self, extension: str) -> StartReply:
         """Starts a new generation candidate-first."""
         return await self._do(_ops.reload(extension))
+
+    async def artifact(self, extension: str, artifact_id: str) -> ArtifactReply:
+        """An artifact a live generation of ``extension`` published: its ``mime_type``,
+        ``size``, ``sha256`` and ``data`` (the bytes, base64)."""
+        return await self._do(_ops.artifact(extension, artifact_id))
 
     async def status(self) -> List[StatusEntry]:
         """One entry per live generation."""

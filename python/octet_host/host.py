@@ -18,6 +18,7 @@ from . import _ops
 from ._core import Line, Subscriber
 from ._future import Future
 from ._generated import (
+    ArtifactReply,
     AutocompleteReply,
     CommandOutput,
     ContextOutput,
@@ -148,6 +149,11 @@ class Host(Session):
     def reload(self, extension: str) -> StartReply:
         """Starts a new generation candidate-first; like :meth:`start`'s reply."""
         return self._do(_ops.reload(extension))
+
+    def artifact(self, extension: str, artifact_id: str) -> ArtifactReply:
+        """An artifact a live generation of ``extension`` published: its ``mime_type``,
+        ``size``, ``sha256`` and ``data`` (the bytes, base64)."""
+        return self._do(_ops.artifact(extension, artifact_id))
 
     def status(self) -> List[StatusEntry]:
         """One entry per live generation."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 import threading
@@ -9,7 +10,14 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import ask, eventually, resource_extension, sdk_extension, services_extension
+from conftest import (
+    ask,
+    eventually,
+    raw_peer,
+    resource_extension,
+    sdk_extension,
+    services_extension,
+)
 from test_services import Completion, Journal, Messages, Shortcuts, Terminal
 
 import octet_host
@@ -351,3 +359,26 @@ def test_the_wire_trace_comes_as_events(workspace: Path, extensions: Path) -> No
         assert "initialize" in methods and "tool/call" in methods, methods
         answers = [t["answers"]["method"] for t in traces if "answers" in t]
         assert "tool/call" in answers, answers
+
+
+def test_an_image_part_s_artifact_is_read_by_its_id(workspace: Path, extensions: Path) -> None:
+    prober = raw_peer(
+        extensions,
+        "prober",
+        "0.4",
+        "peer.py",
+        ["probe"],
+        args=["services-probe"],
+        env={"OCTET_PEER_TOOLS": "probe"},
+    )
+    with octet_host.Host(workspace, [prober]) as host:
+        host.start("prober")
+        out = host.call("prober", "probe")
+        image = out["content"][1]
+        assert image["type"] == "image"
+        artifact = host.artifact("prober", image["artifact_id"])
+        assert artifact["mime_type"] == "image/png"
+        assert base64.b64decode(artifact["data"])[:8] == b"\x89PNG\r\n\x1a\n"
+        with pytest.raises(octet_host.ServeError) as unknown:
+            host.artifact("prober", "artifact-made-up")
+        assert unknown.value.code == "invalid_value"

@@ -65,6 +65,12 @@ pub(crate) enum Command {
     },
     /// Report the status of every extension.
     Status { reply: Sender<Vec<ExtensionStatus>> },
+    /// The artifact `artifact_id` of any live generation of `extension` (section 2.8).
+    Artifact {
+        extension: String,
+        artifact_id: String,
+        reply: Sender<Option<crate::services::Artifact>>,
+    },
     /// Count what the host's tables hold.
     Tables {
         reply: Sender<crate::model::status::HostTables>,

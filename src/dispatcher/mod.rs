@@ -446,6 +446,19 @@ impl Dispatcher {
             Command::Tables { reply } => {
                 let _ = reply.send(self.tables());
             }
+            Command::Artifact {
+                extension,
+                artifact_id,
+                reply,
+            } => {
+                let found = self
+                    .conns
+                    .values()
+                    .filter(|c| c.source.extension == extension)
+                    .filter_map(|c| c.artifacts.as_ref())
+                    .find_map(|store| store.lock().get(&artifact_id).cloned());
+                let _ = reply.send(found);
+            }
             Command::Feature(command) => self.on_feature_command(command),
             Command::AutocompleteChains { reply } => {
                 let _ = reply.send(self.autocomplete_chains());

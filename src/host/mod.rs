@@ -161,6 +161,25 @@ impl ExtensionHost {
         answer.recv().unwrap_or_default()
     }
 
+    /// The artifact `artifact_id` that a live generation of `extension` published
+    /// (section 2.8): its verified media type and bytes, for showing an image or audio
+    /// part of a result. `None` once the generation that published it is gone (its
+    /// store goes with it), or for an id it never issued.
+    pub fn artifact(
+        &self,
+        extension: &str,
+        artifact_id: &str,
+    ) -> Option<crate::services::Artifact> {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let command = Command::Artifact {
+            extension: extension.to_string(),
+            artifact_id: artifact_id.to_string(),
+            reply,
+        };
+        self.inner.commands.send(command).ok()?;
+        answer.recv().ok().flatten()
+    }
+
     /// Offers `tool_composition_v1` (section 2.25) to the API 0.4 extension `name` from
     /// its next start on, as serve's `start` does for `"features":["tool_composition_v1"]`
     /// ([`ExtensionHostBuilder::tool_composition`] offers it to every extension).

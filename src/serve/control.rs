@@ -91,6 +91,11 @@ pub(crate) struct ControlLine {
 pub(crate) enum Op {
     /// Scan the extension directories.
     Discover,
+    /// The bytes of an artifact a live generation of `extension` published.
+    Artifact {
+        extension: String,
+        artifact_id: String,
+    },
     /// Start an extension, with its own `initialize` deadline if the client set one.
     Start {
         extension: String,
@@ -263,6 +268,7 @@ const OPS: &[&str] = &[
     "agent_report",
     "agent_event",
     "status",
+    "artifact",
     "get_applicable_operations",
     "lifecycle",
     "shutdown",
@@ -454,6 +460,10 @@ fn parse_op(f: &Fields) -> Result<Op, ServeError> {
         "agent_report" => super::agents::report(f).map(Op::Agent),
         "agent_event" => super::agents::event(f).map(Op::Agent),
         "status" => Ok(Op::Status),
+        "artifact" => Ok(Op::Artifact {
+            extension: f.string("extension")?,
+            artifact_id: f.string("artifact_id")?,
+        }),
         "get_applicable_operations" => Ok(Op::ApplicableOperations {
             arguments: f.value("arguments")?,
         }),

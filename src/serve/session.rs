@@ -222,6 +222,34 @@ impl Session {
                 Ok(reply) => self.reply_ok(id, reply),
                 Err(error) => self.reply_error(id, error),
             },
+            Op::Artifact {
+                extension,
+                artifact_id,
+            } => match self.host.artifact(&extension, &artifact_id) {
+                Some(artifact) => {
+                    use base64::Engine;
+                    let data = base64::engine::general_purpose::STANDARD.encode(artifact.bytes());
+                    self.reply_ok(
+                        id,
+                        json!({
+                            "artifact_id": artifact_id,
+                            "mime_type": artifact.mime_type(),
+                            "size": artifact.size(),
+                            "sha256": artifact.sha256(),
+                            "data": data,
+                        }),
+                    );
+                }
+                None => self.reply_error(
+                    id,
+                    ServeError::new(
+                        ErrorCode::InvalidValue,
+                        "no live generation of the extension holds an artifact of this id \
+                         (an artifact goes with the generation that published it)",
+                    )
+                    .with("field", "artifact_id"),
+                ),
+            },
             Op::Status => {
                 let extensions: Vec<Value> =
                     self.host.status().iter().map(encode::status).collect();

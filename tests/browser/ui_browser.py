@@ -232,6 +232,24 @@ env = {{ OCTET_PEER_TOOLS = "record", OCTET_PEER_TOOL_SCHEMA = {json.dumps(json.
 tools = ["record"]
 """
     )
+    # The raw peer's services probe: its `probe` tool publishes a PNG artifact and answers
+    # with an image part naming it.
+    prober = scratch / "extensions" / "prober"
+    prober.mkdir(parents=True)
+    (prober / "extension.toml").write_text(
+        f"""name = "prober"
+version = "0.1.0"
+api_version = "0.4"
+
+[entrypoint]
+command = {json.dumps(sys.executable)}
+args = [{json.dumps(str(raw_peer))}, "services-probe"]
+env = {{ OCTET_PEER_TOOLS = "probe" }}
+
+[contributes]
+tools = ["probe"]
+"""
+    )
     workspace = scratch / "workspace"
     workspace.mkdir()
     ui = subprocess.Popen(
@@ -247,6 +265,8 @@ tools = ["record"]
             str(peer),
             "--extension-dir",
             str(forms),
+            "--extension-dir",
+            str(prober),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -413,9 +433,18 @@ tools = ["record"]
         assert echoed.strip() == (
             '{"point":{"x":3},"steps":[{"done":true,"name":"a"}],"tags":["red","blue"],"title":"T"}'
         ), echoed
+        # An image part shows its artifact's bytes.
+        page.evaluate("document.querySelector('#extensions li[data-extension=prober] button').click(), true")
+        page.wait_for("the probe tool", "document.querySelector('[data-tool=probe]') !== null")
+        page.evaluate("document.querySelector('[data-tool=probe] button.run').click(), true")
+        src = page.wait_for(
+            "the probe's image",
+            "(() => { const i = document.querySelector('img.artifact'); return i && i.src; })()",
+        )
+        assert src.startswith("data:image/png;base64,iVBORw0KGgo"), src[:80]
         print(
             "ui_browser: the page listed, started, called with progress, traced, showed stderr"
-            ", served the composer and session entries, and filled nested forms"
+            ", served the composer and session entries, filled nested forms and showed an image"
         )
         return 0
     finally:

@@ -239,6 +239,13 @@ impl ArtifactStore {
             .filter(|artifact| artifact.owner == *owner)
     }
 
+    /// The artifact `id`, whoever published it: for the embedder, which may show any
+    /// artifact of its extensions (an extension resolves only its own, with
+    /// [`ArtifactStore::resolve`]).
+    pub fn get(&self, id: &str) -> Option<&Artifact> {
+        self.artifacts.get(id)
+    }
+
     /// A view answering only for `owner`, to validate that owner's tool results:
     /// pass it as `MediaPolicy::Artifacts(&view)`.
     pub fn owner_view<'a>(&'a self, owner: &'a ResourceOwner) -> OwnerArtifacts<'a> {

@@ -218,7 +218,7 @@ async function call(extension, line, label) {
   const item = el("li", { class: "call", "data-call": callId },
     el("b", {}, extension + " · " + label), " ", cancel, progress, result);
   append(document.getElementById("calls"), item);
-  state.calls[callId] = { item, progress, result, cancel };
+  state.calls[callId] = { item, progress, result, cancel, extension };
   const reply = await control(Object.assign({ call_id: callId, extension }, line));
   if (!reply.ok) settle({ call_id: callId, ok: false, error: reply.error });
 }
@@ -236,11 +236,24 @@ function settle(line) {
   const parts = [];
   for (const part of output.content || []) {
     if (part.type === "text") parts.push(el("pre", {}, part.text));
+    else if (part.type === "image" || part.type === "audio") parts.push(media(call.extension, part));
     else parts.push(el("pre", {}, JSON.stringify(part)));
   }
   if (output.structured_content) parts.push(el("pre", {}, "structured: " + JSON.stringify(output.structured_content, null, 1)));
   if (!parts.length) parts.push(el("pre", {}, JSON.stringify(output, null, 1)));
   call.result.replaceChildren(...parts);
+}
+
+// An image or audio part: its artifact's bytes, asked of serve (`artifact`).
+function media(extension, part) {
+  const node = part.type === "image"
+    ? el("img", { class: "artifact", alt: part.alt || part.artifact_id, "data-artifact": part.artifact_id })
+    : el("audio", { controls: "", "data-artifact": part.artifact_id });
+  control({ op: "artifact", extension, artifact_id: part.artifact_id }).then((reply) => {
+    if (reply.ok) node.src = `data:${reply.mime_type};base64,${reply.data}`;
+    else node.replaceWith(el("pre", {}, `${part.artifact_id}: ${reply.error.message}`));
+  });
+  return node;
 }
 
 // Questions from extensions.
