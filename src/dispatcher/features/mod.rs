@@ -235,7 +235,9 @@ impl Dispatcher {
         feature.on_request(self, conn, id, method, params)
     }
 
-    /// Runs every feature's admission of the tool call `id`; the first refusal wins.
+    /// Runs every feature's admission of the tool call `id`; the first refusal wins,
+    /// and what the features before it admitted is dropped and released again (the
+    /// call is never sent).
     pub(super) fn admit_tool_call_features(
         &mut self,
         conn: ConnId,
@@ -244,7 +246,13 @@ impl Dispatcher {
         arguments: &Value,
     ) -> Result<(), CallError> {
         for feature in FEATURES {
-            feature.admit_tool_call(self, conn, id, tool, arguments)?;
+            if let Err(error) = feature.admit_tool_call(self, conn, id, tool, arguments) {
+                self.each_feature(|f, d| {
+                    f.call_dropped(d, conn, id);
+                    f.call_released(d, conn, id);
+                });
+                return Err(error);
+            }
         }
         Ok(())
     }
