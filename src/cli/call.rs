@@ -93,7 +93,7 @@ pub(crate) fn print_events(events: &[HostEvent], quiet: bool) {
 
 /// The events as JSON (progress included).
 pub(crate) fn events_json(events: &[HostEvent]) -> Vec<Value> {
-    events.iter().map(encode::event).collect()
+    events.iter().map(HostEvent::to_value).collect()
 }
 
 /// Parses `text` (or stdin when it is `-`) as a JSON object.

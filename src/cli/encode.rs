@@ -4,7 +4,6 @@
 
 use serde_json::{json, Value};
 
-use crate::host::{ExtensionStatus, HostEvent, ShutdownReport};
 use crate::negotiation::Negotiated;
 use crate::validate::{
     CommandResult, ContextContribution, HookResult, RenderOutput, StatusContribution, ToolResult,
@@ -61,19 +60,4 @@ pub(crate) fn status_contribution(s: &StatusContribution) -> Value {
 /// A `tool/render` result.
 pub(crate) fn render_output(output: &RenderOutput) -> Value {
     output.to_value()
-}
-
-/// A status snapshot of one generation, as serve prints it.
-pub(crate) fn status(s: &ExtensionStatus) -> Value {
-    s.to_value()
-}
-
-/// A shutdown report, as serve prints it.
-pub(crate) fn shutdown_report(report: &ShutdownReport) -> Value {
-    report.to_value()
-}
-
-/// A host event, as serve prints it (progress included).
-pub(crate) fn event(event: &HostEvent) -> Value {
-    event.to_value()
 }

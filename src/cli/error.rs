@@ -178,7 +178,7 @@ impl CliError {
         }
         if let CliError::Interrupted { signal, report } = self {
             error["signal"] = json!(crate::transport::process::signal_name(*signal));
-            error["shutdown"] = super::encode::shutdown_report(report);
+            error["shutdown"] = report.to_value();
         }
         error
     }

@@ -5,7 +5,6 @@ use std::fmt::Write;
 
 use serde_json::json;
 
-use super::encode;
 use super::error::CliError;
 use super::output::Report;
 use super::session::Session;
@@ -47,7 +46,7 @@ fn collect(session: &Session, name: Option<&str>) -> Result<Report, CliError> {
     }
     let mut report = Report::new(
         json!({
-            "extensions": statuses.iter().map(encode::status).collect::<Vec<_>>(),
+            "extensions": statuses.iter().map(ExtensionStatus::to_value).collect::<Vec<_>>(),
             "start_errors": failures.iter().map(CliError::to_json).collect::<Vec<_>>(),
         }),
         text,

@@ -201,7 +201,35 @@ impl ShutdownReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::progress::{OutputStream, ProgressEvent};
     use crate::wire::RequestId;
+
+    #[test]
+    fn output_progress_is_text_or_base64() {
+        let text = Progress {
+            request_id: 4,
+            sequence: 1,
+            event: ProgressEvent::Output {
+                stream: OutputStream::Stdout,
+                data: b"hi".to_vec(),
+            },
+        };
+        assert_eq!(
+            text.to_value(),
+            json!({"request_id": 4, "sequence": 1, "progress":
+                   {"type": "output", "stream": "stdout", "encoding": "utf8", "data": "hi"}})
+        );
+        let bytes = Progress {
+            request_id: 4,
+            sequence: 2,
+            event: ProgressEvent::Output {
+                stream: OutputStream::Stderr,
+                data: vec![0xff, 0x00],
+            },
+        };
+        assert_eq!(bytes.to_value()["progress"]["encoding"], "base64");
+        assert_eq!(bytes.to_value()["progress"]["data"], "/wA=");
+    }
 
     #[test]
     fn ids_keep_their_json_type_and_refusals_carry_a_message() {

@@ -16,7 +16,6 @@ use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
 use super::control::ClientId;
-use super::encode;
 use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
 use super::Wakeups;
@@ -332,7 +331,7 @@ fn emit_progress(out: &Emitter, call: &Waiting, progress: &Progress) {
     line.insert("event".into(), "progress".into());
     line.insert("call_id".into(), call.call_id.to_value());
     line.insert("extension".into(), call.extension.as_str().into());
-    if let Value::Object(fields) = encode::progress(progress) {
+    if let Value::Object(fields) = progress.to_value() {
         line.extend(fields);
     }
     out.emit(Value::Object(line));

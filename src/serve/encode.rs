@@ -6,14 +6,11 @@
 //! members are `null` when absent rather than left out, so every line of one kind has
 //! the same members.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::error::ServeError;
 use crate::host::CallError;
-use crate::host::{
-    ExtensionStatus, GenerationRef, HostEvent, MenuFallbackReason, MenuOutcome, Progress,
-    ShutdownReport, StartedExtension,
-};
+use crate::host::{HostEvent, MenuFallbackReason, MenuOutcome, StartedExtension};
 use crate::manifest::Catalog;
 use crate::services::autocomplete::CompletionReply;
 use crate::validate::{
@@ -75,11 +72,6 @@ fn status_contribution(c: &StatusContribution) -> Value {
     c.to_value()
 }
 
-/// One progress event of a call ([`Progress::to_value`]).
-pub(crate) fn progress(progress: &Progress) -> Value {
-    progress.to_value()
-}
-
 /// A host event as an `event` line ([`HostEvent::to_value`]), or `None` for progress,
 /// which `serve` emits from each call's own channel so the line can carry the call's
 /// `call_id`.
@@ -88,11 +80,6 @@ pub(crate) fn host_event(event: &HostEvent) -> Option<Value> {
         HostEvent::Progress { .. } => None,
         event => Some(event.to_value()),
     }
-}
-
-/// Adds `extension` and `generation` members.
-pub(crate) fn insert_source(line: &mut Map<String, Value>, source: &GenerationRef) {
-    source.insert_into(line);
 }
 
 /// What `start` settled: the generation, its pid, the negotiated catalog.
@@ -150,16 +137,6 @@ pub(crate) fn autocomplete(
     json!({"claimed_by": extension, "prefix": reply.prefix, "items": items, "failures": failures})
 }
 
-/// One live generation's status ([`ExtensionStatus::to_value`]).
-pub(crate) fn status(status: &ExtensionStatus) -> Value {
-    status.to_value()
-}
-
-/// A shutdown report ([`ShutdownReport::to_value`]).
-pub(crate) fn shutdown_report(report: &ShutdownReport) -> Value {
-    report.to_value()
-}
-
 /// The discovery catalog: the same shape as the CLI's `--json discover`
 /// ([`Catalog::to_value`]).
 pub(crate) fn catalog(catalog: &Catalog) -> Value {
@@ -169,34 +146,7 @@ pub(crate) fn catalog(catalog: &Catalog) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::{LifecycleState, OutputStream, ProgressEvent};
-
-    #[test]
-    fn output_progress_is_text_or_base64() {
-        let text = Progress {
-            request_id: 4,
-            sequence: 1,
-            event: ProgressEvent::Output {
-                stream: OutputStream::Stdout,
-                data: b"hi".to_vec(),
-            },
-        };
-        assert_eq!(
-            progress(&text),
-            json!({"request_id": 4, "sequence": 1, "progress":
-                   {"type": "output", "stream": "stdout", "encoding": "utf8", "data": "hi"}})
-        );
-        let bytes = Progress {
-            request_id: 4,
-            sequence: 2,
-            event: ProgressEvent::Output {
-                stream: OutputStream::Stderr,
-                data: vec![0xff, 0x00],
-            },
-        };
-        assert_eq!(progress(&bytes)["progress"]["encoding"], "base64");
-        assert_eq!(progress(&bytes)["progress"]["data"], "/wA=");
-    }
+    use crate::host::{GenerationRef, LifecycleState, Progress, ProgressEvent};
 
     #[test]
     fn events_carry_their_source_and_progress_is_left_to_calls() {

@@ -11,7 +11,6 @@ use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::control::Secret;
-use super::encode::insert_source;
 use super::error::{ErrorCode, ServeError};
 use super::io::Emitter;
 use crate::host::{CancelFlag, ConfirmationRequest, Frontend, GenerationRef, InputRequest};
@@ -171,7 +170,7 @@ impl ServeFrontend {
         };
         line.insert("type".into(), type_name.into());
         line.insert("request_id".into(), request_id.into());
-        insert_source(&mut line, source);
+        source.insert_into(&mut line);
         if let Value::Object(fields) = fields {
             line.extend(fields);
         }

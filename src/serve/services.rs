@@ -20,7 +20,6 @@ use serde_json::{json, Map, Value};
 
 use super::bindings::Broker;
 use super::control::ServiceAnswerSpec;
-use super::encode::insert_source;
 use super::error::{ErrorCode, ServeError};
 use super::frontend::{cancelled_line, CancelCause, ServeFrontend};
 use super::io::Emitter;
@@ -77,7 +76,7 @@ fn request_line(
     let mut line = Map::new();
     line.insert("type".into(), "service_request".into());
     line.insert("request_id".into(), request_id.into());
-    insert_source(&mut line, source);
+    source.insert_into(&mut line);
     line.insert("kind".into(), kind.into());
     line.insert("method".into(), method.into());
     line.insert("params".into(), params);

@@ -251,8 +251,12 @@ impl Session {
                 ),
             },
             Op::Status => {
-                let extensions: Vec<Value> =
-                    self.host.status().iter().map(encode::status).collect();
+                let extensions: Vec<Value> = self
+                    .host
+                    .status()
+                    .iter()
+                    .map(crate::host::ExtensionStatus::to_value)
+                    .collect();
                 self.reply_ok(id, json!({"extensions": extensions}));
             }
             Op::ApplicableOperations { arguments } => {
@@ -464,7 +468,7 @@ impl Session {
             let report = handle.shutdown().unwrap_or_default();
             out.emit(reply_ok_line(
                 id.as_ref(),
-                json!({"report": encode::shutdown_report(&report)}),
+                json!({"report": report.to_value()}),
             ));
         });
     }
@@ -602,7 +606,7 @@ impl Session {
             End::Signal(_) => self.shutdown_for_signal(signals),
             _ => self.host.shutdown(),
         };
-        let report = encode::shutdown_report(&report);
+        let report = report.to_value();
         // Every call settled when its extension went away: wait for the result lines.
         self.calls.finish();
         for thread in self.threads.drain(..) {

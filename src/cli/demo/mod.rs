@@ -85,7 +85,7 @@ pub(crate) fn run(json: bool) -> Result<Report, CliError> {
         },
         "extension_dirs": world.extension_dirs,
         "steps": t.into_steps(),
-        "events": events.iter().map(super::encode::event).collect::<Vec<_>>(),
+        "events": events.iter().map(crate::host::HostEvent::to_value).collect::<Vec<_>>(),
         "summary": {"steps": total, "failed": failed},
     });
     let mut report = Report::new(document, String::new());

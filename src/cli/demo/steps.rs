@@ -362,7 +362,7 @@ impl Demo<'_> {
                 self.t.detail(format!("  • {line}"));
             }
         }
-        let events: Vec<Value> = self.events.iter().map(encode::event).collect();
+        let events: Vec<Value> = self.events.iter().map(HostEvent::to_value).collect();
         self.t
             .record("host_events", true, json!({"events": events}));
     }
@@ -413,11 +413,8 @@ impl Demo<'_> {
                 .any(|r| r.extension == e.name() && r.final_state == LifecycleState::Stopped)
         });
         let ok = all_clean && every_started;
-        self.t.record(
-            "shutdown",
-            ok,
-            json!({"report": encode::shutdown_report(&report)}),
-        );
+        self.t
+            .record("shutdown", ok, json!({"report": report.to_value()}));
         self.process_check();
     }
 

@@ -8,7 +8,6 @@ use serde_json::json;
 use super::setup::{MORE_EXAMPLES, TEST_EXTENSION};
 use super::steps::{state_chains, wait_gone, POLL_INTERVAL};
 use super::Demo;
-use crate::cli::encode;
 use crate::host::{
     CallError, CallOptions, ExtensionHandle, ExtensionStatus, GenerationRef, HostEvent,
     LifecycleState,
@@ -131,7 +130,7 @@ impl Demo<'_> {
         self.t.record(
             "restart",
             ok,
-            json!({"extension": TEST_EXTENSION, "status": encode::status(&status),
+            json!({"extension": TEST_EXTENSION, "status": status.to_value(),
                    "restart_attempts": status.restart_attempts,
                    "waited_ms": u64::try_from(after.as_millis()).unwrap_or(u64::MAX)}),
         );
