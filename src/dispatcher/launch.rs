@@ -37,11 +37,15 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
     manifest::check_requires_octet(manifest, OCTET_VERSION).map_err(StartError::Manifest)?;
     let workspace = shared.workspace.clone();
     let mut offer = InitializeOffer::default_for(manifest.api_version, manifest);
-    let services = match shared.extension_services.lock().get(&manifest.name) {
+    let per_extension = shared.extension_services.lock();
+    let own = per_extension.get(&manifest.name);
+    let services = match own {
         Some(own) => own.over(&shared.services),
         None => shared.services.clone(),
     };
-    let (services, withheld) = super::features::bind_runtime_services(shared, manifest, services);
+    let (services, withheld) =
+        super::features::bind_runtime_services(shared, manifest, services, own);
+    drop(per_extension);
     // Conditional services are offered only when bound (section 1.1).
     if manifest.api_version.is_feature_negotiated() {
         if services.approver_service().is_some() {

@@ -460,7 +460,8 @@ impl RuntimeFeature for AgentGuard {
 }
 
 /// The services `manifest`'s generation is bound with once the runtime-served features
-/// had their say, and the bound features it must not be offered.
+/// had their say, and the bound features it must not be offered; `own` are the
+/// bindings of this extension alone, if it has any.
 ///
 /// `agent_sessions` is conditional (section 2.13): offered to an extension it was bound
 /// for, or that the embedder allowed to use the host-wide binding; the features that
@@ -470,14 +471,11 @@ pub(super) fn bind_runtime_services(
     shared: &super::Shared,
     manifest: &crate::manifest::Manifest,
     services: crate::services::bound::ServiceBindings,
+    own: Option<&crate::services::bound::ServiceBindings>,
 ) -> (crate::services::bound::ServiceBindings, Vec<Feature>) {
     use crate::services::bound::ServiceKind;
-    let own = shared
-        .extension_services
-        .lock()
-        .get(&manifest.name)
-        .is_some_and(|own| own.is_bound(ServiceKind::AgentSessions));
-    if own || shared.features.agent_delegates.contains(&manifest.name) {
+    let bound_for_it = own.is_some_and(|own| own.is_bound(ServiceKind::AgentSessions));
+    if bound_for_it || shared.features.agent_delegates.contains(&manifest.name) {
         let services = crate::services::bound::agents::defaults::with_agent_defaults(
             services,
             &shared.host_context,
