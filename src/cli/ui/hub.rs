@@ -110,16 +110,16 @@ impl Hub {
 
     /// One line serve wrote.
     pub fn line(&self, text: &str) {
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
-            return;
-        };
+        // serve writes compact JSON, so only a line holding `"type":"reply"` can be a
+        // reply: the others (a trace line may be a megabyte) are passed on unparsed.
+        let reply = memchr::memmem::find(text.as_bytes(), br#""type":"reply""#)
+            .and_then(|_| serde_json::from_str::<Value>(text).ok())
+            .filter(|value| value["type"] == "reply");
         let mut state = self.state.lock();
-        if value["type"] == "reply" {
-            if let Some(id) = value["id"].as_str() {
-                if let Some(waiter) = state.waiting.remove(id) {
-                    let _ = waiter.try_send(value);
-                    return;
-                }
+        if let Some(reply) = reply {
+            if let Some(waiter) = reply["id"].as_str().and_then(|id| state.waiting.remove(id)) {
+                let _ = waiter.try_send(reply);
+                return;
             }
         }
         let shared: Arc<str> = text.into();
