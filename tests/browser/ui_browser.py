@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 LIVENESS = 60.0
-TOOLS = '["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail", "panic", "env", "events"]'
+TOOLS = ["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail", "panic", "env", "events"]
 
 
 class WebSocket:
@@ -152,6 +152,36 @@ def http_status(url: str, headers: Dict[str, str]) -> int:
         return int(error.code)
 
 
+def manifest(
+    root: Path,
+    name: str,
+    api: str,
+    argv: List[str],
+    tools: List[str],
+    env: Optional[Dict[str, str]] = None,
+    contributes: str = "",
+) -> Path:
+    """Writes `<root>/<name>/extension.toml` running `argv` and returns its directory."""
+    directory = root / name
+    directory.mkdir(parents=True)
+    env_table = ", ".join(f"{key} = {json.dumps(value)}" for key, value in (env or {}).items())
+    (directory / "extension.toml").write_text(
+        f"""name = "{name}"
+version = "0.1.0"
+api_version = "{api}"
+
+[entrypoint]
+command = {json.dumps(argv[0])}
+args = {json.dumps(argv[1:])}
+env = {{ {env_table} }}
+
+[contributes]
+tools = {json.dumps(tools)}
+{contributes}"""
+    )
+    return directory
+
+
 def main(argv: List[str]) -> int:
     binary = os.path.abspath(argv[1])
     screenshot: Optional[str] = None
@@ -160,47 +190,21 @@ def main(argv: List[str]) -> int:
     chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     assert chromium, "no chromium on PATH (apt-get install chromium)"
     scratch = Path(tempfile.mkdtemp())
-    extension = scratch / "extensions" / "fixture"
-    extension.mkdir(parents=True)
-    (extension / "extension.toml").write_text(
-        f"""name = "fixture"
-version = "0.1.0"
-api_version = "0.4"
-
-[entrypoint]
-command = {json.dumps(binary)}
-args = ["__extension", "test-extension"]
-
-[contributes]
-tools = {TOOLS}
-commands = ["fixture"]
-hooks = ["before_prompt"]
-context = true
-ui = ["status"]
-"""
+    extensions = scratch / "extensions"
+    extension = manifest(
+        extensions,
+        "fixture",
+        "0.4",
+        [binary, "__extension", "test-extension"],
+        TOOLS,
+        contributes='commands = ["fixture"]\nhooks = ["before_prompt"]\ncontext = true\nui = ["status"]\n',
     )
     # The raw services peer (tests/fixtures/services_peer.py): its `ask` tool sends any
     # host request, so it tries the page's composer and session entries.
-    peer = scratch / "extensions" / "peer"
-    peer.mkdir(parents=True)
     script = Path(__file__).resolve().parent.parent / "fixtures" / "services_peer.py"
-    (peer / "extension.toml").write_text(
-        f"""name = "peer"
-version = "0.1.0"
-api_version = "0.2"
-
-[entrypoint]
-command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(script))}]
-
-[contributes]
-tools = ["ask", "answers", "seen"]
-"""
-    )
+    peer = manifest(extensions, "peer", "0.2", [sys.executable, str(script)], ["ask", "answers", "seen"])
     # The raw peer (tests/fixtures/peer.py) with a tool whose parameters nest an object
     # and two arrays; it answers with the arguments it received.
-    forms = scratch / "extensions" / "forms"
-    forms.mkdir(parents=True)
     schema = {
         "type": "object",
         "properties": {
@@ -218,37 +222,23 @@ tools = ["ask", "answers", "seen"]
         "required": ["title"],
     }
     raw_peer = Path(__file__).resolve().parent.parent / "fixtures" / "peer.py"
-    (forms / "extension.toml").write_text(
-        f"""name = "forms"
-version = "0.1.0"
-api_version = "0.4"
-
-[entrypoint]
-command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(raw_peer))}, "good"]
-env = {{ OCTET_PEER_TOOLS = "record", OCTET_PEER_TOOL_SCHEMA = {json.dumps(json.dumps(schema))} }}
-
-[contributes]
-tools = ["record"]
-"""
+    forms = manifest(
+        extensions,
+        "forms",
+        "0.4",
+        [sys.executable, str(raw_peer), "good"],
+        ["record"],
+        env={"OCTET_PEER_TOOLS": "record", "OCTET_PEER_TOOL_SCHEMA": json.dumps(schema)},
     )
     # The raw peer's services probe: its `probe` tool publishes a PNG artifact and answers
     # with an image part naming it.
-    prober = scratch / "extensions" / "prober"
-    prober.mkdir(parents=True)
-    (prober / "extension.toml").write_text(
-        f"""name = "prober"
-version = "0.1.0"
-api_version = "0.4"
-
-[entrypoint]
-command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(raw_peer))}, "services-probe"]
-env = {{ OCTET_PEER_TOOLS = "probe" }}
-
-[contributes]
-tools = ["probe"]
-"""
+    prober = manifest(
+        extensions,
+        "prober",
+        "0.4",
+        [sys.executable, str(raw_peer), "services-probe"],
+        ["probe"],
+        env={"OCTET_PEER_TOOLS": "probe"},
     )
     workspace = scratch / "workspace"
     workspace.mkdir()
