@@ -45,12 +45,16 @@ struct HubWriter {
 impl Write for HubWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.partial.extend_from_slice(buf);
-        while let Some(end) = memchr::memchr(b'\n', &self.partial) {
-            let line: Vec<u8> = self.partial.drain(..=end).collect();
-            if let Ok(text) = std::str::from_utf8(&line[..line.len() - 1]) {
+        // Every whole line, then what is left of the last one is kept, in one move.
+        let mut start = 0;
+        while let Some(at) = memchr::memchr(b'\n', &self.partial[start..]) {
+            let end = start + at;
+            if let Ok(text) = std::str::from_utf8(&self.partial[start..end]) {
                 self.hub.line(text);
             }
+            start = end + 1;
         }
+        self.partial.drain(..start);
         Ok(buf.len())
     }
 

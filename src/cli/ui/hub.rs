@@ -139,9 +139,17 @@ impl Hub {
 
     /// The recording, oldest first, as JSON lines.
     pub fn recording(&self) -> String {
-        let state = self.state.lock();
-        let mut text = String::with_capacity(state.recorded_bytes + state.recorded.len());
-        for line in &state.recorded {
+        // The lines are shared: the lock is held to clone the ring, not to copy text,
+        // so serve's output never waits for a download.
+        let (lines, bytes): (Vec<Arc<str>>, usize) = {
+            let state = self.state.lock();
+            (
+                state.recorded.iter().cloned().collect(),
+                state.recorded_bytes,
+            )
+        };
+        let mut text = String::with_capacity(bytes + lines.len());
+        for line in &lines {
             text.push_str(line);
             text.push('\n');
         }
