@@ -776,8 +776,17 @@ pub const MAX_DIAGNOSTIC_SUMMARY_BYTES: usize = 4096;
 // ---------------------------------------------------------------------------
 
 /// The one deadline of all of a parent's nested calls, from the parent's admission
-/// (`limits.timeout_ms` of `composition/context`).
+/// (`limits.timeout_ms` of `composition/context`), unless the embedder chose another
+/// (`--composition-timeout`).
 pub const COMPOSITION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The shortest composition deadline an embedder may choose (section 2.25's
+/// `limits.timeout_ms`): a nested call needs time to start.
+pub const MIN_COMPOSITION_TIMEOUT: Duration = Duration::from_millis(100);
+
+/// The longest composition deadline an embedder may choose: a parent holds its frozen
+/// registry, its sidecars and its store scope until then.
+pub const MAX_COMPOSITION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Most `composition/call` requests per parent (`limits.max_calls`).
 pub const MAX_COMPOSITION_CALLS: u32 = 256;

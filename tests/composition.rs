@@ -620,3 +620,78 @@ fn a_frozen_registry_does_not_keep_a_dead_generations_catalog() {
     assert!(tool_names(&answers[0]["result"]).contains(&"target/seen"));
     assert_eq!(h.host.tables().frozen_catalogs, 2);
 }
+
+#[test]
+fn the_embedder_chooses_the_composition_deadline_on_the_builder_and_the_command_line() {
+    // On the builder: a 300 ms deadline is told to the parent and ends its nested calls.
+    let root = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dirs = [
+        services_extension(root.path(), "composer", "0.4", ""),
+        // Only `echo`: the command line keeps one namespace, where `seen` would clash.
+        peer_extension_with(
+            root.path(),
+            "target",
+            "0.4",
+            &["good"],
+            &["echo"],
+            "",
+            &format!("OCTET_PEER_TOOL_SCHEMA = {STRICT:?}"),
+        ),
+    ];
+    let host = host_builder(workspace.path(), &dirs)
+        .tool_composition(true)
+        .composition_timeout(std::time::Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let _target = host.start("target").unwrap();
+    let composer = host.start("composer").unwrap();
+    let context = json!({"id": id("ctx"), "method": "composition/context", "params": {}});
+    let answers = compose(
+        &composer,
+        vec![
+            context,
+            call("echo", json!({"sleep_ms": 900})),
+            call("echo", json!({"marker": "late"})),
+        ],
+    );
+    assert_eq!(
+        answers[0]["result"]["limits"],
+        json!({"timeout_ms": 300, "max_calls": 256})
+    );
+    let late = &answers[2];
+    assert!(
+        late["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("300 ms composition deadline passed")),
+        "{late}"
+    );
+    drop(host);
+
+    // On the command line: `--composition-timeout` reaches the same deadline.
+    let run = |timeout: &str| {
+        std::process::Command::new(support::octet_binary())
+            .arg("--no-global")
+            .arg("--workspace")
+            .arg(workspace.path())
+            .args(dirs.iter().flat_map(|d| [Path::new("--extension-dir"), d]))
+            .args(["--tool-composition", "--composition-timeout", timeout])
+            .args(["call", "composer", "ask"])
+            .arg(
+                json!({"requests": [{"id": "ctx", "method": "composition/context",
+                                     "params": {}}]})
+                .to_string(),
+            )
+            .output()
+            .unwrap()
+    };
+    let out = run("2.5");
+    assert!(out.status.success(), "{out:?}");
+    let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answers["ctx"]["result"]["limits"]["timeout_ms"], 2500);
+    // A deadline outside its bounds is refused before anything starts.
+    let out = run("601");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("0.1 to 600 seconds"), "{stderr}");
+}

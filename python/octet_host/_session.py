@@ -19,8 +19,8 @@ class Session:
 
     ``workspace`` and ``extension_dirs`` are serve's ``--workspace`` and
     ``--extension-dir``; ``no_global``, ``no_input``, ``tool_composition``,
-    ``composition_store``, ``resource_refs``, ``operation_discovery``, ``bulk_storage`` and
-    ``startup_timeout`` (seconds) its flags (``prompt_wakeups=False`` is
+    ``composition_store``, ``composition_timeout`` (seconds), ``resource_refs``,
+    ``operation_discovery``, ``bulk_storage`` and ``startup_timeout`` (seconds) its flags (``prompt_wakeups=False`` is
     ``--no-prompt-wakeups``, and keeps the client's reader thread on the default slice
     too; ``wire_trace=True`` is ``--wire-trace``: every frame comes as a ``trace``
     event); ``serve_args`` more flags as they are. ``binary`` overrides
@@ -46,6 +46,7 @@ class Session:
         wire_trace: bool = False,
         tool_composition: bool = False,
         composition_store: Optional[PathLike] = None,
+        composition_timeout: Optional[float] = None,
         resource_refs: bool = False,
         operation_discovery: bool = False,
         bulk_storage: Optional[PathLike] = None,
@@ -77,6 +78,8 @@ class Session:
         argv += [flag for flag, on in flags.items() if on]
         if composition_store is not None:
             argv += ["--composition-store", os.fspath(composition_store)]
+        if composition_timeout is not None:
+            argv += ["--composition-timeout", f"{composition_timeout:g}"]
         if bulk_storage is not None:
             argv += ["--bulk-storage", os.fspath(bulk_storage)]
         if startup_timeout is not None:

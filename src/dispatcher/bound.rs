@@ -57,7 +57,7 @@ impl Admitted {
             owner: self.owner,
             independent: self.independent,
             cancelled,
-            agents: reports,
+            reports,
         }
     }
 }

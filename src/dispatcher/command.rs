@@ -132,8 +132,8 @@ pub(crate) struct CallRequest {
     pub preapproved: bool,
     /// For `provider/stream`: where the stream's `provider/event`s go.
     pub stream: Option<Sender<ProviderEvent>>,
-    /// A nested call of composition with `updates` (section 2.25): where its partial
-    /// results are relayed as `composition/update`.
+    /// A nested call whose caller asked for its partial results: where they are
+    /// relayed.
     pub relay: Option<super::reply::Relay>,
 }
 

@@ -106,6 +106,6 @@ pub(crate) trait KindGuard: Send + AsAny {
     fn initialize_settled(&mut self, negotiated: bool);
 
     /// `initialize` settled with `features`: for a guard whose rules depend on other
-    /// features than its kind's (`agent/spawn`'s `model_selection`).
+    /// features than its kind's (a member a companion feature admits).
     fn features_negotiated(&mut self, _features: crate::negotiation::FeatureSet) {}
 }

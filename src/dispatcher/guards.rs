@@ -10,8 +10,9 @@
 //! The kinds that keep host state: `shortcuts` ([`ShortcutBook`], section 2.20),
 //! `autocomplete` ([`AutocompleteChain`], section 2.24b), `terminal_handoff`
 //! (`super::terminal::TerminalGuard`, section 2.24) and the private lane of
-//! `session_entries` (`super::private_lane::PrivateLane`, section 1.4b) and
-//! `agent_sessions` (`super::features::agents::AgentGuard`, sections 2.13-2.18).
+//! `session_entries` (`super::private_lane::PrivateLane`, section 1.4b); a
+//! runtime-served feature registers the guard of the kind it completes through
+//! [`KindGuards::register`].
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -271,7 +272,7 @@ mod tests {
     #[test]
     fn one_held_timer_per_deadline_however_often_the_state_changes() {
         let mut guards = KindGuards::default();
-        let kind = ServiceKind::AgentSessions;
+        let kind = ServiceKind::Shortcuts;
         let now = Instant::now();
         let at = now + Duration::from_secs(30);
         assert!(guards.wants_held_timer(kind, at, now));

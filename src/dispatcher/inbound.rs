@@ -536,3 +536,63 @@ fn partial_result(
         .map(|output| ProgressEvent::PartialResult(Box::new(output)))
         .map_err(|e| format!("partial_result: {e}"))
 }
+
+impl Dispatcher {
+    /// A partial result of the call sent as request `id` on `conn`: relayed, when the
+    /// call has a [`super::reply::Relay`], to the request it is nested under as the
+    /// relay's notification (`request_id`, `sequence`, `result`). Relaying never
+    /// waits: when the relay's capacity of snapshots still wait for the asking
+    /// generation's writer, or that writer has no room, the snapshot is dropped.
+    fn relay_update(&mut self, conn: ConnId, id: u64, result: &Value) {
+        let relay = self.conns.get_mut(&conn).and_then(|c| {
+            let PendingKind::Call {
+                relay: Some(relay), ..
+            } = &mut c.pending.get_mut(&id)?.kind
+            else {
+                return None;
+            };
+            relay.has_room().then(|| {
+                (
+                    relay.conn,
+                    relay.request.clone(),
+                    relay.method,
+                    relay.sent + 1,
+                )
+            })
+        });
+        let Some((to, request, method, sequence)) = relay else {
+            return;
+        };
+        let Some(c) = self.conns.get_mut(&to) else {
+            return;
+        };
+        if !c.children.contains_key(&request) || !c.writer_has_room() {
+            return;
+        }
+        let params = serde_json::json!({
+            "request_id": request.to_value(),
+            "sequence": sequence,
+            "result": result,
+        });
+        let Ok(bytes) = c.encode_notification(method, &params) else {
+            return;
+        };
+        let state = crate::transport::FrameState::new();
+        c.push_frame(crate::transport::OutboundFrame {
+            bytes,
+            state: Some(state.clone()),
+            wipe: false,
+        });
+        if let Some(PendingKind::Call {
+            relay: Some(relay), ..
+        }) = self
+            .conns
+            .get_mut(&conn)
+            .and_then(|c| c.pending.get_mut(&id))
+            .map(|p| &mut p.kind)
+        {
+            relay.sent = sequence;
+            relay.unwritten.push_back(state);
+        }
+    }
+}

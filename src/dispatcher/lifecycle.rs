@@ -25,15 +25,15 @@ impl Dispatcher {
     /// that finds the writer queue full is dropped with a diagnostic; a session or turn
     /// notification the writer has not started within 250 ms is skipped the same way.
     ///
-    /// A session's start and settlement also begin and end its owner's run of child
-    /// trees (`super::agent_trees`).
+    /// A session's start and settlement also go to every runtime-served feature's
+    /// hooks.
     pub(super) fn on_lifecycle(&mut self, notification: LifecycleNotification) {
         match &notification {
             LifecycleNotification::SessionStarted { session_id } => {
-                self.begin_owning_run(session_id)
+                self.each_feature(|f, d| f.session_started(d, session_id))
             }
             LifecycleNotification::SessionSettled { session_id, .. } => {
-                self.retire_session_owner(session_id)
+                self.each_feature(|f, d| f.session_settled(d, session_id))
             }
             _ => {}
         }

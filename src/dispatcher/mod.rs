@@ -127,7 +127,8 @@ pub(crate) struct Shared {
     pub scratch_root: crate::transport::ScratchRoot,
     /// The guardian that cleans up should the host die without a goodbye.
     pub guardian: Option<Arc<crate::transport::Guardian>>,
-    /// The next embedder call's id, shared with the nested calls of composition.
+    /// The next embedder call's id, shared with the nested calls the runtime-served
+    /// features make.
     pub next_call: Arc<std::sync::atomic::AtomicU64>,
     /// What the runtime-served features keep for the whole host.
     pub features: crate::features::HostFeatures,

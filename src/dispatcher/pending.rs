@@ -24,8 +24,9 @@ pub(crate) enum PendingKind {
     Shutdown,
     /// An API 0.3 `hook/run` of `lifecycle_events`; its disposition never vetoes.
     LifecycleHook,
-    /// A `resource/dispose` of these tokens (section 2.26).
-    Dispose { tokens: Vec<String> },
+    /// A request a runtime-served feature sent; its answer and its deadline go to
+    /// that feature's hooks.
+    Feature(FeatureRequest),
     /// An embedder call.
     Call {
         call: CallId,
@@ -36,16 +37,25 @@ pub(crate) enum PendingKind {
         catalog: Arc<Vec<ToolDefinition>>,
         /// True for `tool/call`, the only request `partial_result` progress is for.
         tool_call: bool,
-        /// True for `tool/call` and `command/execute`: the parents of child agent
-        /// sessions (section 2.13).
+        /// True for `tool/call` and `command/execute`: the requests that may be the
+        /// parents of delegated sessions (sections 2.13, 2.16).
         delegating: bool,
         /// Its first `confirmation/request` is pre-approved (section 1.6b); cleared
         /// once used.
         preapproved: bool,
-        /// Where its partial results are relayed, when it is a nested call of
-        /// composition with `updates` (section 2.25).
+        /// Where its partial results are relayed, when the caller asked for them
+        /// as notifications to another generation's request.
         relay: Option<super::reply::Relay>,
     },
+}
+
+/// A host request a runtime-served feature sent, with what the feature needs to
+/// settle it ([`super::features::RuntimeFeature::request_answered`]).
+pub(crate) struct FeatureRequest {
+    /// The feature that sent it.
+    pub feature: &'static dyn super::features::RuntimeFeature,
+    /// What the feature keeps with the request until it settles.
+    pub state: Box<dyn std::any::Any + Send>,
 }
 
 /// A host request written (or queued for writing) and not yet settled.

@@ -14,11 +14,12 @@ pub(super) struct KnownParent {
     pub(super) live_call: bool,
     /// It is a live `tool/call`.
     pub(super) live_tool_call: bool,
-    /// It is a live `tool/call` or `command/execute`: a parent of child agent sessions
+    /// It is a live `tool/call` or `command/execute`: a parent of delegated sessions
     /// (section 2.13).
     pub(super) live_delegating: bool,
-    /// `agent_session_lifetime_v1` was negotiated: an `agent/*` request may carry the
-    /// issued owner (section 2.18).
+    /// The retained-owner feature was negotiated
+    /// ([`super::features::RETAINED_OWNER`]): a request admitted under a live tool call
+    /// or command may carry the issued owner (section 2.18).
     pub(super) retained_owner: bool,
     /// It is still pending, of whatever kind.
     pub(super) pending: bool,
@@ -53,8 +54,9 @@ pub(super) fn place(
 ) -> Result<Placement, ServiceRefusal> {
     if admission == Admission::LiveToolOrCommand && explicit.is_some() && !known.retained_owner {
         return Err(Refusal::UnsupportedFeature.because(format!(
-            "{method} with resource_owner needs agent_session_lifetime_v1, which was not \
-             negotiated; name a live parent_request_id"
+            "{method} with resource_owner needs {}, which was not negotiated; name a live \
+             parent_request_id",
+            super::features::RETAINED_OWNER.as_str()
         )));
     }
     if known.tombstoned {
@@ -307,7 +309,7 @@ mod tests {
     }
 
     #[test]
-    fn agent_requests_need_a_delegating_parent_and_the_lifetime_feature_for_an_owner() {
+    fn delegated_requests_need_a_delegating_parent_and_the_retained_owner_feature_for_an_owner() {
         let delegating = KnownParent {
             live_delegating: true,
             ..live_tool_call()
@@ -330,7 +332,7 @@ mod tests {
             refusal_of(placed(prompt, None)),
             Refusal::NotForegroundOwner
         );
-        // An explicit owner without agent_session_lifetime_v1 is unsupported.
+        // An explicit owner without the retained-owner feature is unsupported.
         assert_eq!(
             refusal_of(placed(delegating, Some(Ok(issued())))),
             Refusal::UnsupportedFeature

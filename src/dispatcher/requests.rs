@@ -284,8 +284,8 @@ impl Dispatcher {
         let Some(pending) = c.pending.remove(&id) else {
             return;
         };
-        if let PendingKind::Dispose { .. } = pending.kind {
-            self.on_dispose_deadline(conn);
+        if let PendingKind::Feature(request) = pending.kind {
+            request.feature.request_deadline(self, conn, request.state);
             return;
         }
         if let PendingKind::LifecycleHook = pending.kind {
@@ -335,8 +335,10 @@ impl Dispatcher {
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::LifecycleHook => self.on_lifecycle_hook_answer(conn, response.outcome),
-                PendingKind::Dispose { tokens } => {
-                    self.on_dispose_answer(conn, tokens, response.outcome)
+                PendingKind::Feature(request) => {
+                    request
+                        .feature
+                        .request_answered(self, conn, request.state, response.outcome)
                 }
                 PendingKind::Call {
                     call,
@@ -458,9 +460,7 @@ impl Dispatcher {
                     let _ = reply.send(Err(error.clone()));
                 }
                 PendingKind::Initialize { role, .. } => initializing = Some(role),
-                PendingKind::Shutdown
-                | PendingKind::LifecycleHook
-                | PendingKind::Dispose { .. } => {}
+                PendingKind::Shutdown | PendingKind::LifecycleHook | PendingKind::Feature(_) => {}
             }
         }
         for request in c.queued.drain(..) {

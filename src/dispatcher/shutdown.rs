@@ -132,9 +132,7 @@ impl Dispatcher {
                 PendingKind::Initialize { role, .. } => {
                     initializing = Some(role);
                 }
-                PendingKind::Shutdown
-                | PendingKind::LifecycleHook
-                | PendingKind::Dispose { .. } => {}
+                PendingKind::Shutdown | PendingKind::LifecycleHook | PendingKind::Feature(_) => {}
             }
         }
         if let Some(role) = initializing {

@@ -40,7 +40,7 @@ pub(crate) enum Timer {
     PresentationPoll { conn: ConnId },
     /// A `message/updated` batch is 50 ms old (section 1.11); `seq` names the batch.
     MessageBatch { conn: ConnId, seq: u64 },
-    /// A request a kind's guard holds may be due (an `agent/wait` deadline).
+    /// A request a kind's guard holds may be due (a held request's deadline).
     HeldDeadline {
         conn: ConnId,
         kind: crate::services::bound::ServiceKind,

@@ -5,6 +5,7 @@
 //! [`RuntimeOptions::FLAGS`] by a test.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::host::ExtensionHostBuilder;
 
@@ -27,6 +28,13 @@ pub struct RuntimeOptions {
         arg(long = "composition-store", global = true, value_name = "DIR")
     )]
     pub composition_store: Option<PathBuf>,
+    /// The one deadline of a composing tool's nested calls, in seconds (decimals
+    /// allowed; 0.1 to 600) [default: 30]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "composition-timeout", global = true, value_name = "SECONDS", value_parser = parse_composition_timeout)
+    )]
+    pub composition_timeout: Option<Duration>,
     /// Offer native resource refs and operation descriptors (`resource_refs_v1`,
     /// `operation_descriptors_v1`, API 0.4) to every extension: a tool may return an
     /// extension-local value that a later call takes as input (under serve, a `start`
@@ -52,9 +60,10 @@ pub struct RuntimeOptions {
 impl RuntimeOptions {
     /// Every option: its field (the CLI's clap id and the Python keyword) and its
     /// command-line flag.
-    pub const FLAGS: [(&'static str, &'static str); 5] = [
+    pub const FLAGS: [(&'static str, &'static str); 6] = [
         ("tool_composition", "--tool-composition"),
         ("composition_store", "--composition-store"),
+        ("composition_timeout", "--composition-timeout"),
         ("resource_refs", "--resource-refs"),
         ("operation_discovery", "--operation-discovery"),
         ("bulk_storage", "--bulk-storage"),
@@ -72,6 +81,9 @@ impl RuntimeOptions {
         if let Some(store) = &self.composition_store {
             builder = builder.composition_store(store);
         }
+        if let Some(timeout) = self.composition_timeout {
+            builder = builder.composition_timeout(timeout);
+        }
         builder
     }
 
@@ -79,6 +91,47 @@ impl RuntimeOptions {
     pub fn enable(&self, host: &crate::ExtensionHost) {
         if self.operation_discovery {
             host.enable_operation_discovery();
+        }
+    }
+}
+/// Parses `--composition-timeout`: seconds, decimals allowed, within
+/// [`crate::limits::MIN_COMPOSITION_TIMEOUT`] and
+/// [`crate::limits::MAX_COMPOSITION_TIMEOUT`].
+pub fn parse_composition_timeout(text: &str) -> Result<Duration, String> {
+    use crate::limits::{MAX_COMPOSITION_TIMEOUT, MIN_COMPOSITION_TIMEOUT};
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    let timeout = Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(MIN_COMPOSITION_TIMEOUT..=MAX_COMPOSITION_TIMEOUT).contains(&timeout) {
+        return Err(format!(
+            "the composition timeout must be {} to {} seconds, not {text}",
+            MIN_COMPOSITION_TIMEOUT.as_secs_f64(),
+            MAX_COMPOSITION_TIMEOUT.as_secs()
+        ));
+    }
+    Ok(timeout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_composition_timeout_is_seconds_within_its_bounds() {
+        assert_eq!(
+            parse_composition_timeout("2.5"),
+            Ok(Duration::from_millis(2500))
+        );
+        assert_eq!(
+            parse_composition_timeout("600"),
+            Ok(Duration::from_secs(600))
+        );
+        for bad in ["0.05", "601", "-1", "NaN", "soon", ""] {
+            let error = parse_composition_timeout(bad).unwrap_err();
+            assert!(error.contains(bad) || bad.is_empty(), "{error}");
         }
     }
 }

@@ -45,6 +45,7 @@ pub struct ExtensionHostBuilder {
     runtime_features: FeatureSet,
     bulk_storage: Option<crate::features::bulk::BulkStorage>,
     composition_store: Option<PathBuf>,
+    composition_timeout: std::time::Duration,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
     timeouts: Timeouts,
@@ -86,6 +87,7 @@ impl ExtensionHostBuilder {
             runtime_features: FeatureSet::new(),
             bulk_storage: None,
             composition_store: None,
+            composition_timeout: crate::limits::COMPOSITION_TIMEOUT,
         }
     }
 
@@ -407,6 +409,18 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// The one deadline of a composing parent's nested calls, counted from the parent's
+    /// admission and told to it as `limits.timeout_ms` (section 2.25; default
+    /// [`crate::limits::COMPOSITION_TIMEOUT`]). It is clamped to
+    /// [`crate::limits::MIN_COMPOSITION_TIMEOUT`]..=[`crate::limits::MAX_COMPOSITION_TIMEOUT`].
+    pub fn composition_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.composition_timeout = timeout.clamp(
+            crate::limits::MIN_COMPOSITION_TIMEOUT,
+            crate::limits::MAX_COMPOSITION_TIMEOUT,
+        );
+        self
+    }
+
     /// Starts the dispatcher and returns the host.
     pub fn build(self) -> std::io::Result<ExtensionHost> {
         let workspace = std::path::absolute(&self.workspace)?;
@@ -480,6 +494,7 @@ impl ExtensionHostBuilder {
                         self.composition_store
                             .unwrap_or_else(|| workspace.join(".octet").join("composition")),
                     )),
+                    timeout: self.composition_timeout,
                 },
             },
         });

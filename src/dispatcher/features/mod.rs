@@ -119,6 +119,34 @@ pub(super) trait RuntimeFeature: Sync {
     /// The generation `conn` is going away; it is still in the dispatcher's tables.
     fn generation_gone(&self, _d: &mut Dispatcher, _conn: ConnId) {}
 
+    /// The frontend session `session_id` started (a lifecycle notification, section
+    /// 1.7a).
+    fn session_started(&self, _d: &mut Dispatcher, _session_id: &str) {}
+
+    /// The frontend session `session_id` settled.
+    fn session_settled(&self, _d: &mut Dispatcher, _session_id: &str) {}
+
+    /// The answer to a request this feature sent
+    /// ([`super::pending::PendingKind::Feature`]), with the state it kept.
+    fn request_answered(
+        &self,
+        _d: &mut Dispatcher,
+        _conn: ConnId,
+        _state: Box<dyn std::any::Any + Send>,
+        _outcome: Result<Value, ResponseError>,
+    ) {
+    }
+
+    /// A request this feature sent got no answer within its deadline; it is no
+    /// longer pending.
+    fn request_deadline(
+        &self,
+        _d: &mut Dispatcher,
+        _conn: ConnId,
+        _state: Box<dyn std::any::Any + Send>,
+    ) {
+    }
+
     /// Adds what the feature holds to `tables` ([`crate::ExtensionHost::tables`]).
     fn count(&self, _d: &Dispatcher, _tables: &mut HostTables) {}
 }
@@ -323,6 +351,27 @@ impl RuntimeFeature for ResourceRefs {
         d.unpin_resources(conn, id);
     }
 
+    fn request_answered(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        state: Box<dyn std::any::Any + Send>,
+        outcome: Result<Value, ResponseError>,
+    ) {
+        if let Ok(dispose) = state.downcast::<resources::Dispose>() {
+            d.on_dispose_answer(conn, dispose.tokens, outcome);
+        }
+    }
+
+    fn request_deadline(
+        &self,
+        d: &mut Dispatcher,
+        conn: ConnId,
+        _state: Box<dyn std::any::Any + Send>,
+    ) {
+        d.on_dispose_deadline(conn);
+    }
+
     fn count(&self, d: &Dispatcher, tables: &mut HostTables) {
         tables.resource_records += d
             .conns
@@ -457,6 +506,16 @@ impl RuntimeFeature for AgentGuard {
     fn generation_launched(&self, d: &mut Dispatcher, conn: ConnId) {
         d.register_agent_guard(conn);
     }
+
+    /// A session's start begins its owner's run of child trees.
+    fn session_started(&self, d: &mut Dispatcher, session_id: &str) {
+        d.begin_owning_run(session_id);
+    }
+
+    /// A session's settlement retires it as an owner of child trees.
+    fn session_settled(&self, d: &mut Dispatcher, session_id: &str) {
+        d.retire_session_owner(session_id);
+    }
 }
 
 /// The services `manifest`'s generation is bound with once the runtime-served features
@@ -529,8 +588,11 @@ pub(super) fn call_reports(
         .then(|| AgentReports(shared.features.agents.clone()))
 }
 
-/// True when `features` bring the retained-owner contract: an explicit
-/// `resource_owner` may outlive its parent (`agent_session_lifetime_v1`, section 2).
+/// The feature that brings the retained-owner contract: an explicit `resource_owner`
+/// may outlive its parent (section 2).
+pub(super) const RETAINED_OWNER: Feature = Feature::AgentSessionLifetimeV1;
+
+/// True when `features` bring the retained-owner contract ([`RETAINED_OWNER`]).
 pub(super) fn retains_owner(features: &crate::negotiation::FeatureSet) -> bool {
-    features.contains(Feature::AgentSessionLifetimeV1)
+    features.contains(RETAINED_OWNER)
 }

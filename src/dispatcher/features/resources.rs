@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::dispatcher::connection::PendingKind;
+use crate::dispatcher::pending::{FeatureRequest, PendingKind};
 use crate::dispatcher::route::HostMethod;
 use crate::dispatcher::timers::Timer;
 use crate::dispatcher::Dispatcher;
@@ -250,7 +250,11 @@ impl Dispatcher {
                 continue;
             };
             let tokens = batch.iter().map(|r| r.token.clone()).collect();
-            c.send_request(id, PendingKind::Dispose { tokens }, bytes);
+            let request = FeatureRequest {
+                feature: &super::ResourceRefs,
+                state: Box::new(Dispose { tokens }),
+            };
+            c.send_request(id, PendingKind::Feature(request), bytes);
             self.timers.schedule(
                 Instant::now() + RESOURCE_DISPOSE_TIMEOUT,
                 Timer::RequestDeadline { conn, id },
@@ -307,6 +311,11 @@ impl Dispatcher {
         self.set_state(conn, LifecycleState::Degraded);
         self.terminate(conn, LifecycleState::Degraded);
     }
+}
+
+/// A `resource/dispose` in flight: the tokens of the refs it disposes.
+pub(super) struct Dispose {
+    pub tokens: Vec<String>,
 }
 
 /// Why a dispose answer leaves the cleanup of `tokens` unknown, if it does.

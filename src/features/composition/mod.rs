@@ -123,4 +123,8 @@ impl Registry {
 pub struct CompositionSettings {
     /// The host-owned stores (created on the first commit).
     pub store: Arc<store::CompositionStore>,
+    /// The one deadline of a parent's nested calls (`limits.timeout_ms`), within
+    /// [`crate::limits::MIN_COMPOSITION_TIMEOUT`] and
+    /// [`crate::limits::MAX_COMPOSITION_TIMEOUT`].
+    pub timeout: std::time::Duration,
 }

@@ -39,7 +39,7 @@ pub struct ServiceCall {
     /// answered already; a reply sent after this is ignored.
     pub cancelled: CancelFlag,
     /// Where an `agent_sessions` service reports its children.
-    pub(crate) agents: Option<super::AgentReports>,
+    pub(crate) reports: Option<super::AgentReports>,
 }
 
 impl ServiceCall {
@@ -48,7 +48,7 @@ impl ServiceCall {
     /// child it spawns (running, each turn and tool call, its settlement): the runtime
     /// answers `agent/list` and `agent/wait` from what it was told.
     pub fn agent_reports(&self) -> Option<&super::AgentReports> {
-        self.agents.as_ref()
+        self.reports.as_ref()
     }
 }
 

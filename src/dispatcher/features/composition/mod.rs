@@ -30,7 +30,6 @@ use serde_json::{json, Value};
 
 use crate::dispatcher::command::{CallRequest, HostRequest};
 use crate::dispatcher::connection::{ChildKind, ChildRequest};
-use crate::dispatcher::pending::PendingKind;
 pub(in crate::dispatcher) use crate::dispatcher::reply::NestedReply;
 use crate::dispatcher::reply::{Relay, ReplyTo};
 use crate::dispatcher::route::HostMethod;
@@ -38,8 +37,8 @@ use crate::dispatcher::Dispatcher;
 use crate::features::composition::params::{self, CallParams};
 use crate::features::composition::{sidecar, Registry};
 use crate::limits::{
-    COMPOSITION_TIMEOUT, MAX_COMPOSITION_CALLS, MAX_COMPOSITION_SIDECARS,
-    MAX_COMPOSITION_SIDECAR_BYTES,
+    MAX_COMPOSITION_CALLS, MAX_COMPOSITION_SIDECARS, MAX_COMPOSITION_SIDECAR_BYTES,
+    MAX_COMPOSITION_UPDATES,
 };
 use crate::model::call::{CallError, CallId, CallReply, CancelReason};
 use crate::model::frontend::CancelFlag;
@@ -47,7 +46,7 @@ use crate::model::status::LifecycleState;
 use crate::negotiation::{Feature, ToolDefinition};
 use crate::services::bound::{Outcome, ServiceAnswer};
 use crate::text::head;
-use crate::transport::{ConnId, FrameState, OutboundFrame};
+use crate::transport::{ConnId, OutboundFrame};
 use crate::wire::codec::CodecEncodeError;
 use crate::wire::{codes, RequestId, ResponseError};
 
@@ -133,7 +132,7 @@ impl Dispatcher {
                 CompositionParent {
                     registry,
                     store,
-                    deadline: Instant::now() + COMPOSITION_TIMEOUT,
+                    deadline: Instant::now() + self.shared.features.composition.timeout,
                     calls: 0,
                     committed: false,
                     running: None,
@@ -218,7 +217,7 @@ impl Dispatcher {
             "tools": state.registry.to_value(),
             "store": Value::Object(store),
             "limits": {
-                "timeout_ms": COMPOSITION_TIMEOUT.as_millis() as u64,
+                "timeout_ms": self.shared.features.composition.timeout.as_millis() as u64,
                 "max_calls": MAX_COMPOSITION_CALLS,
             },
         });
@@ -289,8 +288,8 @@ impl Dispatcher {
         }
         if Instant::now() >= state.deadline {
             return Err(refused(format!(
-                "the parent's {} s composition deadline passed",
-                COMPOSITION_TIMEOUT.as_secs()
+                "the parent's {} ms composition deadline passed",
+                self.shared.features.composition.timeout.as_millis()
             )));
         }
         // Unknown tools and arguments that break the frozen schema never reach a
@@ -389,10 +388,14 @@ impl Dispatcher {
             },
             preapproved: false,
             stream: None,
-            relay: nested
-                .params
-                .updates
-                .then(|| Relay::new(conn, nested.id.clone())),
+            relay: nested.params.updates.then(|| {
+                Relay::new(
+                    conn,
+                    nested.id.clone(),
+                    "composition/update",
+                    MAX_COMPOSITION_UPDATES,
+                )
+            }),
         };
         state.running = Some(nested);
         self.on_call(Box::new(request));
@@ -444,60 +447,6 @@ impl Dispatcher {
             state.queued.retain(|n| &n.id != id);
         }
         self.next_nested(conn, parent);
-    }
-
-    /// A partial result of the call sent as request `id` on `conn`: relayed to the
-    /// composing request it is nested under, when that asked for `updates`. Relaying
-    /// never waits: when
-    /// [`MAX_COMPOSITION_UPDATES`](crate::limits::MAX_COMPOSITION_UPDATES) relayed snapshots still wait for
-    /// the composing generation's writer, or that writer has no room, the snapshot is
-    /// dropped.
-    pub(in crate::dispatcher) fn relay_update(&mut self, conn: ConnId, id: u64, result: &Value) {
-        let relay = self.conns.get_mut(&conn).and_then(|c| {
-            let PendingKind::Call {
-                relay: Some(relay), ..
-            } = &mut c.pending.get_mut(&id)?.kind
-            else {
-                return None;
-            };
-            relay
-                .has_room()
-                .then(|| (relay.conn, relay.request.clone(), relay.sent + 1))
-        });
-        let Some((to, request, sequence)) = relay else {
-            return;
-        };
-        let Some(c) = self.conns.get_mut(&to) else {
-            return;
-        };
-        if !c.children.contains_key(&request) || !c.writer_has_room() {
-            return;
-        }
-        let params = json!({
-            "request_id": request.to_value(),
-            "sequence": sequence,
-            "result": result,
-        });
-        let Ok(bytes) = c.encode_notification("composition/update", &params) else {
-            return;
-        };
-        let state = FrameState::new();
-        c.push_frame(OutboundFrame {
-            bytes,
-            state: Some(state.clone()),
-            wipe: false,
-        });
-        if let Some(PendingKind::Call {
-            relay: Some(relay), ..
-        }) = self
-            .conns
-            .get_mut(&conn)
-            .and_then(|c| c.pending.get_mut(&id))
-            .map(|p| &mut p.kind)
-        {
-            relay.sent = sequence;
-            relay.unwritten.push_back(state);
-        }
     }
 
     /// The generation `conn` goes away: its running nested calls are cancelled on their
