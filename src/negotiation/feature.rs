@@ -163,7 +163,7 @@ impl Feature {
     }
 
     /// The wire name, such as `"request_cancellation"`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Feature::RequestCancellation => "request_cancellation",
             Feature::ContentParts => "content_parts",

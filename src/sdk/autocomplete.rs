@@ -11,15 +11,16 @@ use super::error::HandlerError;
 use super::extension::{AutocompleteEntry, Extension};
 pub use super::output::Completions;
 use super::runtime::diagnostic;
+use crate::negotiation::Feature;
 pub use crate::services::autocomplete::{CompletionItem, CompletionQuery};
 
 /// The feature of `ui/autocomplete/register` and `ui/autocomplete/complete`
 /// (section 2.24b).
-pub const FEATURE_AUTOCOMPLETE: &str = "autocomplete";
+pub const FEATURE_AUTOCOMPLETE: &str = Feature::Autocomplete.as_str();
 
 /// The API 0.4 feature of the completion items' edit fields (section 2.24b); it needs
 /// [`FEATURE_AUTOCOMPLETE`].
-pub const FEATURE_AUTOCOMPLETE_EDIT: &str = "autocomplete_edit_v1";
+pub const FEATURE_AUTOCOMPLETE_EDIT: &str = Feature::AutocompleteEditV1.as_str();
 
 impl Extension {
     /// Registers a completion chain (section 2.24b) and enables `autocomplete`. When

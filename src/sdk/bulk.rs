@@ -27,10 +27,11 @@ use sha2::{Digest, Sha256};
 use super::context::Context;
 use super::error::ChildRequestError;
 use crate::features::bulk::BlobRef;
+use crate::negotiation::Feature;
 
 /// The API 0.4 feature of `bulk/write`, `bulk/commit`, `bulk/read` and `bulk/release`
 /// (section 2.27): offered only when the embedder configures bulk storage.
-pub const FEATURE_BULK_OBJECTS: &str = "bulk_objects_v1";
+pub const FEATURE_BULK_OBJECTS: &str = Feature::BulkObjectsV1.as_str();
 
 /// The only profile.
 const PROFILE: &str = "local-file.v1";

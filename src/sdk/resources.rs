@@ -31,14 +31,15 @@ use super::context::Context;
 use super::error::ChildRequestError;
 use super::extension::Extension;
 pub use super::operation::Operation;
+use crate::negotiation::Feature;
 use crate::validate::resource::ResourceRef;
 
 /// The API 0.4 feature of `resource/register`, `resource/release` and
 /// `resource/dispose` (section 2.26).
-pub const FEATURE_RESOURCE_REFS: &str = "resource_refs_v1";
+pub const FEATURE_RESOURCE_REFS: &str = Feature::ResourceRefsV1.as_str();
 
 /// The API 0.4 feature of a tool definition's `operation` descriptor (section 2.26).
-pub const FEATURE_OPERATION_DESCRIPTORS: &str = "operation_descriptors_v1";
+pub const FEATURE_OPERATION_DESCRIPTORS: &str = Feature::OperationDescriptorsV1.as_str();
 
 /// The exact closed ResourceRef schema of `type_id`, for a tool's `parameters` or
 /// `output_schema` at a descriptor's path.

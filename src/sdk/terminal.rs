@@ -9,13 +9,14 @@ use super::context::Context;
 use super::error::ChildRequestError;
 use super::extension::Extension;
 use super::request::TerminalNotice;
+use crate::negotiation::Feature;
 use crate::services::bound::{NoParams, ServiceRequest, TerminalGrant};
 
 /// The feature of `terminal/acquire`, `terminal/release` and `terminal/grant-lost`.
-pub const FEATURE_TERMINAL_HANDOFF: &str = "terminal_handoff";
+pub const FEATURE_TERMINAL_HANDOFF: &str = Feature::TerminalHandoff.as_str();
 
 /// The feature of the observe-only `ui/terminal-input` and `ui/resize` notifications.
-pub const FEATURE_TERMINAL_INPUT: &str = "terminal_input";
+pub const FEATURE_TERMINAL_INPUT: &str = Feature::TerminalInput.as_str();
 
 impl Extension {
     /// Receives terminal notices (section 2.24) and enables `terminal_handoff`; they

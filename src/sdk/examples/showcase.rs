@@ -14,14 +14,15 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::negotiation::Feature;
 use crate::sdk::{ContentPart, Context, Extension, HandlerError, Tool, ToolOutput};
 
 /// The feature `artifact/publish` and media content parts need (section 2.8).
-pub const FEATURE_ARTIFACTS: &str = "artifacts";
+pub const FEATURE_ARTIFACTS: &str = Feature::Artifacts.as_str();
 /// The feature `tools/register` needs (section 2.11).
-pub const FEATURE_DYNAMIC_TOOLS: &str = "dynamic_tools";
+pub const FEATURE_DYNAMIC_TOOLS: &str = Feature::DynamicTools.as_str();
 /// The feature `policy/evaluate` needs (section 2.9).
-pub const FEATURE_POLICY_INTENTS: &str = "policy_intents";
+pub const FEATURE_POLICY_INTENTS: &str = Feature::PolicyIntents.as_str();
 
 /// The MIME type of [`SNAPSHOT_PNG`].
 pub const SNAPSHOT_MIME_TYPE: &str = "image/png";
