@@ -22,8 +22,9 @@ class Session:
     ``composition_store``, ``composition_timeout`` (seconds), ``resource_refs``,
     ``operation_discovery``, ``bulk_storage`` and ``startup_timeout`` (seconds) its
     flags (``prompt_wakeups=False`` is ``--no-prompt-wakeups``, and keeps the client's
-    reader thread on the default slice too; ``wire_trace=True`` is ``--wire-trace``: every frame comes as a ``trace``
-    event); ``serve_args`` more flags as they are. ``binary`` overrides
+    reader thread on the default slice too; ``wire_trace=True`` is ``--wire-trace``:
+    every frame comes as a ``trace`` event); ``serve_args`` more flags as they are.
+    ``binary`` overrides
     ``OCTET_HOST_BIN``. ``on_confirmation(line) -> bool`` and ``on_input(line) -> str |
     None`` answer the extensions' questions (denied and cancelled without them);
     ``workers`` threads serve them and the bound services; the last ``event_buffer``
