@@ -274,7 +274,11 @@ def test_the_tool_composition_option_offers_composition(
         plain = host.start("composer")
         assert "tool_composition_v1" not in plain["features"], plain["features"]
     with octet_host.Host(
-        workspace, [composer], tool_composition=True, composition_store=store
+        workspace,
+        [composer],
+        tool_composition=True,
+        composition_store=store,
+        composition_timeout=2.5,
     ) as host:
         started = host.start("composer")
         assert "tool_composition_v1" in started["features"], started["features"]
@@ -292,6 +296,7 @@ def test_the_tool_composition_option_offers_composition(
         )
         names = [tool["name"] for tool in report["ctx"]["result"]["tools"]]
         assert "seen" in names, report
+        assert report["ctx"]["result"]["limits"]["timeout_ms"] == 2500, report
         assert report["store"] == {"result": {}}, report
     # The store was written where the option said.
     assert any(store.iterdir()), list(store.iterdir())
