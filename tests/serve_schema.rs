@@ -156,3 +156,35 @@ fn the_schema_names_exactly_the_runtime_features_a_start_accepts() {
     assert_eq!(listed, table);
     serve.close_input().unwrap();
 }
+
+/// `$defs.error_codes` (which the clients' exception tables are generated from) lists
+/// exactly serve's error codes, in the order of `ErrorCode::ALL`, each with a class.
+#[test]
+fn the_schema_lists_exactly_serves_error_codes() {
+    let schema = serve_harness::schema_document();
+    let table = &schema["$defs"]["error_codes"];
+    let listed: Vec<&str> = table["x-codes"]
+        .as_array()
+        .expect("$defs.error_codes.x-codes")
+        .iter()
+        .map(|row| {
+            assert!(
+                row["class"].as_str().is_some_and(|c| !c.is_empty()),
+                "{row}"
+            );
+            row["code"].as_str().unwrap()
+        })
+        .collect();
+    let serve: Vec<&str> = octet_host::serve::ErrorCode::ALL
+        .iter()
+        .map(|code| code.as_str())
+        .collect();
+    assert_eq!(listed, serve);
+    let enumerated: Vec<&str> = table["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|code| code.as_str().unwrap())
+        .collect();
+    assert_eq!(enumerated, serve);
+}

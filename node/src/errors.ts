@@ -6,6 +6,8 @@
  * class (`StartError`, `DeadlineExceeded`, `Cancelled`, ...) for one cause.
  */
 
+import { ERROR_CODES } from "./generated.js";
+
 /** serve's error object: a stable `code`, a message for people, and details. */
 export interface ErrorObject {
   code: string;
@@ -173,61 +175,40 @@ export class DiscoveryRefused extends ServeError {
   override name = "DiscoveryRefused";
 }
 
-const START_CODES = [
-  "unknown_extension",
-  "invalid_manifest",
-  "already_running",
-  "unsupported_api_version",
-  "spawn_failed",
-  "io_error",
-  "initialize_rejected",
-  "negotiation_failed",
-  "initialize_timeout",
-  "re_registration_required",
-  "tool_conflict",
-];
-
-const CONTROL_CODES = [
-  "invalid_json",
-  "line_too_long",
-  "not_an_object",
-  "invalid_id",
-  "missing_field",
-  "wrong_type",
-  "invalid_value",
-  "unknown_op",
-  "duplicate_call_id",
-  "request_kind_mismatch",
-];
+/** The classes the schema's error table names, by name. */
+const CLASSES: { readonly [K in (typeof ERROR_CODES)[keyof typeof ERROR_CODES]]: ServeErrorClass } = {
+  ControlLineError,
+  UnknownCallId,
+  UnknownRequestId,
+  StartError,
+  NotStarted,
+  NotReady,
+  Parked,
+  NotDeclared,
+  RemoteError,
+  Cancelled,
+  DeadlineExceeded,
+  TransportLost,
+  InvalidResult,
+  Declined,
+  RefusedResponse,
+  RequestTooLarge,
+  Overloaded,
+  InvalidRequest,
+  ResourceRefused,
+  HostShutDown,
+  NotificationRefused,
+  ReportRefused,
+  DiscoveryRefused,
+};
 
 type ServeErrorClass = new (error: ErrorObject) => ServeError;
 
-/** serve's error codes and the class each rejects with (docs/serve-protocol.md). */
-export const ERROR_CLASSES: { readonly [code: string]: ServeErrorClass } = {
-  ...Object.fromEntries(START_CODES.map((code) => [code, StartError])),
-  ...Object.fromEntries(CONTROL_CODES.map((code) => [code, ControlLineError])),
-  unknown_call_id: UnknownCallId,
-  unknown_request_id: UnknownRequestId,
-  not_started: NotStarted,
-  not_ready: NotReady,
-  parked: Parked,
-  not_declared: NotDeclared,
-  remote_error: RemoteError,
-  cancelled: Cancelled,
-  deadline_exceeded: DeadlineExceeded,
-  transport_lost: TransportLost,
-  invalid_result: InvalidResult,
-  declined: Declined,
-  refused_response: RefusedResponse,
-  request_too_large: RequestTooLarge,
-  overloaded: Overloaded,
-  invalid_request: InvalidRequest,
-  resource_refused: ResourceRefused,
-  host_shut_down: HostShutDown,
-  notification_refused: NotificationRefused,
-  report_refused: ReportRefused,
-  discovery_refused: DiscoveryRefused,
-};
+/** serve's error codes and the class each rejects with (docs/serve-protocol.md), from
+ * the schema's `$defs.error_codes`. */
+export const ERROR_CLASSES: { readonly [code: string]: ServeErrorClass } = Object.fromEntries(
+  Object.entries(ERROR_CODES).map(([code, name]) => [code, CLASSES[name]]),
+);
 
 /** The error for serve's error object. With `starting` (a `start` or `reload` reply)
  * every code is a `StartError`, so one `catch` covers a start that failed for any

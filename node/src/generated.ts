@@ -1488,6 +1488,55 @@ export const SERVICE_KINDS: { readonly [K in ServiceKind]: { readonly broker: bo
   },
 };
 
+/** Each error code serve sends and the name of the error class it rejects with. */
+export const ERROR_CODES = {
+  invalid_json: "ControlLineError",
+  line_too_long: "ControlLineError",
+  not_an_object: "ControlLineError",
+  invalid_id: "ControlLineError",
+  missing_field: "ControlLineError",
+  wrong_type: "ControlLineError",
+  invalid_value: "ControlLineError",
+  unknown_op: "ControlLineError",
+  duplicate_call_id: "ControlLineError",
+  unknown_call_id: "UnknownCallId",
+  unknown_request_id: "UnknownRequestId",
+  request_kind_mismatch: "ControlLineError",
+  not_started: "NotStarted",
+  unknown_extension: "StartError",
+  invalid_manifest: "StartError",
+  already_running: "StartError",
+  unsupported_api_version: "StartError",
+  spawn_failed: "StartError",
+  io_error: "StartError",
+  initialize_rejected: "StartError",
+  negotiation_failed: "StartError",
+  initialize_timeout: "StartError",
+  transport_lost: "TransportLost",
+  re_registration_required: "StartError",
+  parked: "Parked",
+  tool_conflict: "StartError",
+  declined: "Declined",
+  host_shut_down: "HostShutDown",
+  not_ready: "NotReady",
+  not_declared: "NotDeclared",
+  remote_error: "RemoteError",
+  cancelled: "Cancelled",
+  deadline_exceeded: "DeadlineExceeded",
+  invalid_result: "InvalidResult",
+  refused_response: "RefusedResponse",
+  request_too_large: "RequestTooLarge",
+  overloaded: "Overloaded",
+  invalid_request: "InvalidRequest",
+  notification_refused: "NotificationRefused",
+  report_refused: "ReportRefused",
+  resource_refused: "ResourceRefused",
+  discovery_refused: "DiscoveryRefused",
+} as const;
+
+/** An error code serve sends. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
 /** The members of an operation's control line that a method takes: all but `op`
  * and `id`, which the client sets. */
 export type Members<O extends Op> = Omit<ControlLines[O], "op" | "id">;

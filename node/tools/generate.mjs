@@ -14,6 +14,8 @@
 // - per service kind (`$defs.service_kinds`): interfaces of each method's params and
 //   result, an interface with one optional method per request, the map `Services`
 //   that `start` takes, and the dispatch table `SERVICE_KINDS`;
+// - `ERROR_CODES`: each error code serve sends (`$defs.error_codes`) and the name of the
+//   error class the client rejects with (errors.ts turns the names into its table);
 // - `Operations`, a base class with one typed method per operation the client does
 //   not wrap by hand (the `Host` class wraps the calls, start, stop and reload).
 
@@ -238,6 +240,17 @@ export function generate(schema) {
     "",
   );
 
+  const codes = schema.$defs.error_codes["x-codes"];
+  body.push(
+    "/** Each error code serve sends and the name of the error class it rejects with. */",
+    "export const ERROR_CODES = {",
+    ...codes.map((row) => `  ${row.code}: ${JSON.stringify(row.class)},`),
+    "} as const;",
+    "",
+    "/** An error code serve sends. */",
+    "export type ErrorCode = keyof typeof ERROR_CODES;",
+    "",
+  );
   body.push(
     "/** The members of an operation's control line that a method takes: all but `op`",
     " * and `id`, which the client sets. */",

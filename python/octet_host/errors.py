@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Type
 
+from ._error_codes import ERROR_CODES
+
 __all__ = [
     "OctetHostError",
     "BinaryNotFound",
@@ -212,58 +214,41 @@ class DiscoveryRefused(ServeError):
     """``get_applicable_operations`` was refused (``reason``)."""
 
 
-_START_CODES = (
-    "unknown_extension",
-    "invalid_manifest",
-    "already_running",
-    "unsupported_api_version",
-    "spawn_failed",
-    "io_error",
-    "initialize_rejected",
-    "negotiation_failed",
-    "initialize_timeout",
-    "re_registration_required",
-    "tool_conflict",
-)
+#: The classes the schema's error table names, by name.
+_CLASSES: Dict[str, Type[ServeError]] = {
+    cls.__name__: cls
+    for cls in (
+        ControlLineError,
+        UnknownCallId,
+        UnknownRequestId,
+        StartError,
+        NotStarted,
+        NotReady,
+        Parked,
+        NotDeclared,
+        RemoteError,
+        Cancelled,
+        DeadlineExceeded,
+        TransportLost,
+        InvalidResult,
+        Declined,
+        RefusedResponse,
+        RequestTooLarge,
+        Overloaded,
+        InvalidRequest,
+        ResourceRefused,
+        HostShutDown,
+        NotificationRefused,
+        ReportRefused,
+        DiscoveryRefused,
+    )
+}
 
-_CONTROL_CODES = (
-    "invalid_json",
-    "line_too_long",
-    "not_an_object",
-    "invalid_id",
-    "missing_field",
-    "wrong_type",
-    "invalid_value",
-    "unknown_op",
-    "duplicate_call_id",
-    "request_kind_mismatch",
-)
 
-#: serve's error codes and the exception each raises (docs/serve-protocol.md).
+#: serve's error codes and the exception each raises (docs/serve-protocol.md), from
+#: the schema's ``$defs.error_codes`` (``_error_codes.py`` is generated from it).
 ERROR_CLASSES: Dict[str, Type[ServeError]] = {
-    **{code: StartError for code in _START_CODES},
-    **{code: ControlLineError for code in _CONTROL_CODES},
-    "unknown_call_id": UnknownCallId,
-    "unknown_request_id": UnknownRequestId,
-    "not_started": NotStarted,
-    "not_ready": NotReady,
-    "parked": Parked,
-    "not_declared": NotDeclared,
-    "remote_error": RemoteError,
-    "cancelled": Cancelled,
-    "deadline_exceeded": DeadlineExceeded,
-    "transport_lost": TransportLost,
-    "invalid_result": InvalidResult,
-    "declined": Declined,
-    "refused_response": RefusedResponse,
-    "request_too_large": RequestTooLarge,
-    "overloaded": Overloaded,
-    "invalid_request": InvalidRequest,
-    "resource_refused": ResourceRefused,
-    "host_shut_down": HostShutDown,
-    "notification_refused": NotificationRefused,
-    "report_refused": ReportRefused,
-    "discovery_refused": DiscoveryRefused,
+    code: _CLASSES[name] for code, name in ERROR_CODES.items()
 }
 
 

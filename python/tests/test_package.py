@@ -27,6 +27,14 @@ def test_the_generated_module_matches_the_schema() -> None:
     ).stdout
     installed = Path(octet_host.__file__).with_name("_generated.py").read_text()
     assert installed == fresh, "run `python3 python/tools/generate.py` and commit the result"
+    codes = subprocess.run(
+        [sys.executable, str(generator), str(schema), os.devnull, "-"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    installed = Path(octet_host.__file__).with_name("_error_codes.py").read_text()
+    assert installed == codes, "run `python3 python/tools/generate.py` and commit the result"
 
 
 def test_the_package_is_typed() -> None:

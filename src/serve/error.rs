@@ -107,6 +107,52 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in the order of the schema's `$defs.error_codes`.
+    pub const ALL: [ErrorCode; 42] = [
+        ErrorCode::InvalidJson,
+        ErrorCode::LineTooLong,
+        ErrorCode::NotAnObject,
+        ErrorCode::InvalidId,
+        ErrorCode::MissingField,
+        ErrorCode::WrongType,
+        ErrorCode::InvalidValue,
+        ErrorCode::UnknownOp,
+        ErrorCode::DuplicateCallId,
+        ErrorCode::UnknownCallId,
+        ErrorCode::UnknownRequestId,
+        ErrorCode::RequestKindMismatch,
+        ErrorCode::NotStarted,
+        ErrorCode::UnknownExtension,
+        ErrorCode::InvalidManifest,
+        ErrorCode::AlreadyRunning,
+        ErrorCode::UnsupportedApiVersion,
+        ErrorCode::SpawnFailed,
+        ErrorCode::IoError,
+        ErrorCode::InitializeRejected,
+        ErrorCode::NegotiationFailed,
+        ErrorCode::InitializeTimeout,
+        ErrorCode::TransportLost,
+        ErrorCode::ReRegistrationRequired,
+        ErrorCode::Parked,
+        ErrorCode::ToolConflict,
+        ErrorCode::Declined,
+        ErrorCode::HostShutDown,
+        ErrorCode::NotReady,
+        ErrorCode::NotDeclared,
+        ErrorCode::RemoteError,
+        ErrorCode::Cancelled,
+        ErrorCode::DeadlineExceeded,
+        ErrorCode::InvalidResult,
+        ErrorCode::RefusedResponse,
+        ErrorCode::RequestTooLarge,
+        ErrorCode::Overloaded,
+        ErrorCode::InvalidRequest,
+        ErrorCode::NotificationRefused,
+        ErrorCode::ReportRefused,
+        ErrorCode::ResourceRefused,
+        ErrorCode::DiscoveryRefused,
+    ];
+
     /// The code as sent on the wire, such as `"duplicate_call_id"`.
     pub fn as_str(self) -> &'static str {
         match self {
