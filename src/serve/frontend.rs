@@ -131,9 +131,13 @@ impl ServeFrontend {
     /// `request_cancelled` line written before this returns, and new questions are
     /// answered at once without a line.
     pub fn close(&self) {
-        let mut questions = self.questions.lock();
-        questions.closed = true;
-        let mut ids: Vec<u64> = questions.pending.drain().map(|(id, _)| id).collect();
+        // The lock is not held while the lines are written: the dispatcher takes it for
+        // a request id (`next_request_id`) and must never wait for serve's output.
+        let mut ids: Vec<u64> = {
+            let mut questions = self.questions.lock();
+            questions.closed = true;
+            questions.pending.drain().map(|(id, _)| id).collect()
+        };
         ids.sort_unstable();
         for request_id in ids {
             self.out

@@ -7,6 +7,11 @@
 //! the generation ended) gets a `request_cancelled` line, from one watcher thread, and
 //! always before the `result` of the call whose end withdrew it.
 //!
+//! Forwarding a request costs no thread: the dispatcher registers it and queues its
+//! line without waiting (`RawService::inline`), and the watcher writes the queued lines,
+//! in order and always before any `request_cancelled` of theirs. The dispatcher never
+//! waits for serve's output, so a client that stops reading holds up only its lines.
+//!
 //! Besides the request services by kind, the client may answer for the host's brokers
 //! ([`Broker`]): the policy engine, the approver, the secret broker and the credential
 //! resolver. Their lines follow the same contract (`super::brokers`).
@@ -58,9 +63,17 @@ pub(crate) struct ServeServices {
     out: Emitter,
     /// Shares its request ids, so `request_cancelled` names one request only.
     frontend: Arc<ServeFrontend>,
+    /// Never held while a line is written, so registering never waits for the output.
     waiting: Mutex<HashMap<u64, Waiting>>,
     /// Wakes the watcher when a request starts waiting.
     wake: crossbeam_channel::Sender<()>,
+    /// The `service_request` lines queued and not yet written (unbounded: the
+    /// protocol bounds the requests in flight).
+    queued: crossbeam_channel::Sender<Value>,
+    unwritten: crossbeam_channel::Receiver<Value>,
+    /// Held while queued lines and withdrawals are written, so that they keep their
+    /// order whichever thread writes them.
+    writing: Mutex<()>,
 }
 
 /// One `service_request` line: every service, request or broker, asks with this shape.
@@ -95,33 +108,38 @@ impl RawService for Forward {
     fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
         self.0.forward(call, request, reply);
     }
+
+    /// Forwarding only registers the request and queues its line: it never blocks.
+    fn inline(&self) -> bool {
+        true
+    }
 }
 
 impl ServeServices {
     /// Services writing through `out`, with a watcher thread that ends with them.
     pub fn new(out: Emitter, frontend: Arc<ServeFrontend>) -> std::io::Result<Arc<ServeServices>> {
         let (wake, woken) = crossbeam_channel::bounded(1);
+        let (queued, unwritten) = crossbeam_channel::unbounded();
         let services = Arc::new(ServeServices {
             out,
             frontend,
             waiting: Mutex::new(HashMap::new()),
             wake,
+            queued,
+            unwritten,
+            writing: Mutex::new(()),
         });
         let watched: Weak<ServeServices> = Arc::downgrade(&services);
         std::thread::Builder::new()
             .name("octet-serve-services".into())
             .spawn(move || loop {
-                // Poll while requests wait; sleep (until woken) while none does.
+                // Write what was queued and poll while requests wait; sleep while none
+                // does. A queued line wakes it either way.
                 let idle = match watched.upgrade() {
                     Some(services) => services.withdraw_unwanted(),
                     None => return,
                 };
-                match idle {
-                    true => {
-                        let _ = woken.recv_timeout(IDLE_WAIT);
-                    }
-                    false => std::thread::sleep(CANCEL_POLL),
-                }
+                let _ = woken.recv_timeout(if idle { IDLE_WAIT } else { CANCEL_POLL });
             })?;
         Ok(services)
     }
@@ -175,6 +193,8 @@ impl ServeServices {
         }
     }
 
+    /// Runs on the dispatcher's thread: registers the request and queues its line for
+    /// the watcher, without waiting for serve's output.
     fn forward(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
         // Once serve is closing nobody answers: the dropped reply tells the extension.
         let Some(request_id) = self.frontend.next_request_id() else {
@@ -192,7 +212,7 @@ impl ServeServices {
         // A notification (`providers/complete`) is shown but never answered.
         if call.method.is_notification() {
             drop(reply);
-            self.out.emit(line);
+            self.queue(line);
             return;
         }
         self.wait_for(
@@ -205,12 +225,24 @@ impl ServeServices {
         );
     }
 
-    /// Registers `waiting` under `request_id`, wakes the watcher, and writes `line`:
-    /// registered first, so an answer to the line always finds it.
+    /// Registers `waiting` under `request_id` and queues `line`: registered first, so
+    /// an answer to the line always finds it.
     fn wait_for(&self, request_id: u64, line: Value, waiting: Waiting) {
         self.waiting.lock().insert(request_id, waiting);
+        self.queue(line);
+    }
+
+    /// Queues `line` for the watcher and wakes it.
+    fn queue(&self, line: Value) {
+        let _ = self.queued.send(line);
         let _ = self.wake.try_send(());
-        self.out.emit(line);
+    }
+
+    /// Writes the queued lines; the caller holds `writing`.
+    fn write_queued(&self) {
+        for line in self.unwritten.try_iter() {
+            self.out.emit(line);
+        }
     }
 
     /// The client's `service_answer`: a result that breaks the method's rules is
@@ -269,30 +301,40 @@ impl ServeServices {
     /// true when none is left waiting. The watcher calls it, and so does the calls
     /// thread before each `result` line: the host cancels a call's children before it
     /// answers the call, so their withdrawal is always written first.
+    ///
+    /// The queued `service_request` lines are written first, so a request's
+    /// `request_cancelled` never comes before it.
     pub fn withdraw_unwanted(&self) -> bool {
-        let mut waiting = self.waiting.lock();
-        let mut ids: Vec<u64> = waiting
-            .iter()
-            .filter(|(_, w)| w.cancelled.is_cancelled())
-            .map(|(id, _)| *id)
-            .collect();
-        ids.sort_unstable();
+        let _writing = self.writing.lock();
+        self.write_queued();
+        let (ids, idle) = {
+            let mut waiting = self.waiting.lock();
+            let mut ids: Vec<u64> = waiting
+                .iter()
+                .filter(|(_, w)| w.cancelled.is_cancelled())
+                .map(|(id, _)| *id)
+                .collect();
+            ids.sort_unstable();
+            for id in &ids {
+                waiting.remove(id);
+            }
+            (ids, waiting.is_empty())
+        };
         for id in ids {
-            waiting.remove(&id);
             self.out
                 .emit(cancelled_line(id, CancelCause::NoLongerWanted));
         }
-        waiting.is_empty()
+        idle
     }
 
     /// Serve is closing: every waiting request ends with a `request_cancelled` line
     /// (its extension is answered with an internal error, and is shutting down).
     pub fn close(&self) {
-        let mut waiting = self.waiting.lock();
-        let mut ids: Vec<u64> = waiting.keys().copied().collect();
+        let _writing = self.writing.lock();
+        self.write_queued();
+        let mut ids: Vec<u64> = self.waiting.lock().drain().map(|(id, _)| id).collect();
         ids.sort_unstable();
         for id in ids {
-            waiting.remove(&id);
             self.out.emit(cancelled_line(id, CancelCause::Shutdown));
         }
     }
