@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
 import { findBinary, Host } from "../dist/index.js";
+import { sdkManifest } from "../test/manifests.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -41,28 +42,7 @@ const workspace = join(root, "workspace");
 const extension = join(root, "extensions", "fixture");
 mkdirSync(workspace, { recursive: true });
 mkdirSync(extension, { recursive: true });
-writeFileSync(
-  join(extension, "extension.toml"),
-  `name = "fixture"
-version = "0.1.0"
-api_version = "0.4"
-
-[entrypoint]
-command = ${JSON.stringify(binary)}
-args = ["__extension", "test-extension"]
-
-[contributes]
-tools = ["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail", "panic", "env", "events"]
-commands = ["fixture"]
-hooks = ["before_prompt"]
-context = true
-ui = ["status"]
-tool_renderers = ["echo"]
-notifications = true
-confirmations = true
-menu = true
-`,
-);
+writeFileSync(join(extension, "extension.toml"), sdkManifest(binary));
 const serveArgs = ["--workspace", workspace, "--extension-dir", extension, "--no-global", "serve"];
 
 /** serve driven by hand: lines written, results found by parsing each line. */

@@ -11,12 +11,10 @@ import { test } from "node:test";
 import * as octet from "octet-host";
 import { Host } from "octet-host";
 
-import { alive, ask, dirs, eventually, fixtureHost, sdkExtension, servicesExtension } from "./support.mjs";
+import { alive, ask, dirs, eventually, fixtureHost, peerHost, sdkExtension } from "./support.mjs";
 
 test("a handler that throws is a typed refusal and an event", async (t) => {
-  const { workspace, extensions } = dirs(t);
-  const host = await Host.open({ workspace, extensionDirs: [servicesExtension(extensions, "peer", "0.2")] });
-  t.after(() => host.close());
+  const host = await peerHost(t);
   const errors = [];
   host.on("handler_error", (event) => errors.push(event));
   await host.start("peer", {
@@ -41,9 +39,7 @@ test("a handler that throws is a typed refusal and an event", async (t) => {
 });
 
 test("a handler that never settles meets the deadline and is withdrawn", async (t) => {
-  const { workspace, extensions } = dirs(t);
-  const host = await Host.open({ workspace, extensionDirs: [servicesExtension(extensions, "peer", "0.2")] });
-  t.after(() => host.close());
+  const host = await peerHost(t);
   const calls = [];
   await host.start("peer", {
     services: {
@@ -64,9 +60,7 @@ test("a handler that never settles meets the deadline and is withdrawn", async (
 });
 
 test("aborting a call withdraws its service request", async (t) => {
-  const { workspace, extensions } = dirs(t);
-  const host = await Host.open({ workspace, extensionDirs: [servicesExtension(extensions, "peer", "0.2")] });
-  t.after(() => host.close());
+  const host = await peerHost(t);
   const calls = [];
   await host.start("peer", {
     services: {

@@ -8,7 +8,7 @@ import { test } from "node:test";
 
 import { Host, Refusal } from "octet-host";
 
-import { ask, dirs, eventually, peer03Extension, servicesExtension } from "./support.mjs";
+import { ask, dirs, eventually, peer03Extension, peerHost, servicesExtension } from "./support.mjs";
 
 const SPAWN_POLICY = {
   tools: ["read"],
@@ -281,10 +281,8 @@ test("the brokers are served by objects", async (t) => {
 });
 
 test("a request of a kind not bound never reaches an object", async (t) => {
-  const { workspace, extensions } = dirs(t);
   const journal = [];
-  const host = await Host.open({ workspace, extensionDirs: [servicesExtension(extensions, "peer", "0.2")] });
-  t.after(() => host.close());
+  const host = await peerHost(t);
   const started = await host.start("peer", { services: { composer: { get: () => (journal.push("get"), { text: "" }) } } });
   assert.ok(!started.features.includes("session_entries"));
   const report = await ask(host, "peer", [{ id: "append", method: "session/append_entry", params: { entry_type: "x", data: {} } }]);

@@ -13,6 +13,8 @@ import { join } from "node:path";
 
 import { findBinary, Host } from "octet-host";
 
+import { sdkManifest } from "./manifests.mjs";
+
 /** The repository the raw peers come from. */
 export const REPO = process.env.OCTET_REPO;
 if (!REPO) {
@@ -21,7 +23,7 @@ if (!REPO) {
 export const FIXTURES = join(REPO, "tests", "fixtures");
 const PYTHON = process.env.PYTHON ?? "python3";
 
-export const SDK_TOOLS = ["echo", "sleep", "progress", "confirm", "ask", "notify", "crash", "big", "fail", "panic", "env", "events"];
+export { SDK_TOOLS } from "./manifests.mjs";
 
 /** A fresh workspace and extensions directory, removed after the test. */
 export function dirs(t) {
@@ -48,29 +50,7 @@ const tomlEnv = (env) =>
 
 /** The SDK test extension (API 0.4), as in docs/serve-protocol.md's transcript. */
 export function sdkExtension(root, name = "fixture") {
-  return writeManifest(
-    root,
-    name,
-    `name = "${name}"
-version = "0.1.0"
-api_version = "0.4"
-
-[entrypoint]
-command = ${JSON.stringify(findBinary().path)}
-args = ["__extension", "test-extension"]
-
-[contributes]
-tools = ${JSON.stringify(SDK_TOOLS)}
-commands = ["fixture"]
-hooks = ["before_prompt"]
-context = true
-ui = ["status"]
-tool_renderers = ["echo"]
-notifications = true
-confirmations = true
-menu = true
-`,
-  );
+  return writeManifest(root, name, sdkManifest(findBinary().path, name));
 }
 
 /** A manifest running tests/fixtures/SCRIPT with Python. */
@@ -140,6 +120,14 @@ export function alive(pid) {
   } catch {
     return false;
   }
+}
+
+/** A host over the raw Wave-1 peer of `api` (`peer`), closed after the test. */
+export async function peerHost(t, api = "0.2") {
+  const { workspace, extensions } = dirs(t);
+  const host = await Host.open({ workspace, extensionDirs: [servicesExtension(extensions, "peer", api)] });
+  t.after(() => host.close());
+  return host;
 }
 
 /** A host over the SDK test extension, started as `fixture`, closed after the test. */

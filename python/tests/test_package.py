@@ -16,25 +16,23 @@ import octet_host
 from octet_host import errors
 
 
-def test_the_generated_module_matches_the_schema() -> None:
+def generated(*outputs: str) -> str:
+    """What python/tools/generate.py prints for the repository's schema and ``outputs``."""
     generator = REPO / "python" / "tools" / "generate.py"
     schema = REPO / "docs" / "serve-protocol.schema.json"
-    fresh = subprocess.run(
-        [sys.executable, str(generator), str(schema), "-"],
+    return subprocess.run(
+        [sys.executable, str(generator), str(schema), *outputs],
         check=True,
         capture_output=True,
         text=True,
     ).stdout
-    installed = Path(octet_host.__file__).with_name("_generated.py").read_text()
-    assert installed == fresh, "run `python3 python/tools/generate.py` and commit the result"
-    codes = subprocess.run(
-        [sys.executable, str(generator), str(schema), os.devnull, "-"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    installed = Path(octet_host.__file__).with_name("_error_codes.py").read_text()
-    assert installed == codes, "run `python3 python/tools/generate.py` and commit the result"
+
+
+def test_the_generated_modules_match_the_schema() -> None:
+    package = Path(octet_host.__file__)
+    fix = "run `python3 python/tools/generate.py` and commit the result"
+    assert package.with_name("_generated.py").read_text() == generated("-"), fix
+    assert package.with_name("_error_codes.py").read_text() == generated(os.devnull, "-"), fix
 
 
 def test_the_package_is_typed() -> None:
