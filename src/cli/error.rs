@@ -155,32 +155,40 @@ impl CliError {
     }
 
     /// The error as a JSON object: `code`, `message`, `exit_code`, and `rpc_code` when
-    /// a JSON-RPC error code applies.
+    /// a JSON-RPC error code applies. A start or call error also carries serve's error
+    /// object for it (one encoding of both): serve's code as `serve_code` and its
+    /// details under the same names (`after_ms`, `path`, `discovered`, `stderr_tail`,
+    /// ...; docs/serve-protocol.md, "Replies").
     pub(crate) fn to_json(&self) -> Value {
         if let CliError::Reported(error) = self {
             return error.to_json();
         }
-        let mut error = json!({
-            "code": self.code(),
-            "message": self.to_string(),
-            "exit_code": self.exit_code(),
-        });
-        let rpc_code = match self {
-            CliError::Call { error, .. } => error.code(),
-            CliError::Start {
-                error: StartError::InitializeRejected(e),
-                ..
-            } => Some(e.code),
-            _ => None,
+        let mut error = match self.serve_error() {
+            Some(serve) => {
+                let mut object = serve.to_value();
+                object["serve_code"] = object["code"].take();
+                object
+            }
+            None => json!({}),
         };
-        if let Some(code) = rpc_code {
-            error["rpc_code"] = json!(code);
-        }
+        error["code"] = json!(self.code());
+        error["message"] = json!(self.to_string());
+        error["exit_code"] = json!(self.exit_code());
         if let CliError::Interrupted { signal, report } = self {
             error["signal"] = json!(crate::transport::process::signal_name(*signal));
             error["shutdown"] = report.to_value();
         }
         error
+    }
+
+    /// serve's error for a start or call error (its `rpc_code` included).
+    fn serve_error(&self) -> Option<crate::serve::error::ServeError> {
+        use crate::serve::error::ServeError;
+        match self {
+            CliError::Start { error, .. } => Some(ServeError::from(error)),
+            CliError::Call { error, .. } => Some(ServeError::from(error.as_ref())),
+            _ => None,
+        }
     }
 }
 
@@ -331,5 +339,70 @@ mod tests {
         assert_eq!(value["code"], "call.remote_error");
         assert_eq!(value["rpc_code"], -32001);
         assert_eq!(value["exit_code"], 1);
+    }
+
+    /// The CLI's JSON of a start or call error is serve's error object for it, with the
+    /// CLI's code, message and exit code beside serve's code.
+    #[test]
+    fn start_and_call_errors_carry_serves_error_object() {
+        use crate::host::CancelReason;
+        use crate::serve::error::ServeError;
+        let calls = [
+            CallError::Cancelled {
+                reason: CancelReason::User,
+            },
+            CallError::DeadlineExceeded {
+                after: std::time::Duration::from_millis(250),
+            },
+            CallError::RequestTooLarge {
+                bytes: 10,
+                limit: 5,
+            },
+            CallError::Overloaded { queued: 3 },
+            CallError::Remote(crate::wire::ResponseError {
+                code: -32001,
+                message: "boom".into(),
+                data: Some(serde_json::json!({"why": "because"})),
+            }),
+            CallError::HostShutDown,
+        ];
+        let starts = [
+            StartError::UnknownExtension {
+                name: "x".into(),
+                discovered: vec!["y".into()],
+                problems: Vec::new(),
+            },
+            StartError::HostShutDown,
+        ];
+        let errors = calls
+            .into_iter()
+            .map(|error| {
+                let serve = ServeError::from(&error).to_value();
+                let cli = CliError::Call {
+                    extension: "x".into(),
+                    target: "tool t".into(),
+                    error: Box::new(error),
+                };
+                (cli, serve)
+            })
+            .chain(starts.into_iter().map(|error| {
+                let serve = ServeError::from(&error).to_value();
+                let cli = CliError::Start {
+                    extension: "x".into(),
+                    error,
+                };
+                (cli, serve)
+            }));
+        for (cli, serve) in errors {
+            let value = cli.to_json();
+            assert_eq!(value["serve_code"], serve["code"], "{value}");
+            assert_eq!(value["code"], cli.code());
+            assert_eq!(value["exit_code"], cli.exit_code());
+            for (key, member) in serve.as_object().unwrap() {
+                if key != "code" && key != "message" {
+                    assert_eq!(&value[key], member, "{key} of {value}");
+                }
+            }
+        }
     }
 }

@@ -36,7 +36,7 @@ mod brokers;
 mod calls;
 mod control;
 mod encode;
-mod error;
+pub(crate) mod error;
 mod fields;
 mod frontend;
 mod io;

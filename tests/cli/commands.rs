@@ -120,6 +120,9 @@ fn call_of_an_unknown_extension_exits_2_with_one_error_line() {
     let document = json_stdout(&output);
     assert_eq!(document["error"]["code"], "start.unknown_extension");
     assert_eq!(document["error"]["exit_code"], 2);
+    // serve's error object for the same error, beside the CLI's code.
+    assert_eq!(document["error"]["serve_code"], "unknown_extension");
+    assert_eq!(document["error"]["discovered"], json!(["test-extension"]));
 }
 
 #[test]
@@ -210,6 +213,8 @@ fn a_deadline_cancels_the_call_and_exits_1() {
     let document = json_stdout(&output);
     assert_eq!(document["error"]["code"], "call.deadline_exceeded");
     assert_eq!(document["error"]["rpc_code"], -32800);
+    assert_eq!(document["error"]["serve_code"], "deadline_exceeded");
+    assert_eq!(document["error"]["after_ms"], 200);
 }
 
 #[test]
