@@ -1,5 +1,12 @@
 //! One `serve` session: the host, the started extensions, the active calls, and the
-//! handling of each control line.
+//! handling of each control line. Starting, reloading and stopping generations is in
+//! `generations.rs`, and starting the host request of each call kind in `jobs.rs`.
+
+mod generations;
+mod jobs;
+
+use generations::not_started;
+use jobs::start_job;
 
 use std::collections::HashMap;
 use std::io;
@@ -10,7 +17,7 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
-use super::calls::{Calls, FailedJob, PendingJob, TypedPending, Waiting, PROGRESS_QUEUE};
+use super::calls::{Calls, FailedJob, Waiting, PROGRESS_QUEUE};
 use super::control::{self, CallKind, CallSpec, ClientId, ControlError, ControlLine, Op};
 use super::encode;
 use super::error::{ErrorCode, ServeError};
@@ -18,9 +25,7 @@ use super::frontend::{Answer, ServeFrontend};
 use super::io::Emitter;
 use super::services::ServeServices;
 use super::Wakeups;
-use crate::host::{
-    CallError, CallOptions, CancelFlag, ExtensionHandle, ExtensionHost, HostEvent, StartOptions,
-};
+use crate::host::{CallError, CallOptions, CancelFlag, ExtensionHandle, ExtensionHost, HostEvent};
 use crate::services::autocomplete::CompletionQuery;
 use crate::validate::ExtensionMenuItem;
 
@@ -371,108 +376,6 @@ impl Session {
         }
     }
 
-    /// Starts on a thread of its own: `initialize` may take seconds, and the control
-    /// loop must keep answering meanwhile.
-    fn start(
-        &mut self,
-        id: Option<&ClientId>,
-        extension: String,
-        startup_timeout: Option<std::time::Duration>,
-        services: Vec<super::bindings::ServeBinding>,
-    ) {
-        // A start of an extension that is already starting gets that start's outcome
-        // (not `already_running` while it may still fail).
-        if let Some(waiting) = self.starting.lock().get_mut(&extension) {
-            waiting.push(id.cloned());
-            return;
-        }
-        self.starting.lock().insert(extension.clone(), Vec::new());
-        let name = extension.clone();
-        let host = self.host.clone();
-        let started = self.started.clone();
-        let starting = self.starting.clone();
-        let out = self.out.clone();
-        let reply_to = id.cloned();
-        // The client answers exactly the services it named, and only those are
-        // offered; a start that names none keeps what an earlier start bound (a
-        // reload reviving a parked extension).
-        let options = StartOptions {
-            startup_timeout,
-            services: (!services.is_empty()).then(|| bind(&self.services, &services)),
-        };
-        let spawned = self.spawn(id, "octet-serve-start", move || {
-            let line = |id: Option<&ClientId>, outcome: &Result<Value, ServeError>| match outcome {
-                Ok(info) => reply_ok_line(id, info.clone()),
-                Err(error) => reply_error_line(id, error),
-            };
-            let outcome = match host.start_with(&extension, options) {
-                Ok(handle) => {
-                    let info = encode::started(handle.info());
-                    started.lock().insert(extension.clone(), handle);
-                    Ok(info)
-                }
-                Err(error) => Err(ServeError::from(&error)),
-            };
-            out.emit(line(reply_to.as_ref(), &outcome));
-            let waiting = starting.lock().remove(&extension).unwrap_or_default();
-            for id in waiting {
-                out.emit(line(id.as_ref(), &outcome));
-            }
-        });
-        if !spawned {
-            self.starting.lock().remove(&name);
-        }
-    }
-
-    /// Reloads candidate-first on a thread of its own (section 5): the current
-    /// generation keeps serving until the new one is ready, and the session's handle
-    /// routes to the new one from then on.
-    fn reload(&mut self, id: Option<&ClientId>, extension: String) {
-        if !self.started.lock().contains_key(&extension) {
-            // A first start that failed is parked as generation 0; a reload is the
-            // manual generation change that revives it (section 5).
-            let parked = self
-                .host
-                .status()
-                .iter()
-                .any(|s| s.extension == extension && s.parked.is_some());
-            match parked {
-                true => self.start(id, extension, None, Vec::new()),
-                false => self.reply_error(id, not_started(&extension)),
-            }
-            return;
-        }
-        let host = self.host.clone();
-        let out = self.out.clone();
-        let reply_to = id.cloned();
-        self.spawn(id, "octet-serve-reload", move || {
-            let id = reply_to;
-            let line = match host.reload(&extension) {
-                Ok(info) => reply_ok_line(id.as_ref(), encode::started(&info)),
-                Err(error) => reply_error_line(id.as_ref(), &ServeError::from(&error)),
-            };
-            out.emit(line);
-        });
-    }
-
-    /// Stops on a thread of its own (the bounded shutdown sequence of section 1.8).
-    fn stop(&mut self, id: Option<&ClientId>, extension: String) {
-        let Some(handle) = self.started.lock().remove(&extension) else {
-            self.reply_error(id, not_started(&extension));
-            return;
-        };
-        let out = self.out.clone();
-        let reply_to = id.cloned();
-        self.spawn(id, "octet-serve-stop", move || {
-            let id = reply_to;
-            let report = handle.shutdown().unwrap_or_default();
-            out.emit(reply_ok_line(
-                id.as_ref(),
-                json!({"report": report.to_value()}),
-            ));
-        });
-    }
-
     /// Admits a call: the reply acknowledges it, the `result` line follows.
     fn call(&mut self, id: Option<&ClientId>, spec: CallSpec) {
         let CallSpec {
@@ -546,35 +449,6 @@ impl Session {
                     })),
                     progress: answer,
                 });
-            }
-        }
-    }
-
-    /// Runs `body` on a named thread (a start, stop or reload: at most a few per
-    /// extension). When no thread can be started, the operation is refused with an
-    /// `io_error` reply rather than run on the control loop, which must never wait.
-    /// True when the thread started.
-    fn spawn(
-        &mut self,
-        id: Option<&ClientId>,
-        name: &str,
-        body: impl FnOnce() + Send + 'static,
-    ) -> bool {
-        self.threads.retain(|thread| !thread.is_finished());
-        match std::thread::Builder::new().name(name.into()).spawn(body) {
-            Ok(thread) => {
-                self.threads.push(thread);
-                true
-            }
-            Err(error) => {
-                self.reply_error(
-                    id,
-                    ServeError::new(
-                        ErrorCode::IoError,
-                        format!("cannot start a thread for this operation: {error}"),
-                    ),
-                );
-                false
             }
         }
     }
@@ -684,74 +558,6 @@ impl Session {
     }
 }
 
-/// Starts the host request of `kind`; every kind is a [`PendingCall`], so selectable
-/// and cancellable. `withdrawn` withdraws a destructive menu action's confirmation
-/// while it is being asked.
-///
-/// [`PendingCall`]: crate::host::PendingCall
-fn start_job(
-    handle: &ExtensionHandle,
-    kind: CallKind,
-    options: CallOptions,
-    withdrawn: &CancelFlag,
-) -> Box<dyn PendingJob> {
-    let pending = |job: Box<dyn PendingJob>| job;
-    match kind {
-        CallKind::Tool { tool, arguments } => pending(Box::new(TypedPending {
-            pending: handle.call_tool_async(&tool, arguments, options),
-            encode: encode::tool_output,
-        })),
-        CallKind::Command { name, arguments } => pending(Box::new(TypedPending {
-            pending: handle.execute_command_async(&name, arguments, options),
-            encode: encode::command_output,
-        })),
-        CallKind::Hook(payload) => pending(Box::new(TypedPending {
-            pending: handle.run_hook_async(payload, options),
-            encode: encode::hook_output,
-        })),
-        CallKind::Context { prompt } => pending(Box::new(TypedPending {
-            pending: handle.collect_context_async(prompt.as_deref(), options),
-            encode: |c| encode::context_output(c),
-        })),
-        CallKind::StatusCollect { surface } => pending(Box::new(TypedPending {
-            pending: handle.collect_status_async(surface, options),
-            encode: |c| encode::status_output(c.as_ref()),
-        })),
-        CallKind::Render {
-            tool,
-            arguments,
-            output,
-            is_error,
-        } => pending(Box::new(TypedPending {
-            pending: handle.render_tool_async(&tool, arguments, &output, is_error, options),
-            encode: encode::render_output,
-        })),
-        CallKind::Menu => pending(Box::new(TypedPending {
-            pending: handle.collect_menu_async(options),
-            encode: encode::menu_output,
-        })),
-        // A destructive action blocks here for its confirmation: `call` runs those
-        // on a thread of their own.
-        CallKind::MenuAction(item) => {
-            match handle.run_menu_action_withdrawable(&item, options, withdrawn) {
-                Ok(call) => pending(Box::new(TypedPending {
-                    pending: call,
-                    encode: encode::command_output,
-                })),
-                Err(error) => Box::new(FailedJob::new(error)),
-            }
-        }
-    }
-}
-
-fn not_started(extension: &str) -> ServeError {
-    ServeError::new(
-        ErrorCode::NotStarted,
-        format!("extension `{extension}` is not started in this session"),
-    )
-    .with("extension", extension)
-}
-
 /// `{"type": "reply", "id": .., "ok": true, ..fields}`.
 pub(crate) fn reply_ok_line(id: Option<&ClientId>, fields: Value) -> Value {
     let mut line = reply_head(id, true);
@@ -774,24 +580,4 @@ fn reply_head(id: Option<&ClientId>, ok: bool) -> Map<String, Value> {
     line.insert("id".into(), id.map_or(Value::Null, ClientId::to_value));
     line.insert("ok".into(), ok.into());
     line
-}
-
-/// Bindings that forward the named services to the client: request services through
-/// the service lines, brokers through their forwarders.
-fn bind(
-    services: &Arc<ServeServices>,
-    named: &[super::bindings::ServeBinding],
-) -> crate::services::bound::ServiceBindings {
-    use super::bindings::ServeBinding;
-    use crate::negotiation::Feature;
-    named.iter().fold(
-        crate::services::bound::ServiceBindings::new(),
-        |bindings, binding| match binding {
-            ServeBinding::Kind(kind) => services.bind_kind(bindings, *kind),
-            ServeBinding::Broker(broker) => super::brokers::bind(bindings, *broker, services),
-            ServeBinding::Frontend(Feature::AutocompleteEditV1) => bindings.autocomplete_edit(),
-            ServeBinding::Frontend(Feature::TerminalInput) => bindings.terminal_input(),
-            ServeBinding::Frontend(_) => bindings,
-        },
-    )
 }
