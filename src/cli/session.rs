@@ -33,7 +33,7 @@ pub(crate) fn builder_for(global: &GlobalArgs) -> Result<ExtensionHostBuilder, C
     if let Some(timeout) = global.startup_timeout {
         builder = builder.startup_timeout(timeout);
     }
-    Ok(global.features.apply(builder))
+    Ok(builder.runtime_options(&global.features))
 }
 
 /// A host, shut down on every path out of the subcommand.

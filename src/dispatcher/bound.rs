@@ -48,7 +48,7 @@ impl Admitted {
         source: GenerationRef,
         method: ServiceMethod,
         cancelled: CancelFlag,
-        reports: super::features::CallReports,
+        reports: super::features::offering::CallReports,
     ) -> ServiceCall {
         ServiceCall {
             source,
@@ -131,7 +131,7 @@ impl Dispatcher {
             self.answer_held(conn, method.kind());
             return Ok(());
         }
-        let reports = super::features::call_reports(&self.shared, &c.guards, method);
+        let reports = super::features::offering::call_reports(&self.shared, &c.guards, method);
         let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::new(
             conn,
@@ -231,7 +231,7 @@ impl Dispatcher {
             live_call: c.pending.is_call(&parent),
             live_tool_call: c.pending.is_tool_call(&parent),
             live_delegating: c.pending.is_delegating(&parent),
-            retained_owner: super::features::retains_owner(&c.features()),
+            retained_owner: super::features::offering::retains_owner(&c.features()),
             pending: c.pending.contains_key(&parent),
             issued: parent >= 1 && parent < c.peek_next_request_id(),
             tombstoned: c.tombstones.get(parent, Instant::now()).is_some(),
@@ -278,7 +278,7 @@ impl Dispatcher {
             return Err(format!("no {} service is bound", method.kind()));
         };
         let cancelled = CancelFlag::default();
-        let reports = super::features::call_reports(&self.shared, &c.guards, method);
+        let reports = super::features::offering::call_reports(&self.shared, &c.guards, method);
         let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
         let reply = RawReply::detached(method, cancelled);
         run_service(service, call, request, reply)

@@ -188,7 +188,7 @@ pub(crate) struct Connection {
     /// The host state of the service kinds that keep one (shortcuts, section 2.20).
     pub guards: super::guards::KindGuards,
     /// The state each runtime-served feature keeps for this generation.
-    pub features: super::features::FeatureStates,
+    pub features: super::features::states::FeatureStates,
     /// Assistant-message deltas waiting to be batched into `message/updated`
     /// (section 1.11).
     pub messages: super::messages::batches::MessageBatches,
@@ -259,7 +259,7 @@ impl Connection {
             streams: Default::default(),
             services: ServiceBindings::new(),
             guards: Default::default(),
-            features: super::features::FeatureStates::new(format!(
+            features: super::features::states::FeatureStates::new(format!(
                 "res-{}-{}",
                 conn.0,
                 crate::hex::random(6).unwrap_or_default()

@@ -44,7 +44,7 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
         None => shared.services.clone(),
     };
     let (services, withheld) =
-        super::features::bind_runtime_services(shared, manifest, services, own);
+        super::features::offering::bind_runtime_services(shared, manifest, services, own);
     drop(per_extension);
     // Conditional services are offered only when bound (section 1.1).
     if manifest.api_version.is_feature_negotiated() {
@@ -70,7 +70,7 @@ pub(crate) fn launch(shared: &Shared, located: LocatedManifest) -> Result<Launch
             offer = offer.with_feature(feature);
         }
     }
-    offer = super::features::offer_runtime_features(shared, manifest, offer);
+    offer = super::features::offering::offer_runtime_features(shared, manifest, offer);
     for capability in services.kinds().filter_map(|kind| kind.capability()) {
         if manifest.api_version == manifest::ApiVersion::V0_3 {
             offer = offer.with_contract_capability(capability);

@@ -50,10 +50,10 @@ pub(crate) enum PendingKind {
 }
 
 /// A host request a runtime-served feature sent, with what the feature needs to
-/// settle it ([`super::features::RuntimeFeature::request_answered`]).
+/// settle it (its `request_answered` hook).
 pub(crate) struct FeatureRequest {
-    /// The feature that sent it.
-    pub feature: &'static dyn super::features::RuntimeFeature,
+    /// The name of the feature that sent it, as the registration table lists it.
+    pub feature: &'static str,
     /// What the feature keeps with the request until it settles.
     pub state: Box<dyn std::any::Any + Send>,
 }

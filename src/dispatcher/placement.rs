@@ -18,7 +18,7 @@ pub(super) struct KnownParent {
     /// (section 2.13).
     pub(super) live_delegating: bool,
     /// The retained-owner feature was negotiated
-    /// ([`super::features::RETAINED_OWNER`]): a request admitted under a live tool call
+    /// ([`super::features::offering::RETAINED_OWNER`]): a request admitted under a live tool call
     /// or command may carry the issued owner (section 2.18).
     pub(super) retained_owner: bool,
     /// It is still pending, of whatever kind.
@@ -56,7 +56,7 @@ pub(super) fn place(
         return Err(Refusal::UnsupportedFeature.because(format!(
             "{method} with resource_owner needs {}, which was not negotiated; name a live \
              parent_request_id",
-            super::features::RETAINED_OWNER.as_str()
+            super::features::offering::RETAINED_OWNER.as_str()
         )));
     }
     if known.tombstoned {

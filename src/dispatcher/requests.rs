@@ -285,7 +285,7 @@ impl Dispatcher {
             return;
         };
         if let PendingKind::Feature(request) = pending.kind {
-            request.feature.request_deadline(self, conn, request.state);
+            Dispatcher::feature_named(request.feature).request_deadline(self, conn, request.state);
             return;
         }
         if let PendingKind::LifecycleHook = pending.kind {
@@ -335,11 +335,8 @@ impl Dispatcher {
                 }
                 PendingKind::Shutdown => self.on_shutdown_ack(conn),
                 PendingKind::LifecycleHook => self.on_lifecycle_hook_answer(conn, response.outcome),
-                PendingKind::Feature(request) => {
-                    request
-                        .feature
-                        .request_answered(self, conn, request.state, response.outcome)
-                }
+                PendingKind::Feature(request) => Dispatcher::feature_named(request.feature)
+                    .request_answered(self, conn, request.state, response.outcome),
                 PendingKind::Call {
                     call,
                     reply,

@@ -1,13 +1,13 @@
 //! The options of the features the runtime serves itself, as one table: the CLI's
 //! global flags (and their help), serve's options and the builder all read
 //! [`RuntimeOptions`], so a new option is one field here and one line in
-//! [`RuntimeOptions::apply`]; the Python client's keywords are held to
-//! [`RuntimeOptions::FLAGS`] by a test.
+//! [`ExtensionHostBuilder::runtime_options`]; the Python and Node clients' options are
+//! held to [`RuntimeOptions::FLAGS`] by a test.
+//!
+//! [`ExtensionHostBuilder::runtime_options`]: crate::ExtensionHostBuilder::runtime_options
 
 use std::path::PathBuf;
 use std::time::Duration;
-
-use crate::host::ExtensionHostBuilder;
 
 /// Which runtime-served features a host offers every extension, and where they keep
 /// their files. Each is off by default; under serve, a `start` may also offer a feature
@@ -68,32 +68,8 @@ impl RuntimeOptions {
         ("operation_discovery", "--operation-discovery"),
         ("bulk_storage", "--bulk-storage"),
     ];
-
-    /// `builder` with these options. Operation discovery is turned on once the host is
-    /// built ([`RuntimeOptions::enable`]).
-    pub fn apply(&self, mut builder: ExtensionHostBuilder) -> ExtensionHostBuilder {
-        builder = builder
-            .tool_composition(self.tool_composition)
-            .resource_refs(self.resource_refs);
-        if let Some(dir) = &self.bulk_storage {
-            builder = builder.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
-        }
-        if let Some(store) = &self.composition_store {
-            builder = builder.composition_store(store);
-        }
-        if let Some(timeout) = self.composition_timeout {
-            builder = builder.composition_timeout(timeout);
-        }
-        builder
-    }
-
-    /// Turns on, on a built host, what the builder does not configure.
-    pub fn enable(&self, host: &crate::ExtensionHost) {
-        if self.operation_discovery {
-            host.enable_operation_discovery();
-        }
-    }
 }
+
 /// Parses `--composition-timeout`: seconds, decimals allowed, within
 /// [`crate::limits::MIN_COMPOSITION_TIMEOUT`] and
 /// [`crate::limits::MAX_COMPOSITION_TIMEOUT`].

@@ -46,6 +46,7 @@ pub struct ExtensionHostBuilder {
     bulk_storage: Option<crate::features::bulk::BulkStorage>,
     composition_store: Option<PathBuf>,
     composition_timeout: std::time::Duration,
+    operation_discovery: bool,
     spin_before_sleep: Duration,
     startup_timeout: Duration,
     timeouts: Timeouts,
@@ -88,6 +89,7 @@ impl ExtensionHostBuilder {
             bulk_storage: None,
             composition_store: None,
             composition_timeout: crate::limits::COMPOSITION_TIMEOUT,
+            operation_discovery: false,
         }
     }
 
@@ -421,6 +423,26 @@ impl ExtensionHostBuilder {
         self
     }
 
+    /// Every option of the runtime-served features' table
+    /// ([`crate::features::RuntimeOptions`]): what the CLI's global flags and serve's
+    /// options configure.
+    pub fn runtime_options(mut self, options: &crate::features::RuntimeOptions) -> Self {
+        self = self
+            .tool_composition(options.tool_composition)
+            .resource_refs(options.resource_refs);
+        if let Some(dir) = &options.bulk_storage {
+            self = self.bulk_storage(crate::features::bulk::BulkStorage::in_directory(dir));
+        }
+        if let Some(store) = &options.composition_store {
+            self = self.composition_store(store);
+        }
+        if let Some(timeout) = options.composition_timeout {
+            self = self.composition_timeout(timeout);
+        }
+        self.operation_discovery = options.operation_discovery;
+        self
+    }
+
     /// Starts the dispatcher and returns the host.
     pub fn build(self) -> std::io::Result<ExtensionHost> {
         let workspace = std::path::absolute(&self.workspace)?;
@@ -485,7 +507,7 @@ impl ExtensionHostBuilder {
                     Some(store) => std::sync::OnceLock::from(store),
                     None => std::sync::OnceLock::new(),
                 },
-                operation_discovery: std::sync::atomic::AtomicBool::new(false),
+                operation_discovery: std::sync::atomic::AtomicBool::new(self.operation_discovery),
                 agents: Arc::new(crate::services::bound::agents::hub::AgentHub::new()),
                 agent_delegates: self.agent_delegates,
                 runtime_offers: crate::features::offers::RuntimeOffers::new(self.runtime_features),

@@ -225,7 +225,7 @@ impl ServeOptions {
         if let Some(session_id) = self.session_id {
             builder = builder.session_id(session_id);
         }
-        builder = self.features.apply(builder);
+        builder = builder.runtime_options(&self.features);
         if let Some(trace) = trace {
             builder = builder.wire_trace_sink(trace);
         }
@@ -235,9 +235,7 @@ impl ServeOptions {
         for dir in self.extension_dirs {
             builder = builder.extension_dir(dir);
         }
-        let host = builder.build()?;
-        self.features.enable(&host);
-        Ok(host)
+        builder.build()
     }
 }
 

@@ -49,8 +49,11 @@ impl Dispatcher {
                 independent: true,
                 verdict: Verdict::Serve(None),
             };
-            let reports =
-                crate::dispatcher::features::call_reports(&self.shared, &c.guards, method);
+            let reports = crate::dispatcher::features::offering::call_reports(
+                &self.shared,
+                &c.guards,
+                method,
+            );
             let call = admitted.into_call(c.source.clone(), method, cancelled.clone(), reports);
             let reply = RawReply::detached(method, cancelled);
             let _ = run_service(service.clone(), call, request, reply);

@@ -6,14 +6,16 @@
 //! call's and a generation's life ([`Dispatcher::each_feature`]), routes an
 //! extension-to-host method whose answerer is [`Answerer::Feature`] to the feature that
 //! lists it ([`RuntimeFeature::methods`]), and keeps each feature's per-generation
-//! state in [`FeatureStates`], which only the features read.
+//! state in [`states::FeatureStates`], which only the features read.
 //!
 //! - `composition/`: tool composition (section 2.25);
 //! - `resources.rs` and `exports.rs`: resource refs and operation descriptors (2.26),
 //!   with a call's resource and blob outputs published together;
 //! - `bulk.rs`: bulk objects (2.27);
 //! - `agents.rs` and `agent_trees.rs`: the agent guard (2.13-2.18), which completes
-//!   the embedder's agent service from the runtime's records.
+//!   the embedder's agent service from the runtime's records;
+//! - `offering.rs`: what a generation is offered and bound with for the features, and
+//!   what its service calls carry for them; `states.rs`: each generation's state.
 //!
 //! [`Answerer::Feature`]: super::route::Answerer::Feature
 
@@ -22,9 +24,9 @@ pub(super) mod agents;
 pub(super) mod bulk;
 pub(super) mod composition;
 pub(super) mod exports;
+pub(super) mod offering;
 pub(super) mod resources;
-
-use std::collections::HashMap;
+pub(super) mod states;
 
 use serde_json::Value;
 
@@ -41,6 +43,10 @@ use crate::wire::{RequestId, ResponseError};
 /// default that does nothing, so a feature implements the moments it cares about.
 /// Hooks run on the dispatcher thread, in the order of [`FEATURES`].
 pub(super) trait RuntimeFeature: Sync {
+    /// The feature's name in the registration table, which the requests it sends
+    /// carry ([`super::pending::FeatureRequest`]).
+    fn name(&self) -> &'static str;
+
     /// The extension-to-host methods this feature answers (rows of the host method
     /// table whose answerer is `Feature`).
     fn methods(&self) -> &'static [HostMethod] {
@@ -197,24 +203,6 @@ impl DispatcherFeatures {
     }
 }
 
-/// Each feature's state for one generation.
-pub(super) struct FeatureStates {
-    /// The generation's resource records (section 2.26).
-    pub resources: crate::features::resources::ResourceTable,
-    /// Compositions in progress, by the `tool/call` that admitted them (section 2.25).
-    pub compositions: HashMap<u64, composition::parent::CompositionParent>,
-}
-
-impl FeatureStates {
-    /// The state of a new generation; `owner` names its resource records.
-    pub fn new(owner: String) -> FeatureStates {
-        FeatureStates {
-            resources: crate::features::resources::ResourceTable::new(owner),
-            compositions: HashMap::new(),
-        }
-    }
-}
-
 impl Dispatcher {
     /// A feature's host-wide state changed ([`crate::features::HostFeatures::wakeups`]):
     /// a child agent session's record changed.
@@ -229,6 +217,14 @@ impl Dispatcher {
                 let _ = reply.send(self.resource_home(&resource));
             }
         }
+    }
+
+    /// The registered feature named `name`.
+    pub(super) fn feature_named(name: &str) -> &'static dyn RuntimeFeature {
+        *FEATURES
+            .iter()
+            .find(|feature| feature.name() == name)
+            .expect("a feature request names a registered feature")
     }
 
     /// Adds what every feature holds to `tables`.
@@ -299,6 +295,10 @@ impl Dispatcher {
 }
 
 impl RuntimeFeature for ResourceRefs {
+    fn name(&self) -> &'static str {
+        "resource_refs"
+    }
+
     fn methods(&self) -> &'static [HostMethod] {
         &[HostMethod::ResourceRegister, HostMethod::ResourceRelease]
     }
@@ -382,6 +382,10 @@ impl RuntimeFeature for ResourceRefs {
 }
 
 impl RuntimeFeature for BulkObjects {
+    fn name(&self) -> &'static str {
+        "bulk_objects"
+    }
+
     fn methods(&self) -> &'static [HostMethod] {
         &[
             HostMethod::BulkWrite,
@@ -451,6 +455,10 @@ impl RuntimeFeature for BulkObjects {
 }
 
 impl RuntimeFeature for Composition {
+    fn name(&self) -> &'static str {
+        "composition"
+    }
+
     fn methods(&self) -> &'static [HostMethod] {
         composition::METHODS
     }
@@ -503,6 +511,10 @@ impl RuntimeFeature for Composition {
 struct AgentGuard;
 
 impl RuntimeFeature for AgentGuard {
+    fn name(&self) -> &'static str {
+        "agent_guard"
+    }
+
     fn generation_launched(&self, d: &mut Dispatcher, conn: ConnId) {
         d.register_agent_guard(conn);
     }
@@ -516,83 +528,4 @@ impl RuntimeFeature for AgentGuard {
     fn session_settled(&self, d: &mut Dispatcher, session_id: &str) {
         d.retire_session_owner(session_id);
     }
-}
-
-/// The services `manifest`'s generation is bound with once the runtime-served features
-/// had their say, and the bound features it must not be offered; `own` are the
-/// bindings of this extension alone, if it has any.
-///
-/// `agent_sessions` is conditional (section 2.13): offered to an extension it was bound
-/// for, or that the embedder allowed to use the host-wide binding; the features that
-/// require it go with it. With it go its companions: those the embedder did not bind,
-/// the runtime serves itself.
-pub(super) fn bind_runtime_services(
-    shared: &super::Shared,
-    manifest: &crate::manifest::Manifest,
-    services: crate::services::bound::ServiceBindings,
-    own: Option<&crate::services::bound::ServiceBindings>,
-) -> (crate::services::bound::ServiceBindings, Vec<Feature>) {
-    use crate::services::bound::ServiceKind;
-    let bound_for_it = own.is_some_and(|own| own.is_bound(ServiceKind::AgentSessions));
-    if bound_for_it || shared.features.agent_delegates.contains(&manifest.name) {
-        let services = crate::services::bound::agents::defaults::with_agent_defaults(
-            services,
-            &shared.host_context,
-        );
-        (services, Vec::new())
-    } else {
-        (services, vec![Feature::AgentSessions])
-    }
-}
-
-/// `offer` with the features the runtime serves itself: on API 0.4 only, to the
-/// extensions the embedder enabled them for (sections 2.25-2.27); bulk objects only
-/// with configured storage.
-pub(super) fn offer_runtime_features(
-    shared: &super::Shared,
-    manifest: &crate::manifest::Manifest,
-    mut offer: crate::negotiation::InitializeOffer,
-) -> crate::negotiation::InitializeOffer {
-    if manifest.api_version != crate::manifest::ApiVersion::V0_4 {
-        return offer;
-    }
-    let offered = shared.features.runtime_offers.offered_to(&manifest.name);
-    for feature in crate::features::offers::RuntimeOffers::FEATURES {
-        if offered.contains(feature) && feature != Feature::BulkObjectsV1 {
-            offer = offer.with_feature(feature);
-        }
-    }
-    if let (Some(store), true) = (
-        shared.features.bulk.get(),
-        offered.contains(Feature::BulkObjectsV1),
-    ) {
-        offer = offer.with_bulk_objects(store.offer());
-    }
-    offer
-}
-
-/// What a service call carries for the runtime-served features: the report handle of
-/// the agent guard, for every kind it decides.
-pub(super) type CallReports = Option<crate::services::bound::AgentReports>;
-
-/// The report handle a service call of `method` carries: for every kind the
-/// `agent_sessions` guard decides (the sessions and their companions), none for the
-/// others.
-pub(super) fn call_reports(
-    shared: &super::Shared,
-    guards: &super::guards::KindGuards,
-    method: crate::services::bound::ServiceMethod,
-) -> CallReports {
-    use crate::services::bound::{AgentReports, ServiceKind};
-    (guards.decided_by(method.kind()) == ServiceKind::AgentSessions)
-        .then(|| AgentReports(shared.features.agents.clone()))
-}
-
-/// The feature that brings the retained-owner contract: an explicit `resource_owner`
-/// may outlive its parent (section 2).
-pub(super) const RETAINED_OWNER: Feature = Feature::AgentSessionLifetimeV1;
-
-/// True when `features` bring the retained-owner contract ([`RETAINED_OWNER`]).
-pub(super) fn retains_owner(features: &crate::negotiation::FeatureSet) -> bool {
-    features.contains(RETAINED_OWNER)
 }

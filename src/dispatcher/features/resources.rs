@@ -251,7 +251,7 @@ impl Dispatcher {
             };
             let tokens = batch.iter().map(|r| r.token.clone()).collect();
             let request = FeatureRequest {
-                feature: &super::ResourceRefs,
+                feature: super::RuntimeFeature::name(&super::ResourceRefs),
                 state: Box::new(Dispose { tokens }),
             };
             c.send_request(id, PendingKind::Feature(request), bytes);
