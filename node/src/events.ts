@@ -45,8 +45,18 @@ export type HostEvent = EventLine | TraceLine | ClientEvent;
  * client's own, or `*` for every event. */
 export type EventName = EventLine["event"] | ClientEvent["event"] | "trace" | "stderr" | "*";
 
+/** The event a listener of `N` receives: a `trace` line, the client's own event of
+ * that name, every event for `*`, else one of serve's `event` lines. */
+export type EventFor<N extends EventName> = N extends "trace"
+  ? TraceLine
+  : N extends ClientEvent["event"]
+    ? Extract<ClientEvent, { event: N }>
+    : N extends "*"
+      ? HostEvent
+      : EventLine;
+
 /** A function called with each event of its name. */
-export type Listener = (event: HostEvent) => void;
+export type Listener<N extends EventName = "*"> = (event: EventFor<N>) => void;
 
 /** The names an event is delivered under. */
 function namesOf(event: HostEvent): string[] {
@@ -123,17 +133,18 @@ export class EventHub {
 
   constructor(private readonly buffer: number) {}
 
-  on(name: EventName, listener: Listener): void {
+  on<N extends EventName>(name: N, listener: Listener<N>): void {
     let set = this.listeners.get(name);
     if (!set) {
       set = new Set();
       this.listeners.set(name, set);
     }
-    set.add(listener);
+    // Delivered only events of `name` (namesOf), which are `EventFor<N>`.
+    set.add(listener as unknown as Listener);
   }
 
-  off(name: EventName, listener: Listener): void {
-    this.listeners.get(name)?.delete(listener);
+  off<N extends EventName>(name: N, listener: Listener<N>): void {
+    this.listeners.get(name)?.delete(listener as unknown as Listener);
   }
 
   /** An iterator of the events from now on, which ends when the host does. */

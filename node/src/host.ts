@@ -368,13 +368,13 @@ export class Host extends Operations {
   /** Calls `listener` with each event of `name` (`progress`, `state`, `tools_changed`,
    * `diagnostic`, `stderr`, `trace`, `host_lost`, `protocol_error`, `handler_error`,
    * `*`, ...). A listener that throws is reported as `handler_error`. */
-  on(name: EventName, listener: Listener): this {
+  on<N extends EventName>(name: N, listener: Listener<N>): this {
     this.hub.on(name, listener);
     return this;
   }
 
   /** Stops calling `listener` for `name`. */
-  off(name: EventName, listener: Listener): this {
+  off<N extends EventName>(name: N, listener: Listener<N>): this {
     this.hub.off(name, listener);
     return this;
   }

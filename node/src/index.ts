@@ -12,7 +12,7 @@
 export { Host, type CallOptions, type HostOptions, type StartOptions } from "./host.js";
 export { findBinary, platformPackage, type FoundBinary } from "./binary.js";
 export * from "./errors.js";
-export type { ClientEvent, EventName, HandlerErrorEvent, HostEvent, HostLostEvent, Listener, ProtocolErrorEvent } from "./events.js";
+export type { ClientEvent, EventFor, EventName, HandlerErrorEvent, HostEvent, HostLostEvent, Listener, ProtocolErrorEvent } from "./events.js";
 export type { ConfirmationHandler, InputHandler } from "./services.js";
 export type { ServiceCall } from "./service-call.js";
 export * from "./generated.js";
