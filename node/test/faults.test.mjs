@@ -38,20 +38,27 @@ test("a handler that throws is a typed refusal and an event", async (t) => {
   assert.equal(errors[0].method, "composer/get");
 });
 
-test("a handler that never settles meets the deadline and is withdrawn", async (t) => {
-  const host = await peerHost(t);
+/** Starts the raw peer with a composer whose `get` is `answer(call, calls)`; the
+ * calls it was asked, in order. */
+async function composerAnswering(host, answer) {
   const calls = [];
   await host.start("peer", {
     services: {
       composer: {
         get: (params, call) => {
           calls.push(call);
-          // The first never settles; the next answer at once.
-          return calls.length === 1 ? new Promise(() => {}) : { text: "prompt" };
+          return answer(call, calls);
         },
       },
     },
   });
+  return calls;
+}
+
+test("a handler that never settles meets the deadline and is withdrawn", async (t) => {
+  const host = await peerHost(t);
+  // The first never settles; the next answer at once.
+  const calls = await composerAnswering(host, (call, calls) => (calls.length === 1 ? new Promise(() => {}) : { text: "prompt" }));
   await assert.rejects(ask(host, "peer", [{ id: "get", method: "composer/get", params: {} }], { timeoutMs: 1000 }), octet.DeadlineExceeded);
   assert.ok(await eventually(() => calls[0].withdrawn.aborted), "serve withdrew the request");
   const report = await ask(host, "peer", [{ id: "get2", method: "composer/get", params: {} }]);
@@ -61,17 +68,10 @@ test("a handler that never settles meets the deadline and is withdrawn", async (
 
 test("aborting a call withdraws its service request", async (t) => {
   const host = await peerHost(t);
-  const calls = [];
-  await host.start("peer", {
-    services: {
-      composer: {
-        get: (params, call) => {
-          calls.push(call);
-          return new Promise((resolve) => call.withdrawn.addEventListener("abort", () => resolve({ text: "late" })));
-        },
-      },
-    },
-  });
+  const calls = await composerAnswering(
+    host,
+    (call) => new Promise((resolve) => call.withdrawn.addEventListener("abort", () => resolve({ text: "late" }))),
+  );
   const controller = new AbortController();
   const pending = ask(host, "peer", [{ id: "get", method: "composer/get", params: {} }], { signal: controller.signal });
   assert.ok(await eventually(() => calls.length === 1));
