@@ -10,6 +10,9 @@ node_dir=$(cd "$(dirname "$0")/.." && pwd)
 repo=$(cd "$node_dir/.." && pwd)
 cd "$node_dir"
 
+# The package needs Node.js 20 or later (package.json "engines").
+node -e 'if (Number(process.versions.node.split(".")[0]) < 20) { console.error(`node/: Node.js ${process.versions.node} is older than 20, which the package needs`); process.exit(1); }'
+
 # The package's own toolchain: TypeScript and @types/node at the exact versions its
 # devDependencies pin. (No lock file: the platform packages it lists as optional
 # dependencies are the tarballs built here, not yet in a registry.)
