@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::params::{closed, ServiceParams};
+use super::params::ServiceParams;
 use super::refusal::{Refusal, ServiceRefusal};
-use super::results::ServiceResult;
+use super::results::{ClosedResult, ServiceResult};
 use crate::limits::MAX_TERMINAL_GRANT_ID_BYTES;
 
 /// `ui/autocomplete/register` (section 2.24b): the extension's provider revision.
@@ -53,13 +53,9 @@ pub struct TerminalGrant {
     pub rows: u16,
 }
 
-impl ServiceResult for TerminalGrant {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("plain data serializes")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let grant: TerminalGrant = closed(result).map_err(|e| e.detail)?;
-        grant.check().map_err(|e| e.detail)
+impl ClosedResult for TerminalGrant {
+    fn check_bounds(&self) -> Result<(), String> {
+        self.check().map_err(|e| e.detail)
     }
 }
 

@@ -67,7 +67,7 @@ pub use provider_models::{
     ProviderRef, ProviderRegistration, SessionId,
 };
 pub use refusal::{Refusal, ServiceRefusal};
-pub use results::{ComposerText, EntryId, ServiceResult};
+pub use results::{ClosedResult, ComposerText, EntryId, ServiceResult};
 pub(crate) use route::RawService;
 pub use row::{Admission, Lane, Offer, Shape};
 pub use services::{

@@ -6,11 +6,10 @@
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::params::{closed, ServiceParams};
+use super::params::ServiceParams;
 use super::refusal::{Refusal, ServiceRefusal};
-use super::results::ServiceResult;
+use super::results::ClosedResult;
 use crate::limits::{
     CANONICAL_MAX_INTEGER, MAX_PROVIDER_ID_BYTES, MAX_PROVIDER_LEASE_BYTES, MAX_PROVIDER_MODELS,
     MAX_PROVIDER_SCOPES, MAX_PROVIDER_TEXT_BYTES, MAX_SESSION_ID_BYTES,
@@ -264,13 +263,9 @@ impl ServiceParams for SessionId {
     }
 }
 
-impl ServiceResult for ProviderAuthAnswer {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("plain data serializes")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: ProviderAuthAnswer = closed(result).map_err(|e| e.detail)?;
-        match answer.lease {
+impl ClosedResult for ProviderAuthAnswer {
+    fn check_bounds(&self) -> Result<(), String> {
+        match &self.lease {
             Some(lease) if lease.is_empty() || lease.len() > MAX_PROVIDER_LEASE_BYTES => Err(
                 format!("`lease` must be 1 to {MAX_PROVIDER_LEASE_BYTES} bytes"),
             ),
@@ -279,13 +274,9 @@ impl ServiceResult for ProviderAuthAnswer {
     }
 }
 
-impl ServiceResult for CatalogRevision {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("plain data serializes")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: CatalogRevision = closed(result).map_err(|e| e.detail)?;
-        if answer.revision > CANONICAL_MAX_INTEGER {
+impl ClosedResult for CatalogRevision {
+    fn check_bounds(&self) -> Result<(), String> {
+        if self.revision > CANONICAL_MAX_INTEGER {
             return Err(format!(
                 "`revision` must be at most {CANONICAL_MAX_INTEGER}"
             ));
@@ -294,13 +285,9 @@ impl ServiceResult for CatalogRevision {
     }
 }
 
-impl ServiceResult for SessionId {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("plain data serializes")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: SessionId = closed(result).map_err(|e| e.detail)?;
-        answer.check().map_err(|e| e.detail)
+impl ClosedResult for SessionId {
+    fn check_bounds(&self) -> Result<(), String> {
+        ServiceParams::check(self).map_err(|e| e.detail)
     }
 }
 

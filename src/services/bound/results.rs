@@ -2,9 +2,11 @@
 //! rules of every method whose row names the type, and the Wave-1 result types. The
 //! API 0.3 result models live in [`super::provider_models`].
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::params::check_composer_text;
+use super::params::{check_composer_text, closed};
 use crate::limits::MAX_ENTRY_ID_BYTES;
 
 /// A value a bound service answers with: the runtime turns it into the method's result
@@ -17,6 +19,26 @@ pub trait ServiceResult: Send + 'static {
     /// Checks a `result` against this type: its closed shape and its bounds; the error
     /// says which rule broke.
     fn check(result: &Value) -> Result<(), String>;
+}
+
+/// A result that is its own closed model: it serializes as the method's result, and an
+/// answer is read as it (an unknown member refused) and then held to its bounds. Every
+/// such type is a [`ServiceResult`] through this one implementation.
+pub trait ClosedResult: Serialize + DeserializeOwned + Send + 'static {
+    /// The bounds the model's shape does not say; the error says which rule broke.
+    fn check_bounds(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<T: ClosedResult> ServiceResult for T {
+    fn into_result(self) -> Value {
+        serde_json::to_value(self).expect("a closed result model serializes")
+    }
+    fn check(result: &Value) -> Result<(), String> {
+        let answer: T = closed(result).map_err(|e| e.detail)?;
+        answer.check_bounds()
+    }
 }
 
 impl ServiceResult for () {

@@ -5,11 +5,10 @@
 //! `session_lifecycle`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
-use super::params::{closed, ServiceParams};
+use super::params::ServiceParams;
 use super::refusal::{Refusal, ServiceRefusal};
-use super::results::ServiceResult;
+use super::results::ClosedResult;
 use crate::limits::{
     MAX_COMPACTION_SUMMARY_BYTES, MAX_COMPACT_INSTRUCTIONS_BYTES, MAX_ENTRY_ID_BYTES,
 };
@@ -80,16 +79,12 @@ pub struct Compaction {
     pub first_kept: String,
 }
 
-impl ServiceResult for Compaction {
-    fn into_result(self) -> Value {
-        json!({ "entry_id": self.entry_id, "summary": self.summary, "first_kept": self.first_kept })
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: Compaction = closed(result).map_err(|e| e.detail)?;
+impl ClosedResult for Compaction {
+    fn check_bounds(&self) -> Result<(), String> {
         for (name, value, max) in [
-            ("entry_id", &answer.entry_id, MAX_ENTRY_ID_BYTES),
-            ("summary", &answer.summary, MAX_COMPACTION_SUMMARY_BYTES),
-            ("first_kept", &answer.first_kept, MAX_ENTRY_ID_BYTES),
+            ("entry_id", &self.entry_id, MAX_ENTRY_ID_BYTES),
+            ("summary", &self.summary, MAX_COMPACTION_SUMMARY_BYTES),
+            ("first_kept", &self.first_kept, MAX_ENTRY_ID_BYTES),
         ] {
             if value.is_empty() || value.len() > max {
                 return Err(format!("`{name}` must be a string of 1 to {max} bytes"));
@@ -102,6 +97,9 @@ impl ServiceResult for Compaction {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::services::bound::params::closed;
+    use crate::services::bound::ServiceResult;
+    use serde_json::{json, Value};
 
     fn parse<T: ServiceParams>(value: Value) -> Result<T, Refusal> {
         let params: T = closed(value).map_err(|e| e.refusal)?;
