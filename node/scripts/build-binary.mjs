@@ -3,8 +3,10 @@
 // machine (node/npm/<platform>/bin/octet-host), creating that package from the
 // linux-x64-gnu one when it is another platform.
 //
-// Usage: node node/scripts/build-binary.mjs [--debug]
-// (--debug copies target/debug's binary instead, for a quick local loop).
+// Usage: node node/scripts/build-binary.mjs [--debug | --print-platform]
+// (--debug copies target/debug's binary instead, for a quick local loop;
+// --print-platform prints the platform package's folder under node/npm and builds
+// nothing).
 
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,6 +29,10 @@ function platform() {
 }
 
 const target = platform();
+if (process.argv.includes("--print-platform")) {
+  console.log(target.dir);
+  process.exit(0);
+}
 const pkgDir = join(node, "npm", target.dir);
 if (!existsSync(join(pkgDir, "package.json"))) {
   const template = JSON.parse(readFileSync(join(node, "npm", "linux-x64-gnu", "package.json"), "utf8"));

@@ -20,7 +20,7 @@ npm install --no-audit --no-fund --no-package-lock --omit=optional
 node tools/generate.mjs --check
 npx tsc -p tsconfig.json
 node scripts/build-binary.mjs "$@"
-platform=$(node -e 'const g=process.report.getReport().header.glibcVersionRuntime; console.log(process.platform==="linux" ? `linux-${process.arch}-${g?"gnu":"musl"}` : `${process.platform}-${process.arch}`)')
+platform=$(node scripts/build-binary.mjs --print-platform)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
