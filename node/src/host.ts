@@ -542,7 +542,7 @@ class LineReader {
   private onEnd: ((why: string) => void) | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly child: ServeProcess) {
+  constructor(child: ServeProcess) {
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => this.data(chunk));
     child.once("close", () => this.end("its output ended"));
