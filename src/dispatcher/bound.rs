@@ -303,10 +303,11 @@ impl Dispatcher {
         };
         let mut outcome = outcome;
         if let (Some(key), Some(guard)) = (key, c.guards.get_mut(method.kind())) {
-            if let Outcome::Answered(result) = &mut outcome {
-                if let Err(why) = guard.check_answer(&key, result) {
-                    outcome = Outcome::Broken(why);
-                }
+            if let Outcome::Answered(result) = outcome {
+                outcome = match guard.complete_answer(&key, result) {
+                    Ok(completed) => Outcome::Answered(completed),
+                    Err(why) => Outcome::Broken(why),
+                };
             }
             let result = match &mut outcome {
                 Outcome::Answered(result) => Some(result),

@@ -75,11 +75,12 @@ pub(crate) trait KindGuard: Send + AsAny {
     }
 
     /// The service answered the request holding `key` with `result`, which keeps the
-    /// method's result rules: the guard may complete it from the runtime's own state
-    /// before the extension sees it, or find it broken (why, in words), which fails the
+    /// method's result rules: the guard returns the result the extension gets (by
+    /// default `result` itself), completed from the runtime's own state as the
+    /// method's typed result, or finds it broken (why, in words), which fails the
     /// request as a broken answer. Called before [`KindGuard::settled`].
-    fn check_answer(&mut self, _key: &str, _result: &mut Value) -> Result<(), String> {
-        Ok(())
+    fn complete_answer(&mut self, _key: &str, result: Value) -> Result<Value, String> {
+        Ok(result)
     }
 
     /// The held requests the runtime can answer now (or whose deadline passed at

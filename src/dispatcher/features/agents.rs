@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::dispatcher::guard::{KindGuard, Placed, Verdict};
 use crate::limits::{AGENT_MODELS_DEFAULT_LIMIT, AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
@@ -16,7 +16,11 @@ use crate::services::bound::agents::hub::{now_ms, AgentHub, OwnerKey};
 use crate::services::bound::agents::spawned::SpawnAdmission;
 use crate::services::bound::agents::{closed_answer, parse_spawn_answer, SpawnEcho, TargetAnswer};
 use crate::services::bound::ServiceKind;
-use crate::services::bound::{AgentSpawn, Refusal, ServiceRefusal, ServiceRequest};
+use crate::services::bound::{
+    AgentFollowUpResult, AgentInterruptResult, AgentList, AgentMessageResult, AgentModels,
+    AgentSpawn, AgentStopResult, AgentWaited, FollowUpDelivered, InterruptRequested,
+    MessageDelivered, Refusal, ServiceRefusal, ServiceRequest, StopRequested,
+};
 use crate::services::ResourceOwner;
 use crate::transport::ConnId;
 
@@ -246,7 +250,7 @@ impl KindGuard for AgentGuard {
             ServiceRequest::AgentList(_) => Ok(Verdict::Answer(table.snapshot(&self.owner))),
             ServiceRequest::AgentWait(wait) => {
                 if table.unsettled(&self.owner) == 0 {
-                    return Ok(Verdict::Answer(waited(false, table.snapshot(&self.owner))));
+                    return Ok(Verdict::Answer(waited(false, table.list(&self.owner))));
                 }
                 let ms = wait
                     .timeout_ms
@@ -262,15 +266,15 @@ impl KindGuard for AgentGuard {
         }
     }
 
-    fn check_answer(&mut self, key: &str, result: &mut Value) -> Result<(), String> {
+    fn complete_answer(&mut self, key: &str, result: Value) -> Result<Value, String> {
         let Some(in_flight) = self.in_flight.remove(key) else {
-            return Ok(());
+            return Ok(result);
         };
         let hub = self.hub.clone();
         let mut table = hub.table();
-        match in_flight {
+        let completed = match in_flight {
             InFlight::Spawn(spawn, created) => {
-                let (answer, echo) = match parse_spawn_answer(result) {
+                let (answer, echo) = match parse_spawn_answer(&result) {
                     Ok(parsed) => parsed,
                     Err(e) => {
                         table.end_spawn(&self.owner, &spawn);
@@ -283,67 +287,72 @@ impl KindGuard for AgentGuard {
                 }
                 // A new child only adds to what the owner's waits wait for: no held
                 // request becomes answerable, so nothing is woken.
-                *result = table.spawned(
+                return table.spawned(
                     &self.owner,
                     *spawn,
                     answer,
                     created,
                     self.defaults.log_transitions,
-                )?;
+                );
             }
             InFlight::Message {
                 agent_id,
                 agent_path,
             } => {
-                let answer = target_answer(result, &agent_id, &agent_path)?;
-                *result = json!({"delivered_to": agent_id, "delivery": answer.delivery});
+                let answer: MessageDelivered = target_answer(&result, &agent_id, &agent_path)?;
+                to_result(AgentMessageResult {
+                    delivered_to: agent_id,
+                    delivery: answer.delivery,
+                })
             }
             InFlight::FollowUp {
                 agent_id,
                 agent_path,
             } => {
-                let answer = target_answer(result, &agent_id, &agent_path)?;
+                let answer: FollowUpDelivered = target_answer(&result, &agent_id, &agent_path)?;
                 table.followed_up(&agent_id, now_ms());
                 drop(table);
                 hub.wake();
-                *result = json!({
-                    "agent_id": agent_id,
-                    "agent_path": agent_path,
-                    "delivery": answer.delivery,
-                });
+                to_result(AgentFollowUpResult {
+                    agent_id,
+                    agent_path,
+                    delivery: answer.delivery,
+                })
             }
             InFlight::Interrupt {
                 agent_id,
                 agent_path,
                 previous,
             } => {
-                let answer = target_answer(result, &agent_id, &agent_path)?;
-                let requested = answer.interrupt_requested == Some(true);
-                table.interrupted(&agent_id, requested);
-                *result = json!({
-                    "agent_id": agent_id,
-                    "agent_path": agent_path,
-                    "previous_status": previous,
-                    "interrupt_requested": requested,
-                });
+                let answer: InterruptRequested = target_answer(&result, &agent_id, &agent_path)?;
+                table.interrupted(&agent_id, answer.interrupt_requested);
+                to_result(AgentInterruptResult {
+                    agent_id,
+                    agent_path,
+                    previous_status: previous.into(),
+                    interrupt_requested: answer.interrupt_requested,
+                })
             }
             InFlight::Stop {
                 agent_id,
                 agent_path,
             } => {
-                target_answer(result, &agent_id, &agent_path)?;
-                *result = json!({"agent_id": agent_id, "shutdown_requested": true});
+                let StopRequested = target_answer(&result, &agent_id, &agent_path)?;
+                to_result(AgentStopResult {
+                    agent_id,
+                    shutdown_requested: true,
+                })
             }
             InFlight::Models { limit } => {
-                if let Some(Value::Array(rows)) = result.get_mut("models") {
-                    if rows.len() > limit {
-                        rows.truncate(limit);
-                        result["truncated"] = json!(true);
-                    }
+                let mut models: AgentModels = closed_answer(&result)?;
+                if models.models.len() > limit {
+                    models.models.truncate(limit);
+                    models.truncated = true;
                 }
+                to_result(models)
             }
-        }
-        Ok(())
+        };
+        Ok(completed)
     }
 
     fn ready(&mut self, now: Instant) -> Vec<(String, Result<Value, ServiceRefusal>)> {
@@ -377,7 +386,7 @@ impl KindGuard for AgentGuard {
             .map(|(key, _)| key.clone())
             .collect();
         if !due.is_empty() {
-            let snapshot = table.snapshot(&self.owner);
+            let snapshot = table.list(&self.owner);
             for key in due {
                 self.waits.remove(&key);
                 answers.push((key, Ok(waited(!settled, snapshot.clone()))));
@@ -412,14 +421,22 @@ impl KindGuard for AgentGuard {
     }
 }
 
-/// A target method's checked answer (its own shape was checked on the way in), refused
-/// when a member it copied from the runtime's records names another child.
-fn target_answer(result: &Value, agent_id: &str, agent_path: &str) -> Result<TargetAnswer, String> {
+/// A target method's answer as its typed part `T` (its shape was checked on the way
+/// in), refused when a member it copied from the runtime's records names another child.
+fn target_answer<T>(result: &Value, agent_id: &str, agent_path: &str) -> Result<T, String>
+where
+    T: TryFrom<TargetAnswer, Error = String>,
+{
     let answer: TargetAnswer = closed_answer(result)?;
     match answer.contradiction(agent_id, agent_path) {
         Some(why) => Err(why),
-        None => Ok(answer),
+        None => T::try_from(answer),
     }
+}
+
+/// A result the runtime completed, as the JSON the extension gets.
+fn to_result(result: impl serde::Serialize) -> Value {
+    serde_json::to_value(result).expect("a typed result serializes")
 }
 
 /// The first member of a reference-shaped spawn answer that contradicts the request
@@ -484,8 +501,11 @@ fn present(member: &Option<Option<String>>) -> Option<Option<&str>> {
 }
 
 /// The `agent/wait` result (section 2.17).
-fn waited(timed_out: bool, snapshot: Value) -> Value {
-    json!({ "timed_out": timed_out, "snapshot": snapshot })
+fn waited(timed_out: bool, snapshot: AgentList) -> Value {
+    to_result(AgentWaited {
+        timed_out,
+        snapshot,
+    })
 }
 
 impl crate::dispatcher::Dispatcher {

@@ -2,11 +2,10 @@
 //! 2.24b) and the terminal handoff (section 2.24).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use super::params::ServiceParams;
 use super::refusal::{Refusal, ServiceRefusal};
-use super::results::{ClosedResult, ServiceResult};
+use super::results::ClosedResult;
 use crate::limits::MAX_TERMINAL_GRANT_ID_BYTES;
 
 /// `ui/autocomplete/register` (section 2.24b): the extension's provider revision.
@@ -22,24 +21,36 @@ impl ServiceParams for AutocompleteRegistration {}
 /// The acknowledgement of a registration an interactive frontend admitted:
 /// `{"accepted": true}`. A frontend that cannot admit one refuses instead (section
 /// 2.24b: "an unavailable frontend refuses rather than fabricating an active chain").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "AcceptedMember", into = "AcceptedMember")]
 pub struct Accepted;
 
-impl ServiceResult for Accepted {
-    fn into_result(self) -> Value {
-        json!({ "accepted": true })
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        match result {
-            Value::Object(map) if map.len() == 1 && map.get("accepted") == Some(&json!(true)) => {
-                Ok(())
+/// `{"accepted": true}`: how [`Accepted`] is written.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AcceptedMember {
+    accepted: bool,
+}
+
+impl TryFrom<AcceptedMember> for Accepted {
+    type Error = &'static str;
+    fn try_from(member: AcceptedMember) -> Result<Accepted, &'static str> {
+        match member.accepted {
+            true => Ok(Accepted),
+            false => {
+                Err("the result is {\"accepted\": true}; refuse a registration you cannot admit")
             }
-            _ => Err(
-                "the result is {\"accepted\": true}; refuse a registration you cannot admit".into(),
-            ),
         }
     }
 }
+
+impl From<Accepted> for AcceptedMember {
+    fn from(_: Accepted) -> AcceptedMember {
+        AcceptedMember { accepted: true }
+    }
+}
+
+impl ClosedResult for Accepted {}
 
 /// A live terminal grant the frontend minted (`terminal/acquire`, section 2.24).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,6 +85,8 @@ impl TerminalGrant {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::services::bound::ServiceResult;
+    use serde_json::json;
 
     #[test]
     fn only_an_acceptance_is_an_answer() {

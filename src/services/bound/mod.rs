@@ -41,13 +41,14 @@ mod services;
 mod session_control;
 
 pub use agents::{
-    AgentEvent, AgentEventBatch, AgentEventRecord, AgentEventsQuery, AgentList, AgentModelRow,
-    AgentModels, AgentModelsQuery, AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance,
-    AgentRecord, AgentReport, AgentReports, AgentSend, AgentSnapshot, AgentSpawn, AgentSpawnResult,
-    AgentSpawned, AgentStatus, AgentTarget, AgentTool, AgentUsage, AgentWait, AgentWaited,
-    EventText, FollowUpDelivered, FollowUpDelivery, InterruptRequested, MessageDelivered,
-    MessageDelivery, ModelSelection, OutputChannel, RecentTool, ReportError, ResolvedModel,
-    RunFinish, StopRequested,
+    AgentEvent, AgentEventBatch, AgentEventRecord, AgentEventsQuery, AgentFollowUpResult,
+    AgentInterruptResult, AgentList, AgentMessageResult, AgentModelRow, AgentModels,
+    AgentModelsQuery, AgentPhase, AgentPhaseLabel, AgentPolicy, AgentProvenance, AgentRecord,
+    AgentReport, AgentReports, AgentSend, AgentSnapshot, AgentSpawn, AgentSpawnResult,
+    AgentSpawned, AgentStatus, AgentStopResult, AgentTarget, AgentTool, AgentUsage, AgentWait,
+    AgentWaited, EventText, FollowUpDelivered, FollowUpDelivery, InterruptRequested,
+    MessageDelivered, MessageDelivery, ModelSelection, OutputChannel, RecentTool, ReportError,
+    ResolvedModel, RunFinish, StopRequested,
 };
 pub use bindings::ServiceBindings;
 pub(crate) use call::{Outcome, RawReply, ServiceAnswer};

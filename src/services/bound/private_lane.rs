@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::params::{closed, ServiceParams};
+use super::params::ServiceParams;
 use super::refusal::{Refusal, ServiceRefusal};
-use super::results::ServiceResult;
+use super::results::ClosedResult;
 use crate::limits::{
     MAX_ENTRY_ID_BYTES, MAX_ENTRY_TYPE_BYTES, MAX_JSON_DEPTH, MAX_OPERATION_ID_BYTES,
     MAX_PRIVATE_ENTRY_BYTES, MAX_PRIVATE_ENTRY_NODES,
@@ -92,7 +92,7 @@ impl ServiceParams for PrivateAppend {
 /// What the session writer answers for a private append: the committed entry and the
 /// session's head after it. The extension's receipt adds the `successor` grant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "CommitAnswer")]
 pub struct PrivateCommit {
     /// The committed entry's id, 1 to [`MAX_ENTRY_ID_BYTES`] bytes.
     pub entry_id: String,
@@ -100,21 +100,31 @@ pub struct PrivateCommit {
     pub head: String,
 }
 
-impl ServiceResult for PrivateCommit {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("plain data serializes")
-    }
-    /// `{entry_id, head}`, or the reference's whole receipt with `successor` (a grant
-    /// object or null), which the runtime replaces with the grant it mints.
-    fn check(result: &Value) -> Result<(), String> {
-        let mut own = result.clone();
-        if let Some(successor) = own.as_object_mut().and_then(|m| m.remove("successor")) {
-            if !(successor.is_null() || successor.is_object()) {
-                return Err("`successor` must be a grant object or null".into());
-            }
+/// A private append's answer: `{entry_id, head}`, or the reference's whole receipt with
+/// `successor` (a grant object or null), which the runtime replaces with the grant it
+/// mints.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommitAnswer {
+    entry_id: String,
+    head: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    successor: Option<serde_json::Map<String, Value>>,
+}
+
+impl From<CommitAnswer> for PrivateCommit {
+    fn from(answer: CommitAnswer) -> PrivateCommit {
+        PrivateCommit {
+            entry_id: answer.entry_id,
+            head: answer.head,
         }
-        let commit: PrivateCommit = closed(&own).map_err(|e| e.detail)?;
-        for (name, value) in [("entry_id", &commit.entry_id), ("head", &commit.head)] {
+    }
+}
+
+impl ClosedResult for PrivateCommit {
+    fn check_bounds(&self) -> Result<(), String> {
+        for (name, value) in [("entry_id", &self.entry_id), ("head", &self.head)] {
             if value.is_empty() || value.len() > MAX_ENTRY_ID_BYTES {
                 return Err(format!("`{name}` must be 1 to {MAX_ENTRY_ID_BYTES} bytes"));
             }
@@ -143,8 +153,34 @@ pub(crate) fn mint_grant_id(instance: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::params::closed;
+    use super::super::results::ServiceResult;
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_commit_is_read_in_its_own_shape_or_the_reference_receipt() {
+        let own = json!({"entry_id": "e1", "head": "e1"});
+        assert_eq!(PrivateCommit::check(&own), Ok(()));
+        let receipt = json!({"entry_id": "e1", "head": "e1", "successor": {"grant_id": "g"}});
+        assert_eq!(PrivateCommit::check(&receipt), Ok(()));
+        let no_successor = json!({"entry_id": "e1", "head": "e1", "successor": null});
+        assert_eq!(PrivateCommit::check(&no_successor), Ok(()));
+        let bad_successor = json!({"entry_id": "e1", "head": "e1", "successor": 1});
+        assert!(PrivateCommit::check(&bad_successor).is_err());
+        let extra = json!({"entry_id": "e1", "head": "e1", "seq": 1});
+        assert!(PrivateCommit::check(&extra).is_err());
+        let empty = json!({"entry_id": "e1", "head": ""});
+        assert!(PrivateCommit::check(&empty).is_err());
+        assert_eq!(
+            PrivateCommit {
+                entry_id: "e1".into(),
+                head: "e2".into()
+            }
+            .into_result(),
+            json!({"entry_id": "e1", "head": "e2"})
+        );
+    }
 
     fn append(data: Value, grant: &str) -> Result<PrivateAppend, Refusal> {
         let params = json!({"entry_type": "note", "data": data,

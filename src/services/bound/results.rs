@@ -1,9 +1,11 @@
 //! What a bound service answers with: [`ServiceResult`], whose `check` is the result
-//! rules of every method whose row names the type, and the Wave-1 result types. The
-//! API 0.3 result models live in [`super::provider_models`].
+//! rules of every method whose row names the type, and the result types of the
+//! session-control kinds (sections 2.19-2.21). Every result but the empty one is a
+//! [`ClosedResult`]: its serde model is its shape, read closed, then held to its
+//! bounds. The API 0.3 result models live in [`super::provider_models`].
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::params::{check_composer_text, closed};
@@ -57,49 +59,92 @@ impl ServiceResult for () {
     }
 }
 
-/// The one member of a result object, which must have no other.
-fn only<'a>(result: &'a Value, member: &str) -> Result<&'a Value, String> {
-    let Value::Object(map) = result else {
-        return Err("the result must be an object".into());
-    };
-    if let Some(extra) = map.keys().find(|k| k.as_str() != member) {
-        return Err(format!("the result has an unknown member `{extra}`"));
-    }
-    map.get(member)
-        .ok_or_else(|| format!("the result needs `{member}`"))
-}
-
 /// The composer's text (`composer/get`, section 2.19): checked like a written text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// It is the result `{"text": ..}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "TextMember", into = "TextMember")]
 pub struct ComposerText(pub String);
 
-impl ServiceResult for ComposerText {
-    fn into_result(self) -> Value {
-        json!({ "text": self.0 })
+/// `{"text": ..}`: how [`ComposerText`] is written.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextMember {
+    text: String,
+}
+
+impl From<TextMember> for ComposerText {
+    fn from(member: TextMember) -> ComposerText {
+        ComposerText(member.text)
     }
-    fn check(result: &Value) -> Result<(), String> {
-        match only(result, "text")? {
-            Value::String(text) => check_composer_text(text).map_err(|e| e.detail),
-            _ => Err("`text` must be a string".into()),
-        }
+}
+
+impl From<ComposerText> for TextMember {
+    fn from(text: ComposerText) -> TextMember {
+        TextMember { text: text.0 }
+    }
+}
+
+impl ClosedResult for ComposerText {
+    fn check_bounds(&self) -> Result<(), String> {
+        check_composer_text(&self.0).map_err(|e| e.detail)
     }
 }
 
 /// The host-assigned durable id of an appended entry (`session/append_entry`, section
-/// 2.21): 1 to [`MAX_ENTRY_ID_BYTES`] bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// 2.21): 1 to [`MAX_ENTRY_ID_BYTES`] bytes. It is the result `{"entry_id": ..}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "EntryIdMember", into = "EntryIdMember")]
 pub struct EntryId(pub String);
 
-impl ServiceResult for EntryId {
-    fn into_result(self) -> Value {
-        json!({ "entry_id": self.0 })
+/// `{"entry_id": ..}`: how [`EntryId`] is written.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryIdMember {
+    entry_id: String,
+}
+
+impl From<EntryIdMember> for EntryId {
+    fn from(member: EntryIdMember) -> EntryId {
+        EntryId(member.entry_id)
     }
-    fn check(result: &Value) -> Result<(), String> {
-        match only(result, "entry_id")? {
-            Value::String(id) if !id.is_empty() && id.len() <= MAX_ENTRY_ID_BYTES => Ok(()),
-            _ => Err(format!(
+}
+
+impl From<EntryId> for EntryIdMember {
+    fn from(id: EntryId) -> EntryIdMember {
+        EntryIdMember { entry_id: id.0 }
+    }
+}
+
+impl ClosedResult for EntryId {
+    fn check_bounds(&self) -> Result<(), String> {
+        match !self.0.is_empty() && self.0.len() <= MAX_ENTRY_ID_BYTES {
+            true => Ok(()),
+            false => Err(format!(
                 "`entry_id` must be a string of 1 to {MAX_ENTRY_ID_BYTES} bytes"
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_member_results_read_and_write_their_member() {
+        assert_eq!(
+            ComposerText("hi".into()).into_result(),
+            json!({"text": "hi"})
+        );
+        assert_eq!(
+            EntryId("e1".into()).into_result(),
+            json!({"entry_id": "e1"})
+        );
+        assert_eq!(ComposerText::check(&json!({"text": "hi"})), Ok(()));
+        assert!(ComposerText::check(&json!({"text": "hi", "x": 1})).is_err());
+        assert!(ComposerText::check(&json!("hi")).is_err());
+        assert!(EntryId::check(&json!({})).is_err());
+        assert_eq!(<()>::check(&json!({})), Ok(()));
+        assert!(<()>::check(&json!({"x": 1})).is_err());
     }
 }

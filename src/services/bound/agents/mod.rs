@@ -18,8 +18,9 @@ pub use params::{
     AgentWait, ModelSelection,
 };
 pub use records::{
-    AgentEventBatch, AgentEventRecord, AgentList, AgentPhaseLabel, AgentProvenance, AgentRecord,
-    AgentSpawnResult, AgentWaited,
+    AgentEventBatch, AgentEventRecord, AgentFollowUpResult, AgentInterruptResult, AgentList,
+    AgentMessageResult, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawnResult,
+    AgentStopResult, AgentWaited,
 };
 pub use report::{
     AgentEvent, AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, EventText,

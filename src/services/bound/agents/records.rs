@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::AgentPolicy;
 use super::report::{AgentPhase, AgentStatus, AgentUsage, RecentTool};
-use super::results::ResolvedModel;
+use super::results::{FollowUpDelivery, MessageDelivery, ResolvedModel};
 
 /// The `agent/spawn` result (section 2.13).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +41,49 @@ pub struct AgentSpawnResult {
     pub principal: String,
     /// The durable session owner.
     pub resource_owner: String,
+}
+
+/// The `agent/message` result (section 2.14): the service's delivery, to the child the
+/// runtime resolved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentMessageResult {
+    /// The child the message went to (its id).
+    pub delivered_to: String,
+    /// How it was delivered.
+    pub delivery: MessageDelivery,
+}
+
+/// The `agent/follow_up` result (section 2.15).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentFollowUpResult {
+    /// The child.
+    pub agent_id: String,
+    /// Its path.
+    pub agent_path: String,
+    /// How the message reached it.
+    pub delivery: FollowUpDelivery,
+}
+
+/// The `agent/interrupt` result (section 2.18).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentInterruptResult {
+    /// The child.
+    pub agent_id: String,
+    /// Its path.
+    pub agent_path: String,
+    /// The status label it had when the interrupt was admitted.
+    pub previous_status: String,
+    /// True when an active child was asked to stop.
+    pub interrupt_requested: bool,
+}
+
+/// The `agent/stop` result (`agent_session_lifetime_v1`, section 2.18).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentStopResult {
+    /// The child whose tree is asked to shut down.
+    pub agent_id: String,
+    /// Always true: a stop that cannot be requested is refused instead.
+    pub shutdown_requested: bool,
 }
 
 /// Where a record came from (section 2.16).

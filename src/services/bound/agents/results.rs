@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::super::results::ServiceResult;
+use super::super::results::ClosedResult;
 use crate::limits::{
     MAX_AGENT_MODEL_DISPLAY_BYTES, MAX_AGENT_MODEL_ID_BYTES, MAX_AGENT_MODEL_REASONING_LABELS,
     MAX_AGENT_TEXT_BYTES,
@@ -30,8 +30,11 @@ use crate::limits::{
 /// The service's answer to `agent/spawn`: the new child's id and its opaque session
 /// reference. The id must be new to the host: an id the runtime already records is
 /// refused as a broken answer.
+///
+/// It reads the reference's whole result too (the members the runtime owns are dropped
+/// here; the agent guard holds them to its records).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "SpawnAnswer")]
 pub struct AgentSpawned {
     /// 1 to [`MAX_AGENT_TEXT_BYTES`] printable bytes.
     pub agent_id: String,
@@ -44,23 +47,23 @@ pub struct AgentSpawned {
     pub resolved_model: Option<ResolvedModel>,
 }
 
-impl ServiceResult for AgentSpawned {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("answers serialize")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let (spawned, echo) = parse_spawn_answer(result)?;
-        check_text("agent_id", &spawned.agent_id)?;
-        if let Some(path) = &echo.agent_path {
-            check_text("agent_path", path)?;
-        }
-        match &spawned.session {
+impl ClosedResult for AgentSpawned {
+    fn check_bounds(&self) -> Result<(), String> {
+        check_text("agent_id", &self.agent_id)?;
+        match &self.session {
             Some(session) if !session.starts_with("agent-session:") => {
                 Err("`session` must be null or an `agent-session:*` reference".into())
             }
             Some(session) => check_text("session", session),
             None => Ok(()),
         }
+    }
+}
+
+impl TryFrom<SpawnAnswer> for AgentSpawned {
+    type Error = String;
+    fn try_from(answer: SpawnAnswer) -> Result<AgentSpawned, String> {
+        answer.split().map(|(spawned, _)| spawned)
     }
 }
 
@@ -122,25 +125,35 @@ struct SpawnAnswer {
     deadline_at_ms: Option<u64>,
 }
 
-/// `result`, an `agent/spawn` answer, as the service's part and the runtime's members
-/// it copied.
+impl SpawnAnswer {
+    /// The service's part and the runtime's members it copied (a copied `agent_path`
+    /// held to the shape of an identifier).
+    fn split(self) -> Result<(AgentSpawned, SpawnEcho), String> {
+        if let Some(path) = &self.agent_path {
+            check_text("agent_path", path)?;
+        }
+        let spawned = AgentSpawned {
+            agent_id: self.agent_id,
+            session: self.session,
+            resolved_model: self.resolved_model,
+        };
+        let echo = SpawnEcho {
+            agent_path: self.agent_path,
+            task_name: self.task_name,
+            profile: self.profile,
+            fingerprint: self.fingerprint,
+            idempotency_key: self.idempotency_key,
+            principal: self.principal,
+            resource_owner: self.resource_owner,
+        };
+        Ok((spawned, echo))
+    }
+}
+
+/// `result`, an `agent/spawn` answer the method's result rules already passed, as the
+/// service's part and the runtime's members it copied.
 pub(crate) fn parse_spawn_answer(result: &Value) -> Result<(AgentSpawned, SpawnEcho), String> {
-    let answer: SpawnAnswer = closed_answer(result)?;
-    let spawned = AgentSpawned {
-        agent_id: answer.agent_id,
-        session: answer.session,
-        resolved_model: answer.resolved_model,
-    };
-    let echo = SpawnEcho {
-        agent_path: answer.agent_path,
-        task_name: answer.task_name,
-        profile: answer.profile,
-        fingerprint: answer.fingerprint,
-        idempotency_key: answer.idempotency_key,
-        principal: answer.principal,
-        resource_owner: answer.resource_owner,
-    };
-    Ok((spawned, echo))
+    closed_answer::<SpawnAnswer>(result)?.split()
 }
 
 /// A member that may be present as `null`: `Some(None)`, unlike an absent one.
@@ -164,20 +177,21 @@ pub enum MessageDelivery {
 
 /// The service's answer to `agent/message`; the runtime adds `delivered_to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "TargetAnswer")]
 pub struct MessageDelivered {
     /// How it was delivered.
     pub delivery: MessageDelivery,
 }
 
-impl ServiceResult for MessageDelivered {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("answers serialize")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: TargetAnswer = closed_answer(result)?;
+impl ClosedResult for MessageDelivered {}
+
+impl TryFrom<TargetAnswer> for MessageDelivered {
+    type Error = String;
+    fn try_from(answer: TargetAnswer) -> Result<MessageDelivered, String> {
         answer.only(&["delivery", "delivered_to"])?;
-        required(answer.delivery.is_some(), "delivery")
+        Ok(MessageDelivered {
+            delivery: delivery(answer.delivery)?,
+        })
     }
 }
 
@@ -194,68 +208,82 @@ pub enum FollowUpDelivery {
 /// The service's answer to `agent/follow_up`; the runtime adds `agent_id` and
 /// `agent_path`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "TargetAnswer")]
 pub struct FollowUpDelivered {
     /// How it was delivered.
     pub delivery: FollowUpDelivery,
 }
 
-impl ServiceResult for FollowUpDelivered {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("answers serialize")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: TargetAnswer = closed_answer(result)?;
+impl ClosedResult for FollowUpDelivered {}
+
+impl TryFrom<TargetAnswer> for FollowUpDelivered {
+    type Error = String;
+    fn try_from(answer: TargetAnswer) -> Result<FollowUpDelivered, String> {
         answer.only(&["delivery", "agent_id", "agent_path"])?;
-        required(answer.delivery.is_some(), "delivery")
+        Ok(FollowUpDelivered {
+            delivery: delivery(answer.delivery)?,
+        })
     }
 }
 
 /// The service's answer to `agent/interrupt` (section 2.18); the runtime adds
 /// `agent_id`, `agent_path` and `previous_status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "TargetAnswer")]
 pub struct InterruptRequested {
     /// True when an active child was asked to stop (its tree is being cancelled);
     /// false when there was nothing to interrupt.
     pub interrupt_requested: bool,
 }
 
-impl ServiceResult for InterruptRequested {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("answers serialize")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: TargetAnswer = closed_answer(result)?;
+impl ClosedResult for InterruptRequested {}
+
+impl TryFrom<TargetAnswer> for InterruptRequested {
+    type Error = String;
+    fn try_from(answer: TargetAnswer) -> Result<InterruptRequested, String> {
         answer.only(&[
             "interrupt_requested",
             "agent_id",
             "agent_path",
             "previous_status",
         ])?;
-        required(answer.interrupt_requested.is_some(), "interrupt_requested")
+        Ok(InterruptRequested {
+            interrupt_requested: answer
+                .interrupt_requested
+                .ok_or("missing field `interrupt_requested`")?,
+        })
     }
 }
 
 /// The service's answer to `agent/stop` (section 2.18): `{}`, or the reference's
 /// `{agent_id, shutdown_requested: true}`; the runtime answers the extension with
 /// `agent_id` and `shutdown_requested`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "NoMembers", try_from = "TargetAnswer")]
 pub struct StopRequested;
 
-impl ServiceResult for StopRequested {
-    fn into_result(self) -> Value {
-        serde_json::json!({})
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: TargetAnswer = closed_answer(result)?;
+impl ClosedResult for StopRequested {}
+
+impl TryFrom<TargetAnswer> for StopRequested {
+    type Error = String;
+    fn try_from(answer: TargetAnswer) -> Result<StopRequested, String> {
         answer.only(&["agent_id", "shutdown_requested"])?;
         match answer.shutdown_requested {
             Some(false) => Err("`shutdown_requested` can only be true; refuse a stop you \
                                 cannot request"
                 .into()),
-            _ => Ok(()),
+            _ => Ok(StopRequested),
         }
+    }
+}
+
+/// `{}`: what [`StopRequested`] serializes as.
+#[derive(Serialize)]
+struct NoMembers {}
+
+impl From<StopRequested> for NoMembers {
+    fn from(_: StopRequested) -> NoMembers {
+        NoMembers {}
     }
 }
 
@@ -282,8 +310,8 @@ pub(crate) struct TargetAnswer {
 }
 
 impl TargetAnswer {
-    /// Refuses a member outside `allowed`, and a `delivery`, `previous_status` or
-    /// identifier of the wrong shape.
+    /// Refuses a member outside `allowed`, and a `previous_status` or identifier of the
+    /// wrong shape (each method reads its own `delivery`).
     fn only(&self, allowed: &[&str]) -> Result<(), String> {
         let present = [
             ("delivery", self.delivery.is_some()),
@@ -299,14 +327,6 @@ impl TargetAnswer {
             .find(|(name, there)| *there && !allowed.contains(name))
         {
             return Err(format!("unknown field `{name}`"));
-        }
-        if let Some(delivery) = &self.delivery {
-            let known = if allowed.contains(&"delivered_to") {
-                serde_json::from_value::<MessageDelivery>(delivery.clone()).map(drop)
-            } else {
-                serde_json::from_value::<FollowUpDelivery>(delivery.clone()).map(drop)
-            };
-            known.map_err(|e| format!("`delivery`: {e}"))?;
         }
         if let Some(status) = &self.previous_status {
             if !is_status(status) {
@@ -348,12 +368,10 @@ impl TargetAnswer {
     }
 }
 
-/// Refuses the answer when its required `member` is not `there`.
-fn required(there: bool, member: &str) -> Result<(), String> {
-    match there {
-        true => Ok(()),
-        false => Err(format!("missing field `{member}`")),
-    }
+/// A required `delivery`, read as the method's own delivery enum.
+fn delivery<T: serde::de::DeserializeOwned>(delivery: Option<Value>) -> Result<T, String> {
+    let delivery = delivery.ok_or("missing field `delivery`")?;
+    serde_json::from_value(delivery).map_err(|e| format!("`delivery`: {e}"))
 }
 
 /// A status as the reference writes one: a bare label, or `{"state": label, ..}`.
@@ -405,14 +423,9 @@ pub struct AgentModels {
     pub truncated: bool,
 }
 
-impl ServiceResult for AgentModels {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("rows serialize")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let models: AgentModels =
-            serde_json::from_value(result.clone()).map_err(|e| e.to_string())?;
-        for row in &models.models {
+impl ClosedResult for AgentModels {
+    fn check_bounds(&self) -> Result<(), String> {
+        for row in &self.models {
             check_id("model", &row.model)?;
             check_id("provider", &row.provider)?;
             if let Some(name) = &row.display_name {
@@ -462,14 +475,12 @@ fn check_id(what: &str, id: &str) -> Result<(), String> {
 /// The result of `agent/list`, `agent/wait` and `agent/events`, which the runtime
 /// answers from its own records (their rows are `guarded`): no service answers it, so
 /// a service answer for it is always broken.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct AgentSnapshot(pub Value);
 
-impl ServiceResult for AgentSnapshot {
-    fn into_result(self) -> Value {
-        self.0
-    }
-    fn check(_result: &Value) -> Result<(), String> {
+impl ClosedResult for AgentSnapshot {
+    fn check_bounds(&self) -> Result<(), String> {
         Err("the runtime answers this method from its own records; no service does".into())
     }
 }
@@ -495,6 +506,7 @@ fn check_text(what: &str, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::services::bound::ServiceResult;
     use serde_json::json;
 
     #[test]

@@ -408,7 +408,12 @@ impl AgentTable {
     /// The `agent/list` result for `owner` (section 2.16): only its roots and their
     /// descendants, in spawn order.
     pub fn snapshot(&self, owner: &OwnerKey) -> Value {
-        let list = AgentList {
+        serde_json::to_value(self.list(owner)).expect("records serialize")
+    }
+
+    /// The `agent/list` result of `owner`'s children, in spawn order.
+    pub fn list(&self, owner: &OwnerKey) -> AgentList {
+        AgentList {
             principal: owner.principal.clone(),
             resource_owner: owner.resource_owner.clone(),
             agents: self
@@ -419,8 +424,7 @@ impl AgentTable {
                 .map(Record::list_record)
                 .collect(),
             persistence_error: None,
-        };
-        serde_json::to_value(list).expect("records serialize")
+        }
     }
 
     /// Applies a service's report at `now`, normalized to the protocol's bounds.
