@@ -157,6 +157,36 @@ fn the_schema_names_exactly_the_runtime_features_a_start_accepts() {
     serve.close_input().unwrap();
 }
 
+/// The names a `start` may bind in `services` (service kinds, frontend features and
+/// brokers) are the ones serve accepts: its refusal lists them, and the schema (which the
+/// clients type `services` from) lists exactly the same, in the same order.
+#[test]
+fn the_schema_names_exactly_the_services_a_start_accepts() {
+    let mut serve = Serve::fixture();
+    let error = serve.request(
+        json!({"id": 1, "op": "start", "extension": "nobody", "services": ["no_such_service"]}),
+    );
+    assert_eq!(error["error"]["code"], "invalid_value", "{error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    let accepted: Vec<&str> = message
+        .trim_start_matches("`services` must be one of ")
+        .split(", ")
+        .collect();
+    let lines = control_lines();
+    let start = lines
+        .iter()
+        .find(|line| line["properties"]["op"]["const"] == "start")
+        .unwrap();
+    let listed: Vec<&str> = start["properties"]["services"]["items"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, accepted);
+    serve.close_input().unwrap();
+}
+
 /// `$defs.error_codes` (which the clients' exception tables are generated from) lists
 /// exactly serve's error codes, in the order of `ErrorCode::ALL`, each with a class.
 #[test]

@@ -195,7 +195,8 @@ export interface StartControl {
   id?: string | number;
   extension: string;
   startup_timeout_ms?: number;
-  services?: string[];
+  /** The services this client answers for the extension: request service kinds, the frontend features without a service (autocomplete_edit_v1, terminal_input) and the host's brokers. */
+  services?: Array<"composer" | "shortcuts" | "session_entries" | "message_injection" | "active_tools" | "terminal_handoff" | "autocomplete" | "session_control_v1" | "session_compaction_v1" | "agent_sessions" | "agent_model_selection_v1" | "agent_session_events_v1" | "agent_session_lifetime_v1" | "provider_auth" | "provider_catalog" | "session_lifecycle" | "autocomplete_edit_v1" | "terminal_input" | "policy" | "approvals" | "secrets" | "provider_credentials">;
   /** Runtime-served features to offer this extension (the runtime's feature table, RuntimeOffers::FEATURES). */
   features?: Array<"tool_composition_v1" | "resource_refs_v1" | "operation_descriptors_v1" | "bulk_objects_v1">;
   bulk_storage?: string;

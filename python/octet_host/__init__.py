@@ -9,6 +9,7 @@ classes generated from the method table (``ComposerService``, ...).
 from ._binary import find_binary
 from ._call import ServiceCall
 from ._core import SUPPORTED_SERVE_PROTOCOLS
+from ._events import ClientEvent, Event
 from ._generated import *  # noqa: F401,F403  (the TypedDicts and Protocol classes)
 from ._generated import OPS, SERVICE_CLASSES, SERVICE_KINDS
 from ._session import Session
@@ -24,6 +25,8 @@ __all__ = [
     "Host",
     "PendingCall",
     "Session",
+    "Event",
+    "ClientEvent",
     "ServiceCall",
     "Refusal",
     "OctetHostError",

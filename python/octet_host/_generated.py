@@ -158,6 +158,36 @@ class ShutdownLine(_ShutdownLineRequired, total=False):
 OutputLine = Union[ReadyLine, ReplyLine, ResultLine, EventLine, ConfirmationRequestLine, InputRequestLine, ServiceRequestLine, RequestCancelledLine, TraceLine, ShutdownLine]
 
 
+class TraceEvent(TraceLine):
+    """A ``trace`` line as ``events()`` yields it, named by ``event``."""
+
+    event: Literal['trace']
+
+
+class ConfirmationRequestEvent(ConfirmationRequestLine):
+    """A ``confirmation_request`` line as ``events()`` yields it, named by ``event``."""
+
+    event: Literal['confirmation_request']
+
+
+class InputRequestEvent(InputRequestLine):
+    """A ``input_request`` line as ``events()`` yields it, named by ``event``."""
+
+    event: Literal['input_request']
+
+
+class RequestCancelledEvent(RequestCancelledLine):
+    """A ``request_cancelled`` line as ``events()`` yields it, named by ``event``."""
+
+    event: Literal['request_cancelled']
+
+
+class ShutdownEvent(ShutdownLine):
+    """A ``shutdown`` line as ``events()`` yields it, named by ``event``."""
+
+    event: Literal['shutdown']
+
+
 class _DiscoverControlRequired(TypedDict):
     op: Literal['discover']
 
@@ -178,7 +208,7 @@ class StartControl(_StartControlRequired, total=False):
 
     id: Union[str, int]
     startup_timeout_ms: int
-    services: List[str]
+    services: List[Literal['composer', 'shortcuts', 'session_entries', 'message_injection', 'active_tools', 'terminal_handoff', 'autocomplete', 'session_control_v1', 'session_compaction_v1', 'agent_sessions', 'agent_model_selection_v1', 'agent_session_events_v1', 'agent_session_lifetime_v1', 'provider_auth', 'provider_catalog', 'session_lifecycle', 'autocomplete_edit_v1', 'terminal_input', 'policy', 'approvals', 'secrets', 'provider_credentials']]
     features: List[Literal['tool_composition_v1', 'resource_refs_v1', 'operation_descriptors_v1', 'bulk_objects_v1']]
     bulk_storage: str
 
@@ -1656,3 +1686,32 @@ SERVICE_CLASSES: Dict[str, type] = {
     'secrets': SecretsService,
     'provider_credentials': ProviderCredentialsService,
 }
+
+
+class BoundServices(TypedDict, total=False):
+    """What ``start`` binds, by name (the schema's ``start.services``): a
+    kind's object, typed by its Protocol class, or None: the kind bound with no
+    object, or a frontend feature without a service (``terminal_input``)."""
+
+    composer: Optional[ComposerService]
+    shortcuts: Optional[ShortcutsService]
+    session_entries: Optional[SessionEntriesService]
+    message_injection: Optional[MessageInjectionService]
+    active_tools: Optional[ActiveToolsService]
+    terminal_handoff: Optional[TerminalHandoffService]
+    autocomplete: Optional[AutocompleteService]
+    session_control_v1: Optional[SessionControlV1Service]
+    session_compaction_v1: Optional[SessionCompactionV1Service]
+    agent_sessions: Optional[AgentSessionsService]
+    agent_model_selection_v1: Optional[AgentModelSelectionV1Service]
+    agent_session_events_v1: Optional[AgentSessionEventsV1Service]
+    agent_session_lifetime_v1: Optional[AgentSessionLifetimeV1Service]
+    provider_auth: Optional[ProviderAuthService]
+    provider_catalog: Optional[ProviderCatalogService]
+    session_lifecycle: Optional[SessionLifecycleService]
+    autocomplete_edit_v1: None
+    terminal_input: None
+    policy: Optional[PolicyService]
+    approvals: Optional[ApprovalsService]
+    secrets: Optional[SecretsService]
+    provider_credentials: Optional[ProviderCredentialsService]

@@ -11,7 +11,6 @@ from typing import (
     Callable,
     Dict,
     Generic,
-    List,
     Mapping,
     Optional,
     Sequence,
@@ -23,12 +22,8 @@ from typing import (
 from ._core import Core, Line, Subscriber
 from ._future import Future
 from ._generated import (
-    ArtifactReply,
-    AutocompleteReply,
-    DiscoverReply,
-    GetApplicableOperationsReply,
+    BoundServices,
     StartReply,
-    StatusEntry,
 )
 from .errors import error_for
 
@@ -37,8 +32,10 @@ T = TypeVar("T")
 Id = Union[str, int]
 #: A JSON object.
 Json = Dict[str, Any]
-#: What ``start`` binds: kinds to the objects that serve them, or names alone.
-Services = Union[Mapping[str, Any], Sequence[str], None]
+#: What ``start`` binds: names to the objects that serve them (each checked against its
+#: kind's Protocol class) or to None (a frontend feature such as ``terminal_input``), or
+#: the names alone.
+Services = Union[BoundServices, Mapping[str, None], Sequence[str], None]
 
 
 class Request(Generic[T]):
@@ -93,21 +90,13 @@ def outcome(request: "Request[T]", line: Line) -> T:
     return request.convert(line)
 
 
-def _members(line: Line) -> Json:
-    return {k: v for k, v in line.items() if k not in ("type", "id", "ok")}
-
-
 def _output(line: Line) -> Json:
     output = line.get("output")
     return output if isinstance(output, dict) else {"value": output}
 
 
 def _started(line: Line) -> StartReply:
-    return cast(StartReply, _members(line))
-
-
-def _nothing(line: Line) -> None:
-    return None
+    return cast(StartReply, members(line))
 
 
 def milliseconds(seconds: Optional[float]) -> Optional[int]:
@@ -135,11 +124,50 @@ def _services(services: Services) -> Optional[Dict[str, Any]]:
     return {name: None for name in services}
 
 
-# Session.
+# The requests the generated methods (``_operations.py``) build.
 
 
-def discover() -> "Request[DiscoverReply]":
-    return Request("reply", {"op": "discover"}, lambda line: cast(DiscoverReply, _members(line)))
+def members(line: Line) -> Json:
+    """A reply's members: the line without ``type``, ``id`` and ``ok``."""
+    return {k: v for k, v in line.items() if k not in ("type", "id", "ok")}
+
+
+def member(name: str, default: Any) -> Callable[[Line], Any]:
+    """A reply's member ``name`` (``default`` when it lacks it)."""
+    return lambda line: line.get(name, default)
+
+
+def nothing(line: Line) -> None:
+    """A reply that says only that it succeeded."""
+    return None
+
+
+def reply(op: str, convert: Callable[[Line], T], **fields: Any) -> "Request[T]":
+    """The operation ``op`` with its members ``fields`` (those that are None left out),
+    answered by its reply, whose value is ``convert(reply)``."""
+    return Request("reply", _opt({"op": op}, **fields), convert)
+
+
+def call(
+    op: str,
+    extension: str,
+    *,
+    call_id: Optional[Id] = None,
+    progress: Optional[Subscriber] = None,
+    **fields: Any,
+) -> "Request[Json]":
+    """The call ``op`` to ``extension`` with its members ``fields``, answered by its
+    ``result`` line (the output); ``progress`` gets its progress events."""
+    line = _opt({"op": op, "extension": extension}, call_id=call_id, **fields)
+    return Request("call", line, _output, progress=progress)
+
+
+def cancel(call_id: Id) -> "Request[None]":
+    """``cancel`` of the call ``call_id``."""
+    return reply("cancel", nothing, call_id=call_id)
+
+
+# The operations the Host classes write by hand.
 
 
 def start(
@@ -160,177 +188,8 @@ def start(
     return Request("start", line, _started, services=bound or {})
 
 
-def stop(extension: str) -> "Request[Json]":
-    return Request(
-        "reply", {"op": "stop", "extension": extension}, lambda line: line.get("report") or {}
-    )
-
-
 def reload(extension: str) -> "Request[StartReply]":
     return Request("start", {"op": "reload", "extension": extension}, _started)
 
 
-def artifact(extension: str, artifact_id: str) -> "Request[ArtifactReply]":
-    return Request(
-        "reply",
-        {"op": "artifact", "extension": extension, "artifact_id": artifact_id},
-        lambda line: cast(ArtifactReply, _members(line)),
-    )
-
-
-def status() -> "Request[List[StatusEntry]]":
-    return Request(
-        "reply",
-        {"op": "status"},
-        lambda line: cast(List[StatusEntry], list(line.get("extensions") or [])),
-    )
-
-
-# Calls.
-
-
-def call(
-    op: str,
-    extension: str,
-    *,
-    timeout: Optional[float] = None,
-    call_id: Optional[Id] = None,
-    progress: Optional[Subscriber] = None,
-    **members: Any,
-) -> "Request[Json]":
-    line = _opt(
-        {"op": op, "extension": extension},
-        timeout_ms=milliseconds(timeout),
-        call_id=call_id,
-        **members,
-    )
-    return Request("call", line, _output, progress=progress)
-
-
-def cancel(call_id: Id) -> "Request[None]":
-    return Request("reply", {"op": "cancel", "call_id": call_id}, _nothing)
-
-
-# Answers.
-
-
-def answer_confirmation(request_id: int, confirmed: bool) -> "Request[None]":
-    return Request(
-        "reply",
-        {"op": "answer_confirmation", "request_id": request_id, "confirmed": confirmed},
-        _nothing,
-    )
-
-
-def answer_input(request_id: int, value: Optional[str]) -> "Request[None]":
-    return Request(
-        "reply", {"op": "answer_input", "request_id": request_id, "value": value}, _nothing
-    )
-
-
-def service_answer(
-    request_id: int, result: Optional[Json], refusal: Optional[str], message: Optional[str]
-) -> "Request[None]":
-    line = _opt(
-        {"op": "service_answer", "request_id": request_id},
-        result=result,
-        refusal=refusal,
-        message=message,
-    )
-    return Request("reply", line, _nothing)
-
-
-# Notifications to extensions.
-
-
-def notify(
-    extension: str, method: str, params: Optional[Json], generation: Optional[int]
-) -> "Request[None]":
-    return Request(
-        "reply",
-        _opt(
-            {"op": "notify", "extension": extension, "method": method, "params": params or {}},
-            generation=generation,
-        ),
-        _nothing,
-    )
-
-
-def message_delta(
-    extension: str, message_id: str, deltas: Union[str, Sequence[str]], generation: Optional[int]
-) -> "Request[None]":
-    line: Dict[str, Any] = {
-        "op": "message_delta",
-        "extension": extension,
-        "message_id": message_id,
-    }
-    if isinstance(deltas, str):
-        line["delta"] = deltas
-    else:
-        line["deltas"] = list(deltas)
-    return Request("reply", _opt(line, generation=generation), _nothing)
-
-
-def message_settled(extension: str, message_id: str, generation: Optional[int]) -> "Request[None]":
-    return Request(
-        "reply",
-        _opt(
-            {"op": "message_settled", "extension": extension, "message_id": message_id},
-            generation=generation,
-        ),
-        _nothing,
-    )
-
-
-def terminal_revoke(extension: str, reason: str, generation: Optional[int]) -> "Request[None]":
-    return Request(
-        "reply",
-        _opt(
-            {"op": "terminal_revoke", "extension": extension, "reason": reason},
-            generation=generation,
-        ),
-        _nothing,
-    )
-
-
-def autocomplete(
-    text: str, cursor: int, revision: int, extension: Optional[str]
-) -> "Request[AutocompleteReply]":
-    return Request(
-        "reply",
-        _opt(
-            {"op": "autocomplete", "text": text, "cursor": cursor, "revision": revision},
-            extension=extension,
-        ),
-        lambda line: cast(AutocompleteReply, _members(line)),
-    )
-
-
-def lifecycle(event: str, params: Mapping[str, Any]) -> "Request[None]":
-    return Request("reply", {**params, "op": "lifecycle", "event": event}, _nothing)
-
-
-# Child agent sessions and resources.
-
-
-def agent_report(report: Json) -> "Request[None]":
-    return Request("reply", {"op": "agent_report", "report": report}, _nothing)
-
-
-def agent_event(agent_id: str, event: Json) -> "Request[int]":
-    return Request(
-        "reply",
-        {"op": "agent_event", "agent_id": agent_id, "event": event},
-        lambda line: int(line["sequence"]),
-    )
-
-
-def get_applicable_operations(arguments: Json) -> "Request[GetApplicableOperationsReply]":
-    return Request(
-        "reply",
-        {"op": "get_applicable_operations", "arguments": arguments},
-        lambda line: cast(GetApplicableOperationsReply, _members(line)),
-    )
-
-
-__all__ = ["Request", "send", "outcome"]
+__all__ = ["Request", "send", "outcome", "reply", "call", "cancel", "start", "reload"]

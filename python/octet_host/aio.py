@@ -14,7 +14,6 @@ from typing import (
     AsyncIterator,
     Awaitable,
     Callable,
-    List,
     Optional,
     Sequence,
     TypeVar,
@@ -24,25 +23,15 @@ from typing import (
 
 from . import _ops
 from ._core import Line, Subscriber
+from ._events import Event
 from ._future import Future
 from ._generated import (
-    ArtifactReply,
-    AutocompleteReply,
-    CommandOutput,
-    ContextOutput,
-    DiscoverReply,
-    GetApplicableOperationsReply,
-    HookOutput,
-    MenuActionOutput,
-    MenuOutput,
-    RenderOutput,
     StartReply,
-    StatusEntry,
-    StatusOutput,
-    ToolOutput,
 )
+from ._operations import AsyncOperations
 from ._ops import Id, Json, Services
 from ._session import Session
+from .errors import HostLost
 
 T = TypeVar("T")
 Question = Callable[[Json], Union[Any, Awaitable[Any]]]
@@ -120,7 +109,7 @@ class PendingCall:
                 raise
 
 
-class Host(Session):
+class Host(Session, AsyncOperations):
     """``octet-host serve`` for asyncio: ``async with Host(workspace, ...) as host``.
 
     Takes the options of :class:`octet_host.Host` (:class:`octet_host.Session`);
@@ -159,9 +148,14 @@ class Host(Session):
         _, future = _ops.send(self._core, request)
         return _ops.outcome(request, await _awaitable(future, self._loop))
 
+    async def _call(self, request: "_ops.Request[Json]") -> Json:
+        sent_id, future = _ops.send(self._core, request)
+        assert sent_id is not None
+        return await PendingCall(self, request, sent_id, future).result()
+
     # Events.
 
-    async def events(self, timeout: Optional[float] = None) -> AsyncIterator[Json]:
+    async def events(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
         """The buffered events, then new ones; ends after ``timeout`` seconds without
         one (None: when serve is gone). It waits on the loop, holding no thread."""
         core, loop = self._core, self._loop
@@ -176,7 +170,7 @@ class Host(Session):
                 arrived.clear()
                 event = core.next_event(0)
                 if event is not None:
-                    yield event
+                    yield cast(Event, event)
                     continue
                 if core.finished():
                     return
@@ -187,11 +181,7 @@ class Host(Session):
         finally:
             stop()
 
-    # The session.
-
-    async def discover(self) -> DiscoverReply:
-        """The extensions found and the rejected manifests."""
-        return await self._do(_ops.discover())
+    # Operations written by hand: the session's start, reload and end, and submit.
 
     async def start(
         self,
@@ -207,22 +197,9 @@ class Host(Session):
             _ops.start(extension, services, features, startup_timeout, bulk_storage)
         )
 
-    async def stop(self, extension: str) -> Json:
-        """Stops ``extension``; its shutdown report."""
-        return await self._do(_ops.stop(extension))
-
     async def reload(self, extension: str) -> StartReply:
         """Starts a new generation candidate-first."""
         return await self._do(_ops.reload(extension))
-
-    async def artifact(self, extension: str, artifact_id: str) -> ArtifactReply:
-        """An artifact a live generation of ``extension`` published: its ``mime_type``,
-        ``size``, ``sha256`` and ``data`` (the bytes, base64)."""
-        return await self._do(_ops.artifact(extension, artifact_id))
-
-    async def status(self) -> List[StatusEntry]:
-        """One entry per live generation."""
-        return await self._do(_ops.status())
 
     # Calls.
 
@@ -238,194 +215,22 @@ class Host(Session):
     ) -> PendingCall:
         """Sends any call without waiting (see :meth:`octet_host.Host.submit`)."""
         request = _ops.call(
-            op, extension, timeout=timeout, call_id=call_id, progress=progress, **members
+            op,
+            extension,
+            call_id=call_id,
+            progress=progress,
+            timeout_ms=_ops.milliseconds(timeout),
+            **members,
         )
         sent_id, future = _ops.send(self._core, request)
         assert sent_id is not None
         return PendingCall(self, request, sent_id, future)
 
-    async def call(
-        self,
-        extension: str,
-        tool: str,
-        arguments: Optional[Json] = None,
-        *,
-        timeout: Optional[float] = None,
-        progress: Optional[Subscriber] = None,
-    ) -> ToolOutput:
-        """Calls a tool; its output."""
-        pending = self.submit(
-            "call",
-            extension,
-            tool=tool,
-            arguments=arguments or {},
-            timeout=timeout,
-            progress=progress,
-        )
-        return cast(ToolOutput, await pending.result())
-
-    async def command(
-        self,
-        extension: str,
-        name: str,
-        arguments: Sequence[str] = (),
-        *,
-        timeout: Optional[float] = None,
-    ) -> CommandOutput:
-        """Runs a command."""
-        pending = self.submit(
-            "command", extension, name=name, arguments=list(arguments), timeout=timeout
-        )
-        return cast(CommandOutput, await pending.result())
-
-    async def hook(
-        self,
-        extension: str,
-        hook: str,
-        payload: Optional[Json] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> HookOutput:
-        """Runs a hook."""
-        pending = self.submit("hook", extension, hook=hook, payload=payload or {}, timeout=timeout)
-        return cast(HookOutput, await pending.result())
-
-    async def context(
-        self, extension: str, prompt: Optional[str] = None, *, timeout: Optional[float] = None
-    ) -> ContextOutput:
-        """Collects context."""
-        pending = self.submit("context", extension, prompt=prompt, timeout=timeout)
-        return cast(ContextOutput, await pending.result())
-
-    async def status_collect(
-        self, extension: str, surface: Optional[str] = None, *, timeout: Optional[float] = None
-    ) -> StatusOutput:
-        """Collects a status surface."""
-        pending = self.submit("status_collect", extension, surface=surface, timeout=timeout)
-        return cast(StatusOutput, await pending.result())
-
-    async def render(
-        self,
-        extension: str,
-        tool: str,
-        output: str,
-        *,
-        arguments: Optional[Json] = None,
-        is_error: bool = False,
-        timeout: Optional[float] = None,
-    ) -> RenderOutput:
-        """Renders a tool's output."""
-        pending = self.submit(
-            "render",
-            extension,
-            tool=tool,
-            arguments=arguments or {},
-            output=output,
-            is_error=is_error,
-            timeout=timeout,
-        )
-        return cast(RenderOutput, await pending.result())
-
-    async def menu(self, extension: str, *, timeout: Optional[float] = None) -> MenuOutput:
-        """Collects the menu."""
-        pending = self.submit("menu", extension, timeout=timeout)
-        return cast(MenuOutput, await pending.result())
-
-    async def menu_action(
-        self, extension: str, item: Json, *, timeout: Optional[float] = None
-    ) -> MenuActionOutput:
-        """Runs a menu action."""
-        pending = self.submit("menu_action", extension, item=item, timeout=timeout)
-        return cast(MenuActionOutput, await pending.result())
-
-    async def cancel(self, call_id: Id) -> None:
-        """Cancels the active call ``call_id``."""
-        await self._do(_ops.cancel(call_id))
-
-    # Answers.
-
-    async def answer_confirmation(self, request_id: int, confirmed: bool) -> None:
-        """Answers a ``confirmation_request``."""
-        await self._do(_ops.answer_confirmation(request_id, confirmed))
-
-    async def answer_input(self, request_id: int, value: Optional[str]) -> None:
-        """Answers an ``input_request``."""
-        await self._do(_ops.answer_input(request_id, value))
-
-    async def service_answer(
-        self,
-        request_id: int,
-        *,
-        result: Optional[Json] = None,
-        refusal: Optional[str] = None,
-        message: Optional[str] = None,
-    ) -> None:
-        """Answers a ``service_request`` by hand."""
-        await self._do(_ops.service_answer(request_id, result, refusal, message))
-
-    # Notifications to extensions.
-
-    async def notify(
-        self,
-        extension: str,
-        method: str,
-        params: Optional[Json] = None,
-        *,
-        generation: Optional[int] = None,
-    ) -> None:
-        """``shortcut/trigger``, ``ui/terminal-input`` or ``ui/resize``."""
-        await self._do(_ops.notify(extension, method, params, generation))
-
-    async def message_delta(
-        self,
-        extension: str,
-        message_id: str,
-        deltas: Union[str, Sequence[str]],
-        *,
-        generation: Optional[int] = None,
-    ) -> None:
-        """Adds assistant-message text."""
-        await self._do(_ops.message_delta(extension, message_id, deltas, generation))
-
-    async def message_settled(
-        self, extension: str, message_id: str, *, generation: Optional[int] = None
-    ) -> None:
-        """Sends the message's pending deltas at once."""
-        await self._do(_ops.message_settled(extension, message_id, generation))
-
-    async def terminal_revoke(
-        self, extension: str, reason: str, *, generation: Optional[int] = None
-    ) -> None:
-        """Takes the terminal grant back."""
-        await self._do(_ops.terminal_revoke(extension, reason, generation))
-
-    async def autocomplete(
-        self, text: str, cursor: int, revision: int, *, extension: Optional[str] = None
-    ) -> AutocompleteReply:
-        """Asks the admitted autocomplete chains."""
-        return await self._do(_ops.autocomplete(text, cursor, revision, extension))
-
-    async def lifecycle(self, event: str, **params: Any) -> None:
-        """Sends a lifecycle notification."""
-        await self._do(_ops.lifecycle(event, params))
-
-    # Child agent sessions and resources.
-
-    async def agent_report(self, report: Json) -> None:
-        """Reports one change of a child agent session."""
-        await self._do(_ops.agent_report(report))
-
-    async def agent_event(self, agent_id: str, event: Json) -> int:
-        """Records one observation of a child; its sequence number."""
-        return await self._do(_ops.agent_event(agent_id, event))
-
-    async def get_applicable_operations(self, arguments: Json) -> GetApplicableOperationsReply:
-        """Runs the host tool ``get_applicable_operations``."""
-        return await self._do(_ops.get_applicable_operations(arguments))
-
     async def shutdown(self) -> Json:
-        """Ends the session now; the report."""
+        """Ends the session now (as :meth:`close` does); the report."""
         report = await self.close()
         if report is None:
-            raise self._core.lost or RuntimeError("serve ended without a shutdown report")
+            raise self._core.lost or HostLost("serve ended without a shutdown report")
         return report
+
+    # Every other operation is a method of the generated ``AsyncOperations``.

@@ -18,10 +18,10 @@ import pytest
 from conftest import alive, ask, eventually, sdk_extension, services_extension
 
 import octet_host
-from octet_host import ServiceCall
+from octet_host import ComposerService, ServiceCall
 
 
-class Raising:
+class Raising(ComposerService):
     def get(self, params: Any, call: ServiceCall) -> Any:
         raise KeyError("the composer's buffer went away")
 
@@ -48,7 +48,7 @@ def test_a_handler_that_raises_is_a_typed_refusal_and_an_event(
     assert "KeyError" in events[0]["message"] and events[0]["method"] == "composer/get"
 
 
-class Hanging:
+class Hanging(ComposerService):
     def __init__(self) -> None:
         self.calls: List[ServiceCall] = []
         self.release = threading.Event()

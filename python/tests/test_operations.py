@@ -226,7 +226,7 @@ def test_notifications_autocomplete_lifecycle_and_terminal(
         assert answered["claimed_by"] == "peer", answered
         assert answered["items"][0]["value"] == "/review"
         host.message_delta("peer", "m1", "Hello, ")
-        host.message_delta("peer", "m1", ["wor", "ld"])
+        host.message_delta("peer", "m1", deltas=["wor", "ld"])
         host.message_settled("peer", "m1")
         host.notify("peer", "shortcut/trigger", {"id": "open"})
         with pytest.raises(octet_host.NotificationRefused) as refused:
@@ -360,7 +360,7 @@ def test_the_wire_trace_comes_as_events(workspace: Path, extensions: Path) -> No
         host.start("fixture")
         host.call("fixture", "echo", {"x": 1})
         traces = [e for e in host.events(timeout=0.5) if e["event"] == "trace"]
-        methods = [t["frame"].get("method") for t in traces if t["frame"] is not None]
+        methods = [t["frame"].get("method") for t in traces if isinstance(t["frame"], dict)]
         assert "initialize" in methods and "tool/call" in methods, methods
         answers = [t["answers"]["method"] for t in traces if "answers" in t]
         assert "tool/call" in answers, answers

@@ -4,15 +4,18 @@ own binary, and it is the installed copy the tests import."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Dict, List
 
 from conftest import REPO
 
 import octet_host
+import octet_host.aio
 from octet_host import errors
 
 
@@ -33,6 +36,21 @@ def test_the_generated_modules_match_the_schema() -> None:
     fix = "run `python3 python/tools/generate.py` and commit the result"
     assert package.with_name("_generated.py").read_text() == generated("-"), fix
     assert package.with_name("_error_codes.py").read_text() == generated(os.devnull, "-"), fix
+    operations = generated(os.devnull, os.devnull, "-")
+    assert package.with_name("_operations.py").read_text() == operations, fix
+
+
+def test_both_apis_have_the_same_methods_with_the_same_parameters() -> None:
+    def surface(cls: type) -> Dict[str, List[str]]:
+        return {
+            name: [str(p) for p in inspect.signature(member).parameters.values()]
+            for name, member in inspect.getmembers(cls, inspect.isfunction)
+            if not name.startswith("_")
+        }
+
+    sync, asyncio = surface(octet_host.Host), surface(octet_host.aio.Host)
+    assert sync == asyncio
+    assert set(octet_host.OPS) <= set(sync) | {"shutdown"}, set(octet_host.OPS) - set(sync)
 
 
 def test_the_package_is_typed() -> None:

@@ -1,29 +1,40 @@
 #!/usr/bin/env python3
 """Generates ``octet_host/_generated.py`` from docs/serve-protocol.schema.json.
 
-Usage: generate.py [SCHEMA] [OUTPUT] [ERRORS]   (defaults: the repository's schema,
-the package's modules; an output ``-`` prints that module). Standard library only.
+Usage: generate.py [SCHEMA] [OUTPUT] [ERRORS] [OPERATIONS]   (defaults: the
+repository's schema, the package's modules; an output ``-`` prints that module).
+Standard library only.
 
 The module holds, all from the schema:
-- a TypedDict per output line (the root ``oneOf``) and the union ``OutputLine``;
+- a TypedDict per output line (the root ``oneOf``) and the union ``OutputLine``, and
+  one per line the clients yield as an event (``TraceEvent``, ...: :data:`EVENT_LINES`);
 - a TypedDict per control line (``$defs.control_line``) and the tuple ``OPS``;
 - per service kind (``$defs.service_kinds``, the method table and serve's brokers): a
   TypedDict of each method's params and result, a ``Protocol`` class with one method
-  per request whose default body refuses it as ``unsupported_feature``, and the
-  dispatch table ``SERVICE_KINDS``.
+  per request whose default body refuses it as ``unsupported_feature``, the
+  dispatch table ``SERVICE_KINDS`` and ``BoundServices``, the TypedDict ``start``'s
+  ``services`` is checked against.
 
 And ``octet_host/_error_codes.py`` holds ``ERROR_CODES``: each error code of serve
 (``$defs.error_codes``) and the name of the exception class it raises, which
 ``errors.py`` turns into its table (a module of its own, which imports nothing, so that
 ``errors.py`` and ``_generated.py`` do not import each other).
 
-tests/test_package.py regenerates both and fails when a checked-in module differs.
+And ``octet_host/_operations.py`` holds both method surfaces, ``Operations`` (under
+``octet_host.Host``) and ``AsyncOperations`` (under ``octet_host.aio.Host``): one
+typed method per control line (``$defs.control_line``) but those the two classes write
+by hand (:data:`HAND_WRITTEN`), its parameters the line's members and its return type
+the operation's reply (``$defs.replies``) or call output (``$defs.call_outputs``). The
+two differ only in ``def``/``async def`` and ``await``.
+
+tests/test_package.py regenerates all three and fails when a checked-in module differs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any, Dict, List, Tuple
 
@@ -31,6 +42,39 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "..", "..", "docs", "serve-protocol.schema.json")
 OUTPUT = os.path.join(HERE, "..", "octet_host", "_generated.py")
 ERRORS = os.path.join(HERE, "..", "octet_host", "_error_codes.py")
+OPERATIONS = os.path.join(HERE, "..", "octet_host", "_operations.py")
+
+#: The operations each Host class writes by hand: ``start`` (binds the services),
+#: ``reload`` (tells the service desk the API version) and ``shutdown`` (``close``).
+HAND_WRITTEN = ("start", "reload", "shutdown")
+
+#: Optional members a method takes positionally, after the required ones (the rest are
+#: keyword-only): the argument a caller names least.
+POSITIONAL = {
+    "call": ("arguments",),
+    "command": ("arguments",),
+    "hook": ("payload",),
+    "context": ("prompt",),
+    "status_collect": ("surface",),
+    "notify": ("params",),
+    "message_delta": ("delta",),
+}
+
+#: The reply member a method returns rather than the reply's members: (member, its
+#: annotation, the value when the reply lacks it).
+RETURNS: Dict[str, Tuple[str, str, Any]] = {
+    "status": ("extensions", "List[StatusEntry]", []),
+    "stop": ("report", "Json", {}),
+    "agent_event": ("sequence", "int", None),
+}
+
+#: The output lines other than ``event`` lines that the clients hand to ``events()``,
+#: each with ``event`` set to its ``type``.
+EVENT_LINES = ("trace", "confirmation_request", "input_request", "request_cancelled", "shutdown")
+
+#: Operations whose line takes members beyond the schema's (``lifecycle`` flattens its
+#: event's params beside ``event``): the name of the ``**`` parameter.
+REST = {"lifecycle": "params"}
 
 
 def camel(name: str) -> str:
@@ -138,6 +182,13 @@ def generate(schema: Dict[str, Any]) -> str:
     out.append("#: Every line serve writes.")
     out.append(f"OutputLine = Union[{', '.join(n for _, n in lines)}]")
     out += ["", ""]
+    for title in EVENT_LINES:
+        name = camel(title) + "Event"
+        out.append(f"class {name}({camel(title)}Line):")
+        out.append(f'    """A ``{title}`` line as ``events()`` yields it, named by ``event``."""')
+        out.append("")
+        out.append(f"    event: Literal[{title!r}]")
+        out += ["", ""]
 
     control = schema["$defs"]["control_line"]["oneOf"]
     ops = [c["properties"]["op"]["const"] for c in control]
@@ -235,7 +286,18 @@ def generate(schema: Dict[str, Any]) -> str:
     out.append("#: The Protocol class of each kind.")
     out.append("SERVICE_CLASSES: Dict[str, type] = {")
     out += [f"    {k!r}: {c}," for k, c in classes]
-    out += ["}", ""]
+    out += ["}", "", ""]
+    start = next(c for c in schema["$defs"]["control_line"]["oneOf"] if c["title"] == "start")
+    protocols = dict(classes)
+    out.append("class BoundServices(TypedDict, total=False):")
+    out.append('    """What ``start`` binds, by name (the schema\'s ``start.services``): a')
+    out.append("    kind's object, typed by its Protocol class, or None: the kind bound with no")
+    out.append('    object, or a frontend feature without a service (``terminal_input``)."""')
+    out.append("")
+    for name in start["properties"]["services"]["items"]["enum"]:
+        kind = protocols.get(name)
+        out.append(f"    {name}: {f'Optional[{kind}]' if kind else 'None'}")
+    out.append("")
     return "\n".join(out)
 
 
@@ -259,6 +321,129 @@ def error_codes(schema: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def param_type(schema: Dict[str, Any]) -> str:
+    """The annotation of a method parameter for a control-line member: objects are
+    ``Json``, arrays any ``Sequence``, ids ``Id``."""
+    if schema.get("type") == "object":
+        return "Json"
+    if schema.get("type") == "array":
+        items = schema.get("items")
+        return f"Sequence[{py_type(items)}]" if items else "Sequence[Any]"
+    if "anyOf" in schema and {s.get("type") for s in schema["anyOf"]} == {"string", "integer"}:
+        return "Id"
+    return py_type(schema)
+
+
+def operation(line: Dict[str, Any], schema: Dict[str, Any], run: str) -> List[str]:
+    """One method of a surface: ``run`` is ``""`` (synchronous) or ``"await "``."""
+    op = line["title"]
+    props: Dict[str, Any] = line.get("properties", {})
+    outputs = schema["$defs"]["call_outputs"]["properties"]
+    is_call = op in outputs
+    # The client sets `op` and `id`, and a call's `call_id`.
+    own = ("op", "id", "call_id") if is_call else ("op", "id")
+    required = [p for p in line.get("required", []) if p not in own]
+    optional = [p for p in props if p not in required and p not in own]
+    positional = [p for p in optional if p in POSITIONAL.get(op, ())]
+    keyword = [p for p in optional if p not in positional]
+    params = ["self"]
+    params += [f"{p}: {param_type(props[p])}" for p in required]
+    params += [f"{p}: Optional[{param_type(props[p])}] = None" for p in positional]
+    seconds = {p: p[: -len("_ms")] for p in keyword if p.endswith("_ms")}
+    if keyword or is_call:
+        params.append("*")
+    for p in keyword:
+        name = seconds.get(p, p)
+        kind = "float" if p in seconds else param_type(props[p])
+        params.append(f"{name}: Optional[{kind}] = None")
+    if is_call:
+        params.append("progress: Optional[Subscriber] = None")
+    if op in REST:
+        params.append(f"**{REST[op]}: Any")
+    members = [p for p in required + positional + keyword if p != "extension" or not is_call]
+    values = [
+        f"{p}=_ops.milliseconds({seconds[p]})" if p in seconds else f"{p}={p}" for p in members
+    ]
+    if op in REST:
+        values.append(f"**{REST[op]}")
+    replies = schema["$defs"]["replies"]["properties"]
+    if is_call:
+        returns = camel(outputs[op]["title"])
+        request = f"_ops.call({op!r}, extension, progress=progress, {', '.join(values)})"
+        body = f"cast({returns}, {run}self._call({request}))"
+    else:
+        if op in RETURNS:
+            member, returns, default = RETURNS[op]
+            convert = f"_ops.member({member!r}, {default!r})"
+        elif op in replies:
+            returns, convert = camel(replies[op]["title"]) + "Reply", "_ops.members"
+        else:
+            returns, convert = "None", "_ops.nothing"
+        request = f"_ops.reply({op!r}, {convert}, {', '.join(values)})".replace(", )", ")")
+        body = f"{run}self._do({request})"
+        if returns != "None":
+            body = f"cast({returns}, {body})"
+    define = "async def" if run else "def"
+    out = [f"    {define} {op}({', '.join(params)}) -> {returns}:"]
+    out.append(f'        """``{op}``: {line.get("description", "")}"""')
+    out.append(f"        return {body}" if returns != "None" else f"        {body}")
+    return out + [""]
+
+
+def operations(schema: Dict[str, Any]) -> str:
+    """The module of both method surfaces."""
+    lines = [c for c in schema["$defs"]["control_line"]["oneOf"] if c["title"] not in HAND_WRITTEN]
+    surfaces: List[str] = []
+    for name, run, doc in (
+        ("Operations", "", "octet_host.Host"),
+        ("AsyncOperations", "await ", "octet_host.aio.Host"),
+    ):
+        define = "async def" if run else "def"
+        surfaces += [
+            "",
+            f"class {name}:",
+            f'    """The operations of :class:`{doc}` it does not write by hand."""',
+            "",
+            f'    {define} _do(self, request: "_ops.Request[T]") -> T:',
+            '        """Sends ``request`` and waits for its answer."""',
+            "        raise NotImplementedError",
+            "",
+            f'    {define} _call(self, request: "_ops.Request[Json]") -> Json:',
+            '        """Sends the call ``request`` and waits for its output."""',
+            "        raise NotImplementedError",
+            "",
+        ]
+        for line in lines:
+            surfaces += operation(line, schema, run)
+    text = "\n".join(surfaces)
+    defined = set(re.findall(r"^class (\w+)", generate(schema), re.M))
+    used = sorted(n for n in set(re.findall(r"\b[A-Z]\w+\b", text)) if n in defined)
+    out = [
+        '"""Generated by python/tools/generate.py from docs/serve-protocol.schema.json.',
+        "",
+        "Do not edit: change the schema (or the generator's tables) and run",
+        "``python3 python/tools/generate.py``.",
+        '"""',
+        "",
+        "# fmt: off",
+        "from __future__ import annotations",
+        "",
+        "from typing import Any, List, Optional, Sequence, TypeVar, cast",
+        "",
+        "from . import _ops",
+        "from ._core import Subscriber",
+        "from ._generated import (",
+        *[f"    {n}," for n in used],
+        ")",
+        "from ._ops import Id, Json",
+        "",
+        'T = TypeVar("T")',
+        "",
+        text,
+    ]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
 def write(text: str, output: str) -> None:
     if output == "-":
         sys.stdout.write(text)
@@ -271,11 +456,14 @@ def main() -> None:
     schema_path = sys.argv[1] if len(sys.argv) > 1 else SCHEMA
     output = sys.argv[2] if len(sys.argv) > 2 else OUTPUT
     errors = sys.argv[3] if len(sys.argv) > 3 else (ERRORS if output != "-" else "")
+    methods = sys.argv[4] if len(sys.argv) > 4 else (OPERATIONS if output != "-" else "")
     with open(schema_path, encoding="utf-8") as f:
         schema = json.load(f)
     write(generate(schema), output)
     if errors:
         write(error_codes(schema), errors)
+    if methods:
+        write(operations(schema), methods)
 
 
 if __name__ == "__main__":
