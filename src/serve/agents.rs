@@ -6,7 +6,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use super::error::{ErrorCode, ServeError};
-use super::fields::Fields;
 use crate::host::ExtensionHost;
 use crate::services::bound::{AgentEvent, AgentReport};
 
@@ -19,15 +18,14 @@ pub(crate) enum AgentOp {
     Event { agent_id: String, event: AgentEvent },
 }
 
-/// Parses `agent_report`.
-pub(super) fn report(f: &Fields) -> Result<AgentOp, ServeError> {
-    closed(f, "report").map(AgentOp::Report)
+/// Parses `agent_report`'s `report`.
+pub(super) fn report(report: Value) -> Result<AgentOp, ServeError> {
+    closed(report, "report").map(AgentOp::Report)
 }
 
-/// Parses `agent_event`.
-pub(super) fn event(f: &Fields) -> Result<AgentOp, ServeError> {
-    let agent_id = f.string("agent_id")?;
-    closed(f, "event").map(|event| AgentOp::Event { agent_id, event })
+/// Parses `agent_event`'s `event` of the child `agent_id`.
+pub(super) fn event(agent_id: String, event: Value) -> Result<AgentOp, ServeError> {
+    closed(event, "event").map(|event| AgentOp::Event { agent_id, event })
 }
 
 /// Records `op`: the reply's members, or `report_refused` with the runtime's reason.
@@ -45,9 +43,9 @@ pub(super) fn run(host: &ExtensionHost, op: AgentOp) -> Result<Value, ServeError
     }
 }
 
-/// Member `name` as the closed type `T`; the error names the rule that broke.
-fn closed<T: DeserializeOwned>(f: &Fields, name: &str) -> Result<T, ServeError> {
-    serde_json::from_value(f.required(name)?.clone()).map_err(|e| {
+/// Member `name`'s `value` as the closed type `T`; the error names the rule that broke.
+fn closed<T: DeserializeOwned>(value: Value, name: &str) -> Result<T, ServeError> {
+    serde_json::from_value(value).map_err(|e| {
         ServeError::new(ErrorCode::InvalidValue, format!("`{name}`: {e}")).with("field", name)
     })
 }

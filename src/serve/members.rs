@@ -1,13 +1,12 @@
 //! The values of single control-line members: each parser names the member and the
 //! rule it breaks, never the value that was sent (`control` explains why).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
 use super::fields::Fields;
 use crate::features::offers::RuntimeOffers;
-use crate::host::{LifecycleNotification, Outcome, Settlement};
 use crate::limits::MAX_HOST_NOTIFICATION_BYTES;
 use crate::manifest::UiSurface;
 use crate::negotiation::Feature;
@@ -16,12 +15,7 @@ use crate::validate::{ExtensionMenuItem, HookName, HookPayload};
 
 /// `item`: the menu action to run, as the `menu` result shows it (`id`, `label`,
 /// `command`, `arguments`, `destructive`, `description`).
-pub(super) fn menu_item(f: &Fields) -> Result<ExtensionMenuItem, ServeError> {
-    let item = match f.object.get("item") {
-        None | Some(Value::Null) => return Err(ServeError::missing("item")),
-        Some(Value::Object(item)) => item,
-        Some(_) => return Err(ServeError::wrong_type("item", "an object")),
-    };
+pub(super) fn menu_item(item: &Map<String, Value>) -> Result<ExtensionMenuItem, ServeError> {
     let i = Fields::new(item, "item.");
     Ok(ExtensionMenuItem::Action {
         id: i.string("id")?,
@@ -35,26 +29,26 @@ pub(super) fn menu_item(f: &Fields) -> Result<ExtensionMenuItem, ServeError> {
 }
 
 /// `surface`: `"status"` (the default), `"header"` or `"footer"`.
-pub(super) fn surface(f: &Fields) -> Result<UiSurface, ServeError> {
-    match f.opt_string("surface")? {
+pub(super) fn surface(name: Option<&str>) -> Result<UiSurface, ServeError> {
+    match name {
         None => Ok(UiSurface::Status),
-        Some(name) => UiSurface::parse(&name)
+        Some(name) => UiSurface::parse(name)
             .ok_or_else(|| ServeError::invalid_value("surface", &["status", "header", "footer"])),
     }
 }
 
 /// `hook` and `payload`, typed per hook as the host sends it (section 1.4).
-pub(super) fn hook_payload(f: &Fields) -> Result<HookPayload, ServeError> {
-    let name = f.string("hook")?;
-    let hook = HookName::parse(&name).ok_or_else(|| {
+/// The schema leaves `payload` optional (a hook names its own members); every hook
+/// this serve runs has one.
+pub(super) fn hook_payload(
+    name: &str,
+    payload: Option<&Map<String, Value>>,
+) -> Result<HookPayload, ServeError> {
+    let hook = HookName::parse(name).ok_or_else(|| {
         let names: Vec<&str> = HookName::ALL.iter().map(|h| h.as_str()).collect();
         ServeError::invalid_value("hook", &names)
     })?;
-    let payload = match f.object.get("payload") {
-        None | Some(Value::Null) => return Err(ServeError::missing("payload")),
-        Some(Value::Object(payload)) => payload,
-        Some(_) => return Err(ServeError::wrong_type("payload", "an object")),
-    };
+    let payload = payload.ok_or_else(|| ServeError::missing("payload"))?;
     let p = Fields::new(payload, "payload.");
     Ok(match hook {
         HookName::BeforePrompt => HookPayload::BeforePrompt {
@@ -110,82 +104,6 @@ fn typed_payload<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// Every outcome, for parsing.
-const OUTCOMES: [Outcome; 7] = [
-    Outcome::Completed,
-    Outcome::Failed,
-    Outcome::Cancelled,
-    Outcome::Interrupted,
-    Outcome::FrontendDisconnected,
-    Outcome::Shutdown,
-    Outcome::LimitReached,
-];
-
-/// The lifecycle event names, as `event` takes them (the notification methods).
-const LIFECYCLE_EVENTS: &[&str] = &[
-    "session/started",
-    "session/settled",
-    "turn/started",
-    "turn/settled",
-    "tool/started",
-    "tool/settled",
-];
-
-/// `event` plus the notification's params, flattened as on the wire (section 1.10).
-pub(super) fn lifecycle(f: &Fields) -> Result<LifecycleNotification, ServeError> {
-    let event = f.string("event")?;
-    let settlement = || -> Result<Settlement, ServeError> {
-        let outcome = f.string("outcome")?;
-        let outcome = OUTCOMES
-            .into_iter()
-            .find(|o| o.as_str() == outcome)
-            .ok_or_else(|| {
-                let names: Vec<&str> = OUTCOMES.iter().map(|o| o.as_str()).collect();
-                ServeError::invalid_value("outcome", &names)
-            })?;
-        Ok(Settlement {
-            outcome,
-            duration_ms: f.u64("duration_ms")?,
-            reason: f.opt_string("reason")?,
-        })
-    };
-    let session_id = f.string("session_id")?;
-    Ok(match event.as_str() {
-        "session/started" => LifecycleNotification::SessionStarted { session_id },
-        "session/settled" => LifecycleNotification::SessionSettled {
-            session_id,
-            settlement: settlement()?,
-        },
-        "turn/started" => LifecycleNotification::TurnStarted {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-        },
-        "turn/settled" => LifecycleNotification::TurnSettled {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-            settlement: settlement()?,
-        },
-        "tool/started" => LifecycleNotification::ToolStarted {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-            tool_call_id: f.string("tool_call_id")?,
-            tool_name: f.string("tool_name")?,
-        },
-        "tool/settled" => LifecycleNotification::ToolSettled {
-            session_id,
-            run_id: f.string("run_id")?,
-            turn_id: f.string("turn_id")?,
-            tool_call_id: f.string("tool_call_id")?,
-            tool_name: f.string("tool_name")?,
-            settlement: settlement()?,
-        },
-        _ => return Err(ServeError::invalid_value("event", LIFECYCLE_EVENTS)),
-    })
-}
-
 /// An unsigned 16-bit member (a terminal size).
 pub(super) fn u16_field(f: &Fields, name: &str) -> Result<u16, ServeError> {
     u16::try_from(f.u64(name)?)
@@ -194,10 +112,10 @@ pub(super) fn u16_field(f: &Fields, name: &str) -> Result<u16, ServeError> {
 
 /// `services`: the request services (feature or capability names) and brokers the
 /// client will answer.
-pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
+pub(super) fn services(requested: Vec<String>) -> Result<Vec<ServeBinding>, ServeError> {
     let names = ServeBinding::names();
     let mut bindings = Vec::new();
-    for name in f.opt_strings("services")? {
+    for name in requested {
         let binding = ServeBinding::from_name(&name)
             .ok_or_else(|| ServeError::invalid_value("services", &names))?;
         if !bindings.contains(&binding) {
@@ -209,10 +127,10 @@ pub(super) fn services(f: &Fields) -> Result<Vec<ServeBinding>, ServeError> {
 
 /// `features`: the runtime-served features (of [`RuntimeOffers::FEATURES`]) to offer
 /// the extension.
-pub(super) fn runtime_features(f: &Fields) -> Result<Vec<Feature>, ServeError> {
+pub(super) fn runtime_features(requested: Vec<String>) -> Result<Vec<Feature>, ServeError> {
     let names: Vec<&str> = RuntimeOffers::FEATURES.iter().map(|f| f.as_str()).collect();
     let mut features = Vec::new();
-    for name in f.opt_strings("features")? {
+    for name in requested {
         let feature = Feature::parse(&name)
             .filter(|feature| RuntimeOffers::FEATURES.contains(feature))
             .ok_or_else(|| ServeError::invalid_value("features", &names))?;
@@ -253,17 +171,14 @@ pub(crate) fn refused_notification(refusal: ServiceRefusal) -> ServeError {
 }
 
 /// `delta` (one string) or `deltas` (an array of strings; `updates` is an alias).
-pub(super) fn message_deltas(f: &Fields) -> Result<Vec<String>, ServeError> {
-    if let Some(delta) = f.opt_string("delta")? {
-        return Ok(vec![delta]);
+pub(super) fn message_deltas(
+    delta: Option<String>,
+    deltas: Option<Vec<String>>,
+    updates: Option<Vec<String>>,
+) -> Result<Vec<String>, ServeError> {
+    match (delta, deltas.or(updates)) {
+        (Some(delta), _) => Ok(vec![delta]),
+        (None, Some(deltas)) => Ok(deltas),
+        (None, None) => Err(ServeError::missing("delta")),
     }
-    let name = if f.get("deltas").is_some() {
-        "deltas"
-    } else {
-        "updates"
-    };
-    if f.get(name).is_none() {
-        return Err(ServeError::missing("delta"));
-    }
-    f.opt_strings(name)
 }

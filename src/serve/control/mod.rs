@@ -1,21 +1,28 @@
 //! Control lines: one JSON object per line, parsed into a typed [`ControlLine`].
 //!
-//! Parsing is by hand, not through serde derive, so every error names the member and the
-//! rule and never repeats the value that was sent (a secret typed into the wrong member
-//! must not come back in an error reply). Members an operation does not define are
-//! ignored, so clients may add their own bookkeeping.
+//! serde reads each line's members as the enum [`wire::Wire`], tagged on `op`, which
+//! mirrors the schema; [`read`] turns serde's errors into serve's, so every error names
+//! the member and the rule and never repeats the value that was sent (a secret typed
+//! into the wrong member must not come back in an error reply). What the shape does not
+//! say (a hook's payload, a menu item, a notification's row) is checked here. Members an
+//! operation does not define are ignored, so clients may add their own bookkeeping.
+
+mod lifecycle;
+mod read;
+mod wire;
 
 use std::fmt;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use self::lifecycle::lifecycle;
+use self::wire::Wire;
 use super::bindings::ServeBinding;
 use super::error::{ErrorCode, ServeError};
-use super::fields::Fields;
 use super::members::{
-    closed_notification, hook_payload, lifecycle, menu_item, message_deltas, services, surface,
-    u16_field,
+    closed_notification, hook_payload, menu_item, message_deltas, runtime_features, services,
+    surface, u16_field,
 };
 use crate::host::BoundNotification;
 use crate::host::LifecycleNotification;
@@ -205,7 +212,7 @@ pub(crate) enum CallKind {
     MenuAction(ExtensionMenuItem),
 }
 
-/// The operations that are calls (each settles with a `result` line).
+/// The operations that are calls (each settles with a `result` line), in `OPS`.
 pub const CALL_OPS: [&str; 8] = [
     "call",
     "command",
@@ -242,11 +249,20 @@ pub(crate) struct ControlError {
     pub error: ServeError,
 }
 
-/// The operations before the calls, for error messages.
-const SESSION_OPS: [&str; 4] = ["discover", "start", "stop", "reload"];
-
-/// The operations after the calls, for error messages.
-const OTHER_OPS: [&str; 16] = [
+/// Every operation, in the order of the schema: the calls' names are [`CALL_OPS`].
+pub const OPS: [&str; 28] = [
+    "discover",
+    "start",
+    "stop",
+    "reload",
+    "call",
+    "command",
+    "hook",
+    "context",
+    "status_collect",
+    "render",
+    "menu",
+    "menu_action",
     "cancel",
     "answer_confirmation",
     "answer_input",
@@ -265,7 +281,9 @@ const OTHER_OPS: [&str; 16] = [
     "shutdown",
 ];
 
-/// Parses one control line (without its LF).
+/// Parses one control line (without its LF): the JSON object, its `id`, then its
+/// members through the serde enum [`Wire`] tagged on its `op`, then what the shape does
+/// not say.
 pub(crate) fn parse(line: &[u8]) -> Result<ControlLine, ControlError> {
     let no_id = |error| ControlError { id: None, error };
     let value: Value = serde_json::from_slice(line).map_err(|e| {
@@ -278,218 +296,273 @@ pub(crate) fn parse(line: &[u8]) -> Result<ControlLine, ControlError> {
             ),
         ))
     })?;
-    let Value::Object(object) = value else {
+    let Value::Object(mut members) = value else {
         return Err(no_id(ServeError::new(
             ErrorCode::NotAnObject,
             "a control line must be a JSON object",
         )));
     };
-    let id = match object.get("id") {
+    let id = match members.remove("id") {
         None | Some(Value::Null) => None,
-        Some(value) => Some(ClientId::from_value(value).ok_or_else(|| {
+        Some(value) => Some(ClientId::from_value(&value).ok_or_else(|| {
             no_id(ServeError::new(
                 ErrorCode::InvalidId,
                 "`id` must be a string or an integer",
             ))
         })?),
     };
-    match parse_op(&Fields::new(&object, "")) {
+    match parse_members(members) {
         Ok(op) => Ok(ControlLine { id, op }),
         Err(error) => Err(ControlError { id, error }),
     }
 }
 
-fn parse_op(f: &Fields) -> Result<Op, ServeError> {
-    let op = f.string("op")?;
-    let call = |kind: CallKind| -> Result<Op, ServeError> {
+/// The operation of a line's `members` (without `id`).
+fn parse_members(mut members: Map<String, Value>) -> Result<Op, ServeError> {
+    let op = match members.remove("op") {
+        None | Some(Value::Null) => return Err(ServeError::missing("op")),
+        Some(Value::String(op)) => op,
+        Some(_) => return Err(ServeError::wrong_type("op", "a string")),
+    };
+    if !OPS.contains(&op.as_str()) {
+        return Err(read::unknown_op());
+    }
+    // A member set to `null` counts as absent, but for `answer_input`'s `value`, whose
+    // `null` cancels the input request.
+    let value_sent = members.contains_key("value");
+    members.retain(|_, value| !value.is_null());
+    into_op(read::read(&op, members)?, value_sent)
+}
+
+/// The typed operation of a line serde read: the checks its shape does not say.
+fn into_op(wire: Wire, value_sent: bool) -> Result<Op, ServeError> {
+    let call = |call_id, extension, timeout_ms: Option<u64>, kind| {
         Ok(Op::Call(CallSpec {
-            call_id: client_id(f, "call_id")?,
-            extension: f.string("extension")?,
-            timeout: f.opt_u64("timeout_ms")?.map(Duration::from_millis),
+            call_id,
+            extension,
+            timeout: timeout_ms.map(Duration::from_millis),
             kind,
         }))
     };
-    match op.as_str() {
-        "discover" => Ok(Op::Discover),
-        "start" => Ok(Op::Start {
-            extension: f.string("extension")?,
-            startup_timeout: f.opt_u64("startup_timeout_ms")?.map(Duration::from_millis),
-            services: services(f)?,
-            features: super::members::runtime_features(f)?,
-            bulk_storage: f.opt_string("bulk_storage")?.map(std::path::PathBuf::from),
+    let notify = |extension, generation, notification| {
+        Ok(Op::Notify {
+            extension,
+            generation,
+            notification,
+        })
+    };
+    match wire {
+        Wire::Discover {} => Ok(Op::Discover),
+        Wire::Start(start) => Ok(Op::Start {
+            extension: start.extension,
+            startup_timeout: start.startup_timeout_ms.map(Duration::from_millis),
+            services: services(start.services.unwrap_or_default())?,
+            features: runtime_features(start.features.unwrap_or_default())?,
+            bulk_storage: start.bulk_storage.map(std::path::PathBuf::from),
         }),
-        "stop" => Ok(Op::Stop {
-            extension: f.string("extension")?,
+        Wire::Stop(line) => Ok(Op::Stop {
+            extension: line.extension,
         }),
-        "reload" => Ok(Op::Reload {
-            extension: f.string("extension")?,
+        Wire::Reload(line) => Ok(Op::Reload {
+            extension: line.extension,
         }),
-        "call" => call(CallKind::Tool {
-            tool: f.string("tool")?,
-            arguments: f.object_or_empty("arguments")?,
-        }),
-        "command" => call(CallKind::Command {
-            name: f.string("name")?,
-            arguments: f.opt_strings("arguments")?,
-        }),
-        "hook" => call(CallKind::Hook(hook_payload(f)?)),
-        "context" => call(CallKind::Context {
-            prompt: f.opt_string("prompt")?,
-        }),
-        "status_collect" => call(CallKind::StatusCollect {
-            surface: surface(f)?,
-        }),
-        "render" => call(CallKind::Render {
-            tool: f.string("tool")?,
-            arguments: f.object_or_empty("arguments")?,
-            output: f.string("output")?,
-            is_error: f.opt_bool("is_error")?.unwrap_or(false),
-        }),
-        "menu" => call(CallKind::Menu),
-        "menu_action" => call(CallKind::MenuAction(menu_item(f)?)),
-        "cancel" => Ok(Op::Cancel {
-            call_id: client_id(f, "call_id")?,
-        }),
-        "answer_confirmation" => Ok(Op::AnswerConfirmation {
-            request_id: f.u64("request_id")?,
-            confirmed: f.bool("confirmed")?,
-        }),
-        "answer_input" => Ok(Op::AnswerInput {
-            request_id: f.u64("request_id")?,
-            value: match f.object.get("value") {
-                None => return Err(ServeError::missing("value")),
-                Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(Secret(s.clone())),
-                Some(_) => return Err(ServeError::wrong_type("value", "a string or null")),
+        Wire::Call(c) => call(
+            c.call_id,
+            c.extension,
+            c.timeout_ms,
+            CallKind::Tool {
+                tool: c.tool,
+                arguments: Value::Object(c.arguments.unwrap_or_default()),
             },
-        }),
-        "service_answer" => Ok(Op::ServiceAnswer {
-            request_id: f.u64("request_id")?,
-            answer: service_answer(f)?,
-        }),
-        "notify" => {
-            let method = f.string("method")?;
-            let params = f.object_or_empty("params")?;
-            // The notification table says which a client sends, and their closed params.
-            let row = HostNotification::from_name(&method)
-                .filter(|row| row.from_client())
-                .ok_or_else(|| {
-                    let sendable: Vec<&str> = HostNotification::ALL
-                        .iter()
-                        .filter(|row| row.from_client())
-                        .map(|row| row.name())
-                        .collect();
-                    ServeError::invalid_value(
-                        "method",
-                        &[&format!(
-                            "{} (message/updated is sent by message_delta and message_settled, \
-                             terminal/grant-lost by terminal_revoke)",
-                            sendable.join(", ")
-                        )],
-                    )
-                })?;
-            let fields = closed_notification(&method, &params, row.members())?;
-            let notification = match row {
-                HostNotification::ShortcutTrigger => BoundNotification::ShortcutTrigger {
-                    id: fields.string("id")?,
-                },
-                HostNotification::TerminalInput => BoundNotification::TerminalInput {
-                    data: fields.string("data")?,
-                },
-                HostNotification::Resize => BoundNotification::Resize {
-                    columns: u16_field(&fields, "columns")?,
-                    rows: u16_field(&fields, "rows")?,
-                },
-                // A row the client may send whose typed form this serve lacks.
-                other => {
-                    return Err(ServeError::new(
-                        ErrorCode::InvalidValue,
-                        format!(
-                            "{} cannot be sent through notify by this serve",
-                            other.name()
-                        ),
-                    )
-                    .with("field", "method"))
-                }
-            };
-            Ok(Op::Notify {
-                extension: f.string("extension")?,
-                generation: f.opt_u64("generation")?,
-                notification,
-            })
+        ),
+        Wire::Command(c) => call(
+            c.call_id,
+            c.extension,
+            c.timeout_ms,
+            CallKind::Command {
+                name: c.name,
+                arguments: c.arguments.unwrap_or_default(),
+            },
+        ),
+        Wire::Hook(c) => {
+            let payload = hook_payload(&c.hook, c.payload.as_ref())?;
+            call(
+                c.call_id,
+                c.extension,
+                c.timeout_ms,
+                CallKind::Hook(payload),
+            )
         }
-        "message_delta" => Ok(Op::Notify {
-            extension: f.string("extension")?,
-            generation: f.opt_u64("generation")?,
-            notification: BoundNotification::MessageDeltas {
-                message_id: f.string("message_id")?,
-                deltas: message_deltas(f)?,
+        Wire::Context(c) => call(
+            c.call_id,
+            c.extension,
+            c.timeout_ms,
+            CallKind::Context { prompt: c.prompt },
+        ),
+        Wire::StatusCollect(c) => {
+            let surface = surface(c.surface.as_deref())?;
+            call(
+                c.call_id,
+                c.extension,
+                c.timeout_ms,
+                CallKind::StatusCollect { surface },
+            )
+        }
+        Wire::Render(c) => call(
+            c.call_id,
+            c.extension,
+            c.timeout_ms,
+            CallKind::Render {
+                tool: c.tool,
+                arguments: Value::Object(c.arguments.unwrap_or_default()),
+                output: c.output,
+                is_error: c.is_error.unwrap_or(false),
             },
+        ),
+        Wire::Menu(c) => call(c.call_id, c.extension, c.timeout_ms, CallKind::Menu),
+        Wire::MenuAction(c) => {
+            let item = menu_item(&c.item)?;
+            call(
+                c.call_id,
+                c.extension,
+                c.timeout_ms,
+                CallKind::MenuAction(item),
+            )
+        }
+        Wire::Cancel { call_id } => Ok(Op::Cancel { call_id }),
+        Wire::AnswerConfirmation {
+            request_id,
+            confirmed,
+        } => Ok(Op::AnswerConfirmation {
+            request_id,
+            confirmed,
         }),
-        "message_settled" => Ok(Op::Notify {
-            extension: f.string("extension")?,
-            generation: f.opt_u64("generation")?,
-            notification: BoundNotification::MessageSettled {
-                message_id: f.string("message_id")?,
+        Wire::AnswerInput(answer) => match value_sent {
+            true => Ok(Op::AnswerInput {
+                request_id: answer.request_id,
+                value: answer.value,
+            }),
+            false => Err(ServeError::missing("value")),
+        },
+        Wire::ServiceAnswer(answer) => Ok(Op::ServiceAnswer {
+            request_id: answer.request_id,
+            answer: service_answer(answer.result, answer.refusal, answer.message)?,
+        }),
+        Wire::Notify(line) => {
+            let params = Value::Object(line.params.unwrap_or_default());
+            let notification = client_notification(&line.method, &params)?;
+            notify(line.extension, line.generation, notification)
+        }
+        Wire::MessageDelta(line) => {
+            let deltas = message_deltas(line.delta, line.deltas, line.updates)?;
+            notify(
+                line.extension,
+                line.generation,
+                BoundNotification::MessageDeltas {
+                    message_id: line.message_id,
+                    deltas,
+                },
+            )
+        }
+        Wire::MessageSettled(line) => notify(
+            line.extension,
+            line.generation,
+            BoundNotification::MessageSettled {
+                message_id: line.message_id,
             },
-        }),
-        "autocomplete" => Ok(Op::Autocomplete {
-            extension: f.opt_string("extension")?,
+        ),
+        Wire::Autocomplete(line) => Ok(Op::Autocomplete {
+            extension: line.extension,
             query: CompletionQuery::new(
-                f.string("text")?,
-                usize::try_from(f.u64("cursor")?).unwrap_or(usize::MAX),
-                f.u64("revision")?,
+                line.text,
+                usize::try_from(line.cursor).unwrap_or(usize::MAX),
+                line.revision,
             ),
         }),
-        "terminal_revoke" => Ok(Op::Notify {
-            extension: f.string("extension")?,
-            generation: f.opt_u64("generation")?,
-            notification: BoundNotification::TerminalGrantLost {
-                reason: f.string("reason")?,
+        Wire::TerminalRevoke(line) => notify(
+            line.extension,
+            line.generation,
+            BoundNotification::TerminalGrantLost {
+                reason: line.reason,
             },
+        ),
+        Wire::AgentReport { report } => super::agents::report(report).map(Op::Agent),
+        Wire::AgentEvent { agent_id, event } => {
+            super::agents::event(agent_id, event).map(Op::Agent)
+        }
+        Wire::Status {} => Ok(Op::Status),
+        Wire::Artifact {
+            extension,
+            artifact_id,
+        } => Ok(Op::Artifact {
+            extension,
+            artifact_id,
         }),
-        "agent_report" => super::agents::report(f).map(Op::Agent),
-        "agent_event" => super::agents::event(f).map(Op::Agent),
-        "status" => Ok(Op::Status),
-        "artifact" => Ok(Op::Artifact {
-            extension: f.string("extension")?,
-            artifact_id: f.string("artifact_id")?,
-        }),
-        "get_applicable_operations" => Ok(Op::ApplicableOperations {
-            arguments: f.value("arguments")?,
-        }),
-        "lifecycle" => Ok(Op::Lifecycle(lifecycle(f)?)),
-        "shutdown" => Ok(Op::Shutdown),
-        _ => Err(ServeError::new(
-            ErrorCode::UnknownOp,
-            format!(
-                "`op` must be one of {}",
-                [&SESSION_OPS[..], &CALL_OPS, &OTHER_OPS]
-                    .concat()
-                    .join(", ")
-            ),
-        )
-        .with("field", "op")),
+        Wire::GetApplicableOperations { arguments } => Ok(Op::ApplicableOperations { arguments }),
+        Wire::Lifecycle(line) => Ok(Op::Lifecycle(lifecycle(line)?)),
+        Wire::Shutdown {} => Ok(Op::Shutdown),
     }
 }
 
-/// The caller-chosen id in member `name`.
-fn client_id(f: &Fields, name: &str) -> Result<ClientId, ServeError> {
-    ClientId::from_value(f.required(name)?)
-        .ok_or_else(|| ServeError::wrong_type(&f.name(name), "a string or an integer"))
+/// The typed notification a `notify` line sends: the notification table says which a
+/// client sends, and their closed params.
+fn client_notification(method: &str, params: &Value) -> Result<BoundNotification, ServeError> {
+    let row = HostNotification::from_name(method)
+        .filter(|row| row.from_client())
+        .ok_or_else(|| {
+            let sendable: Vec<&str> = HostNotification::ALL
+                .iter()
+                .filter(|row| row.from_client())
+                .map(|row| row.name())
+                .collect();
+            ServeError::invalid_value(
+                "method",
+                &[&format!(
+                    "{} (message/updated is sent by message_delta and message_settled, \
+                     terminal/grant-lost by terminal_revoke)",
+                    sendable.join(", ")
+                )],
+            )
+        })?;
+    let fields = closed_notification(method, params, row.members())?;
+    match row {
+        HostNotification::ShortcutTrigger => Ok(BoundNotification::ShortcutTrigger {
+            id: fields.string("id")?,
+        }),
+        HostNotification::TerminalInput => Ok(BoundNotification::TerminalInput {
+            data: fields.string("data")?,
+        }),
+        HostNotification::Resize => Ok(BoundNotification::Resize {
+            columns: u16_field(&fields, "columns")?,
+            rows: u16_field(&fields, "rows")?,
+        }),
+        // A row the client may send whose typed form this serve lacks.
+        other => Err(ServeError::new(
+            ErrorCode::InvalidValue,
+            format!(
+                "{} cannot be sent through notify by this serve",
+                other.name()
+            ),
+        )
+        .with("field", "method")),
+    }
 }
 
 /// `result` or `refusal` (with an optional `message`), exactly one of them.
-fn service_answer(f: &Fields) -> Result<ServiceAnswerSpec, ServeError> {
-    match (f.get("result"), f.opt_string("refusal")?) {
-        (Some(result), None) => Ok(ServiceAnswerSpec::Result(result.clone())),
+fn service_answer(
+    result: Option<Value>,
+    refusal: Option<String>,
+    message: Option<String>,
+) -> Result<ServiceAnswerSpec, ServeError> {
+    match (result, refusal) {
+        (Some(result), None) => Ok(ServiceAnswerSpec::Result(result)),
         (None, Some(name)) => {
             let refusal = Refusal::from_name(&name).ok_or_else(|| {
                 let names: Vec<&str> = Refusal::ALL.iter().map(|r| r.name()).collect();
                 ServeError::invalid_value("refusal", &names)
             })?;
             Ok(ServiceAnswerSpec::Refusal(
-                refusal.because(f.opt_string("message")?.unwrap_or_default()),
+                refusal.because(message.unwrap_or_default()),
             ))
         }
         (Some(_), Some(_)) => Err(ServeError::new(
@@ -527,6 +600,54 @@ mod tests {
                 Err(error) => assert_ne!(error.error.code, ErrorCode::UnknownOp, "{op}"),
             }
         }
+    }
+
+    #[test]
+    fn every_op_is_known() {
+        for op in OPS {
+            let line = format!(r#"{{"op": "{op}"}}"#);
+            if let Err(error) = parse(line.as_bytes()) {
+                assert_ne!(error.error.code, ErrorCode::UnknownOp, "{op}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_member_is_named_by_its_path() {
+        let nested = err(r#"{"op":"command","extension":"x","call_id":1,"arguments":["a",2]}"#);
+        assert_eq!(nested.error.code, ErrorCode::WrongType);
+        assert_eq!(nested.error.details["field"], "arguments[1]");
+        let timeout = err(r#"{"op":"menu","extension":"x","call_id":1,"timeout_ms":-1}"#);
+        assert_eq!(timeout.error.code, ErrorCode::WrongType);
+        assert_eq!(timeout.error.details["field"], "timeout_ms");
+        assert_eq!(
+            timeout.error.message,
+            "`timeout_ms` must be an unsigned 64-bit integer"
+        );
+        let id = err(r#"{"op":"cancel","call_id":1.5}"#);
+        assert_eq!(id.error.message, "`call_id` must be a string or an integer");
+        let op = err(r#"{"op": 7}"#);
+        assert_eq!(op.error.code, ErrorCode::WrongType);
+        assert_eq!(err(r#"{"id": 1}"#).error.code, ErrorCode::MissingField);
+    }
+
+    #[test]
+    fn a_null_member_is_absent_but_a_null_input_cancels() {
+        let null = err(r#"{"op":"call","extension":"x","tool":"t","call_id":null}"#);
+        assert_eq!(null.error.code, ErrorCode::MissingField);
+        assert_eq!(null.error.details["field"], "call_id");
+        let cancelled = ok(r#"{"op":"answer_input","request_id":3,"value":null}"#);
+        assert_eq!(
+            cancelled.op,
+            Op::AnswerInput {
+                request_id: 3,
+                value: None
+            }
+        );
+        let absent = err(r#"{"op":"answer_input","request_id":3}"#);
+        assert_eq!(absent.error.details["field"], "value");
+        let extra = ok(r#"{"op":"status","client_tag":{"x":1}}"#);
+        assert_eq!(extra.op, Op::Status);
     }
 
     #[test]
@@ -588,6 +709,16 @@ mod tests {
         assert!(!error.contains("hunter2"), "{error}");
         let parsed = ok(r#"{"op": "answer_input", "request_id": 3, "value": "hunter2"}"#);
         assert!(!format!("{parsed:?}").contains("hunter2"));
+        for line in [
+            r#"{"op": "cancel", "call_id": {"k": "hunter2"}}"#,
+            r#"{"op": "menu", "extension": "x", "call_id": 1, "timeout_ms": "hunter2"}"#,
+            r#"{"op": "command", "extension": "x", "call_id": 1, "name": "n", "arguments": [{"hunter2": 1}]}"#,
+            r#"{"op": "hunter2"}"#,
+            r#"{"op": "answer_input", "request_id": 1, "value": ["hunter2"]}"#,
+        ] {
+            let error = err(line).error.to_value().to_string();
+            assert!(!error.contains("hunter2"), "{line}: {error}");
+        }
     }
 
     #[test]
