@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::services::bound::agents::hub::now_ms;
+use crate::features::agents::hub::now_ms;
 use crate::services::bound::{
     AgentEvent, AgentEventService, AgentLifetimeService, AgentModelRow, AgentModelService,
     AgentModels, AgentModelsQuery, AgentPhase, AgentReport, AgentReports, AgentSend,

@@ -2,11 +2,15 @@
 //! (section 2.25), resource refs and operation descriptors (2.26), operation discovery
 //! (2.26), bulk objects (2.27). What they act on is the host's own (its extensions'
 //! tools, their native resources, files in a host-owned directory), so no embedder
-//! service is bound for them; [`offers`] says who they are offered to.
+//! service is bound for them; [`offers`] says who they are offered to. `agents` holds
+//! the runtime's own part of child agent sessions (2.13-2.18): the records of every
+//! child, which the embedder's `agent_sessions` service reports into, and the
+//! companions the runtime serves when the embedder binds none.
 //!
 //! The traits an embedder implements to bind a frontend or a broker are in
 //! [`crate::services`].
 
+pub(crate) mod agents;
 pub mod bulk;
 pub mod composition;
 pub mod offers;
@@ -34,7 +38,7 @@ pub(crate) struct HostFeatures {
     pub operation_discovery: AtomicBool,
     /// The records of every child agent session spawned through the host (sections
     /// 2.13-2.18).
-    pub agents: Arc<crate::services::bound::agents::hub::AgentHub>,
+    pub agents: Arc<agents::hub::AgentHub>,
     /// The extensions a host-wide `agent_sessions` binding is offered to (the builder's
     /// `allow_agent_sessions`).
     pub agent_delegates: HashSet<String>,

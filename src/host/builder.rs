@@ -508,7 +508,7 @@ impl ExtensionHostBuilder {
                     None => std::sync::OnceLock::new(),
                 },
                 operation_discovery: std::sync::atomic::AtomicBool::new(self.operation_discovery),
-                agents: Arc::new(crate::services::bound::agents::hub::AgentHub::new()),
+                agents: Arc::new(crate::features::agents::hub::AgentHub::new()),
                 agent_delegates: self.agent_delegates,
                 runtime_offers: crate::features::offers::RuntimeOffers::new(self.runtime_features),
                 composition: crate::features::composition::CompositionSettings {

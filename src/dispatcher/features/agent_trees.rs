@@ -10,8 +10,8 @@ use crate::dispatcher::bound::{run_service, Admitted};
 use crate::dispatcher::features::agents::AgentGuard;
 use crate::dispatcher::guards::Verdict;
 use crate::dispatcher::Dispatcher;
+use crate::features::agents::hub::OwnerKey;
 use crate::model::frontend::CancelFlag;
-use crate::services::bound::agents::hub::OwnerKey;
 use crate::services::bound::{AgentTarget, RawReply, ServiceKind, ServiceMethod, ServiceRequest};
 use crate::transport::ConnId;
 

@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::dispatcher::guard::{KindGuard, Placed, Verdict};
+use crate::features::agents::defaults::InheritedModel;
+use crate::features::agents::hub::{now_ms, AgentHub, OwnerKey};
+use crate::features::agents::spawned::SpawnAdmission;
 use crate::limits::{AGENT_MODELS_DEFAULT_LIMIT, AGENT_WAIT_DEFAULT, AGENT_WAIT_MS};
 use crate::negotiation::{Feature, FeatureSet};
-use crate::services::bound::agents::defaults::InheritedModel;
-use crate::services::bound::agents::hub::{now_ms, AgentHub, OwnerKey};
-use crate::services::bound::agents::spawned::SpawnAdmission;
 use crate::services::bound::agents::{closed_answer, parse_spawn_answer, SpawnEcho, TargetAnswer};
 use crate::services::bound::ServiceKind;
 use crate::services::bound::{

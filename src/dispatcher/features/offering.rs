@@ -20,10 +20,8 @@ pub(in crate::dispatcher) fn bind_runtime_services(
     use crate::services::bound::ServiceKind;
     let bound_for_it = own.is_some_and(|own| own.is_bound(ServiceKind::AgentSessions));
     if bound_for_it || shared.features.agent_delegates.contains(&manifest.name) {
-        let services = crate::services::bound::agents::defaults::with_agent_defaults(
-            services,
-            &shared.host_context,
-        );
+        let services =
+            crate::features::agents::defaults::with_agent_defaults(services, &shared.host_context);
         (services, Vec::new())
     } else {
         (services, vec![Feature::AgentSessions])

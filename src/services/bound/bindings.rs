@@ -53,7 +53,7 @@ use crate::services::{
 pub struct ServiceBindings {
     bound: BTreeMap<ServiceKind, Arc<dyn RawService>>,
     /// The bound kinds served by the runtime's own defaults (the `agent_sessions`
-    /// companions, [`super::agents::defaults`]), not by the embedder.
+    /// companions, `features::agents::defaults`), not by the embedder.
     defaults: BTreeSet<ServiceKind>,
     /// The one queue of this binding's serial kinds.
     serial: Arc<SerialLane>,

@@ -69,7 +69,7 @@ pub use provider_models::{
 };
 pub use refusal::{Refusal, ServiceRefusal};
 pub use results::{ClosedResult, ComposerText, EntryId, ServiceResult};
-pub(crate) use route::RawService;
+pub(crate) use route::{misrouted, RawService};
 pub use row::{Admission, Lane, Offer, Shape};
 pub use services::{
     ActiveToolsService, AgentEventService, AgentLifetimeService, AgentModelService,

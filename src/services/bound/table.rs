@@ -253,7 +253,7 @@ macro_rules! service_table {
             /// offered whenever `agent_sessions` is): the host's configured child models. Once
             /// negotiated, `agent/spawn` accepts `policy.model_selection`; answer the spawn with
             /// the `resolved_model` you confirmed. Unbound, the runtime serves the inherited
-            /// model alone (`services::bound::agents::defaults`).
+            /// model alone (`features::agents::defaults`).
             kind AgentModelSelection = "agent_model_selection_v1",
                 offered by Offer::Feature(Feature::AgentModelSelectionV1),
                 served by AgentModelService, bound with agent_model_selection {

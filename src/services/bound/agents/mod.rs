@@ -1,17 +1,13 @@
 //! The `agent_sessions` kind's types (sections 2.13-2.18): the params the runtime checks
-//! before the service sees them, what the service answers, and what it reports of its
-//! children, and the runtime's records of them ([`hub`]: ownership, the worker bound,
-//! idempotency, the event logs), which each connection's guard in the dispatcher
-//! (`dispatcher/agents.rs`) admits requests against and answers waits from.
+//! before the service sees them, what the service answers, what it reports of its
+//! children, and the records the runtime answers with. The runtime's records of the
+//! children themselves are a runtime-served feature's (`features/agents/`), which the
+//! service reports into through [`AgentReports`].
 
-pub(crate) mod defaults;
-pub(crate) mod hub;
 mod params;
-mod record;
 mod records;
 mod report;
 mod results;
-pub(crate) mod spawned;
 
 pub use params::{
     AgentEventsQuery, AgentModelsQuery, AgentPolicy, AgentSend, AgentSpawn, AgentTarget, AgentTool,
@@ -22,6 +18,7 @@ pub use records::{
     AgentMessageResult, AgentPhaseLabel, AgentProvenance, AgentRecord, AgentSpawnResult,
     AgentStopResult, AgentWaited,
 };
+pub(crate) use report::ReportSink;
 pub use report::{
     AgentEvent, AgentPhase, AgentReport, AgentReports, AgentStatus, AgentUsage, EventText,
     OutputChannel, RecentTool, ReportError, RunFinish,

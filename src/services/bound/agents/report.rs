@@ -11,8 +11,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::hub::AgentHub;
-
 /// A child's status (SUPPLEMENT "2.13-2.18 agent records"), internally tagged by
 /// `state`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -311,7 +309,16 @@ impl std::error::Error for ReportError {}
 /// reports into the same host. A report wakes the `agent/wait` requests it settles
 /// without a thread per wait.
 #[derive(Clone)]
-pub struct AgentReports(pub(crate) Arc<AgentHub>);
+pub struct AgentReports(pub(crate) Arc<dyn ReportSink>);
+
+/// Where a service's reports of its children go: the runtime's records of them
+/// (`features/agents/hub.rs`), which wake the dispatcher.
+pub(crate) trait ReportSink: Send + Sync {
+    /// Records `report` and wakes the waits it concerns.
+    fn report(&self, report: AgentReport) -> Result<(), ReportError>;
+    /// Appends `event` to the child's observation log: its sequence number.
+    fn event(&self, agent_id: &str, event: AgentEvent) -> Result<u64, ReportError>;
+}
 
 impl AgentReports {
     /// Records `report` and wakes the waits it concerns.

@@ -27,12 +27,11 @@ use std::sync::Arc;
 use crate::cancel_flag::CancelFlag;
 use crate::negotiation::HostContext;
 
-use super::super::call::{RawReply, Reply, ServiceCall};
-use super::super::methods::{ServiceKind, ServiceMethod, ServiceRequest};
-use super::super::route::RawService;
-use super::super::services::{AgentEventService, AgentModelService};
-use super::super::ServiceBindings;
-use super::{AgentModelRow, AgentModels, AgentModelsQuery, ModelSelection};
+use crate::services::bound::{
+    AgentEventService, AgentModelRow, AgentModelService, AgentModels, AgentModelsQuery,
+    ModelSelection, RawReply, RawService, Reply, ServiceBindings, ServiceCall, ServiceKind,
+    ServiceMethod, ServiceRequest,
+};
 
 /// The word every model-selection member may always be.
 const INHERIT: &str = "inherit";
@@ -141,7 +140,7 @@ struct StopThroughInterrupt {
 impl RawService for StopThroughInterrupt {
     fn serve(&self, call: ServiceCall, request: ServiceRequest, reply: RawReply) {
         let ServiceRequest::AgentStop(target) = request else {
-            return super::super::route::misrouted(&request, reply);
+            return crate::services::bound::misrouted(&request, reply);
         };
         // The interrupt is asked for and not waited on: its answer goes nowhere, and
         // whatever the child does next the service reports as usual.

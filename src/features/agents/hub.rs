@@ -20,6 +20,7 @@ use parking_lot::{Mutex, MutexGuard};
 
 pub(crate) use super::record::{now_ms, OwnerKey};
 use super::spawned::AgentTable;
+use crate::services::bound::agents::ReportSink;
 use crate::services::bound::{AgentEvent, AgentReport, ReportError};
 
 /// The host's child-session records and the wake-up channel of its reports.
@@ -37,21 +38,6 @@ impl AgentHub {
         }
     }
 
-    /// Records a service's report and wakes the dispatcher, which answers the waits it
-    /// settled.
-    pub fn report(&self, report: AgentReport) -> Result<(), ReportError> {
-        self.table.lock().apply(report, now_ms())?;
-        self.wake();
-        Ok(())
-    }
-
-    /// Appends a service's event to its child's log and wakes the dispatcher.
-    pub fn event(&self, agent_id: &str, event: AgentEvent) -> Result<u64, ReportError> {
-        let sequence = self.table.lock().event(agent_id, event, now_ms())?;
-        self.wake();
-        Ok(sequence)
-    }
-
     /// Wakes the dispatcher (coalesced: one pending wake-up is enough).
     pub fn wake(&self) {
         let _ = self.changed.0.try_send(());
@@ -65,5 +51,22 @@ impl AgentHub {
     /// The records.
     pub fn table(&self) -> MutexGuard<'_, AgentTable> {
         self.table.lock()
+    }
+}
+
+impl ReportSink for AgentHub {
+    /// Records a service's report and wakes the dispatcher, which answers the waits it
+    /// settled.
+    fn report(&self, report: AgentReport) -> Result<(), ReportError> {
+        self.table.lock().apply(report, now_ms())?;
+        self.wake();
+        Ok(())
+    }
+
+    /// Appends a service's event to its child's log and wakes the dispatcher.
+    fn event(&self, agent_id: &str, event: AgentEvent) -> Result<u64, ReportError> {
+        let sequence = self.table.lock().event(agent_id, event, now_ms())?;
+        self.wake();
+        Ok(sequence)
     }
 }
