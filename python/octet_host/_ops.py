@@ -1,7 +1,9 @@
-"""Every serve operation once: the control line it writes and what its answer means.
+"""How an operation becomes a control line, and what its answer means.
 
 Both APIs (``octet_host.Host`` and ``octet_host.aio.Host``) build a :class:`Request`
-here and hand it to the core; they differ only in how they wait for it.
+here and hand it to the core; they differ only in how they wait for it. Their methods
+are generated (``_operations.py``) as calls of :func:`reply` and :func:`call`, but for
+``start`` and ``reload``, which bind services and are built here by hand.
 """
 
 from __future__ import annotations

@@ -212,7 +212,7 @@ pub(crate) enum CallKind {
     MenuAction(ExtensionMenuItem),
 }
 
-/// The operations that are calls (each settles with a `result` line), in `OPS`.
+/// The operations that are calls (each settles with a `result` line).
 pub const CALL_OPS: [&str; 8] = [
     "call",
     "command",
@@ -249,20 +249,11 @@ pub(crate) struct ControlError {
     pub error: ServeError,
 }
 
-/// Every operation, in the order of the schema: the calls' names are [`CALL_OPS`].
-pub const OPS: [&str; 28] = [
-    "discover",
-    "start",
-    "stop",
-    "reload",
-    "call",
-    "command",
-    "hook",
-    "context",
-    "status_collect",
-    "render",
-    "menu",
-    "menu_action",
+/// The operations before the calls, in the order of the schema.
+const SESSION_OPS: [&str; 4] = ["discover", "start", "stop", "reload"];
+
+/// The operations after the calls, in the order of the schema.
+const OTHER_OPS: [&str; 16] = [
     "cancel",
     "answer_confirmation",
     "answer_input",
@@ -280,6 +271,11 @@ pub const OPS: [&str; 28] = [
     "lifecycle",
     "shutdown",
 ];
+
+/// Every operation, in the order of the schema.
+fn ops() -> impl Iterator<Item = &'static str> {
+    SESSION_OPS.into_iter().chain(CALL_OPS).chain(OTHER_OPS)
+}
 
 /// Parses one control line (without its LF): the JSON object, its `id`, then its
 /// members through the serde enum [`Wire`] tagged on its `op`, then what the shape does
@@ -324,7 +320,7 @@ fn parse_members(mut members: Map<String, Value>) -> Result<Op, ServeError> {
         Some(Value::String(op)) => op,
         Some(_) => return Err(ServeError::wrong_type("op", "a string")),
     };
-    if !OPS.contains(&op.as_str()) {
+    if !ops().any(|known| known == op) {
         return Err(read::unknown_op());
     }
     // A member set to `null` counts as absent, but for `answer_input`'s `value`, whose
@@ -604,7 +600,7 @@ mod tests {
 
     #[test]
     fn every_op_is_known() {
-        for op in OPS {
+        for op in ops() {
             let line = format!(r#"{{"op": "{op}"}}"#);
             if let Err(error) = parse(line.as_bytes()) {
                 assert_ne!(error.error.code, ErrorCode::UnknownOp, "{op}");

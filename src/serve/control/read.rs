@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use serde_path_to_error::Segment;
 
 use super::super::error::{ErrorCode, ServeError};
+use super::ops;
 use super::wire::Wire;
-use super::OPS;
 
 /// The members of a line whose `op` is `op` (`op` and `id` removed, members set to
 /// `null` dropped), read as that operation's variant.
@@ -67,7 +67,10 @@ fn words(expected: &str) -> &str {
 pub(super) fn unknown_op() -> ServeError {
     ServeError::new(
         ErrorCode::UnknownOp,
-        format!("`op` must be one of {}", OPS.join(", ")),
+        format!(
+            "`op` must be one of {}",
+            ops().collect::<Vec<_>>().join(", ")
+        ),
     )
     .with("field", "op")
 }
