@@ -68,7 +68,7 @@ pub use provider_models::{
     ProviderRef, ProviderRegistration, SessionId,
 };
 pub use refusal::{Refusal, ServiceRefusal};
-pub use results::{ClosedResult, ComposerText, EntryId, ServiceResult};
+pub use results::{ClosedResult, ComposerText, EmptyResult, EntryId, ServiceResult};
 pub(crate) use route::{misrouted, RawService};
 pub use row::{Admission, Lane, Offer, Shape};
 pub use services::{

@@ -1,12 +1,12 @@
 //! What a bound service answers with: [`ServiceResult`], whose `check` is the result
 //! rules of every method whose row names the type, and the result types of the
-//! session-control kinds (sections 2.19-2.21). Every result but the empty one is a
-//! [`ClosedResult`]: its serde model is its shape, read closed, then held to its
-//! bounds. The API 0.3 result models live in [`super::provider_models`].
+//! session-control kinds (sections 2.19-2.21). Every result is written and read through
+//! a [`ClosedResult`] model: its serde shape, read closed, then held to its bounds. The
+//! API 0.3 result models live in [`super::provider_models`].
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::params::{check_composer_text, closed};
 use crate::limits::MAX_ENTRY_ID_BYTES;
@@ -15,17 +15,35 @@ use crate::limits::MAX_ENTRY_ID_BYTES;
 /// and checks it before the extension sees it. Each table row names its result type,
 /// and the type's [`ServiceResult::check`] is the method's result rules, for a typed
 /// answer and for a `serve` client's JSON alike.
+///
+/// Both go through the type's closed [`ServiceResult::Model`], in one place: a
+/// [`ClosedResult`] is its own model, and `()` is written and read as [`EmptyResult`].
 pub trait ServiceResult: Send + 'static {
+    /// The closed serde model the result is written as and an answer is read as.
+    type Model: ClosedResult;
+
+    /// This result as its model.
+    fn into_model(self) -> Self::Model;
+
     /// The JSON-RPC `result`.
-    fn into_result(self) -> Value;
-    /// Checks a `result` against this type: its closed shape and its bounds; the error
-    /// says which rule broke.
-    fn check(result: &Value) -> Result<(), String>;
+    fn into_result(self) -> Value
+    where
+        Self: Sized,
+    {
+        serde_json::to_value(self.into_model()).expect("a closed result model serializes")
+    }
+
+    /// Checks a `result` against this type: its model's closed shape (an unknown member
+    /// refused), then the model's bounds; the error says which rule broke.
+    fn check(result: &Value) -> Result<(), String> {
+        let answer: Self::Model = closed(result).map_err(|e| e.detail)?;
+        answer.check_bounds()
+    }
 }
 
 /// A result that is its own closed model: it serializes as the method's result, and an
 /// answer is read as it (an unknown member refused) and then held to its bounds. Every
-/// such type is a [`ServiceResult`] through this one implementation.
+/// such type is a [`ServiceResult`] through one generic implementation.
 pub trait ClosedResult: Serialize + DeserializeOwned + Send + 'static {
     /// The bounds the model's shape does not say; the error says which rule broke.
     fn check_bounds(&self) -> Result<(), String> {
@@ -34,28 +52,26 @@ pub trait ClosedResult: Serialize + DeserializeOwned + Send + 'static {
 }
 
 impl<T: ClosedResult> ServiceResult for T {
-    fn into_result(self) -> Value {
-        serde_json::to_value(self).expect("a closed result model serializes")
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        let answer: T = closed(result).map_err(|e| e.detail)?;
-        answer.check_bounds()
+    type Model = T;
+
+    fn into_model(self) -> T {
+        self
     }
 }
 
+/// The empty result `{}`, which a method answers when it has nothing to say: `()` is
+/// written and read as it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmptyResult {}
+
+impl ClosedResult for EmptyResult {}
+
 impl ServiceResult for () {
-    /// `{}`.
-    fn into_result(self) -> Value {
-        json!({})
-    }
-    fn check(result: &Value) -> Result<(), String> {
-        match result {
-            Value::Object(map) => match map.keys().next() {
-                None => Ok(()),
-                Some(extra) => Err(format!("the result is {{}}; it has `{extra}`")),
-            },
-            _ => Err("the result must be an object".into()),
-        }
+    type Model = EmptyResult;
+
+    fn into_model(self) -> EmptyResult {
+        EmptyResult {}
     }
 }
 
@@ -129,6 +145,7 @@ impl ClosedResult for EntryId {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn one_member_results_read_and_write_their_member() {
