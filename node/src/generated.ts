@@ -1308,32 +1308,35 @@ export interface ProviderCredentialsService {
   credentials?(params: ProviderCredentialsCredentialsParams, call: ServiceCall): Answer<ProviderCredentialsCredentialsResult>;
 }
 
-/** The services a `start` binds, by kind: an object per kind. */
+/** The services a `start` binds, by name: a kind's object (or null to bind the kind
+ * with none), or null for a frontend feature without a service (`terminal_input`). */
 export interface Services {
-  composer?: ComposerService;
-  shortcuts?: ShortcutsService;
-  session_entries?: SessionEntriesService;
-  message_injection?: MessageInjectionService;
-  active_tools?: ActiveToolsService;
-  terminal_handoff?: TerminalHandoffService;
-  autocomplete?: AutocompleteService;
-  session_control_v1?: SessionControlV1Service;
-  session_compaction_v1?: SessionCompactionV1Service;
-  agent_sessions?: AgentSessionsService;
-  agent_model_selection_v1?: AgentModelSelectionV1Service;
-  agent_session_events_v1?: AgentSessionEventsV1Service;
-  agent_session_lifetime_v1?: AgentSessionLifetimeV1Service;
-  provider_auth?: ProviderAuthService;
-  provider_catalog?: ProviderCatalogService;
-  session_lifecycle?: SessionLifecycleService;
-  policy?: PolicyService;
-  approvals?: ApprovalsService;
-  secrets?: SecretsService;
-  provider_credentials?: ProviderCredentialsService;
+  composer?: ComposerService | null;
+  shortcuts?: ShortcutsService | null;
+  session_entries?: SessionEntriesService | null;
+  message_injection?: MessageInjectionService | null;
+  active_tools?: ActiveToolsService | null;
+  terminal_handoff?: TerminalHandoffService | null;
+  autocomplete?: AutocompleteService | null;
+  session_control_v1?: SessionControlV1Service | null;
+  session_compaction_v1?: SessionCompactionV1Service | null;
+  agent_sessions?: AgentSessionsService | null;
+  agent_model_selection_v1?: AgentModelSelectionV1Service | null;
+  agent_session_events_v1?: AgentSessionEventsV1Service | null;
+  agent_session_lifetime_v1?: AgentSessionLifetimeV1Service | null;
+  provider_auth?: ProviderAuthService | null;
+  provider_catalog?: ProviderCatalogService | null;
+  session_lifecycle?: SessionLifecycleService | null;
+  autocomplete_edit_v1?: null;
+  terminal_input?: null;
+  policy?: PolicyService | null;
+  approvals?: ApprovalsService | null;
+  secrets?: SecretsService | null;
+  provider_credentials?: ProviderCredentialsService | null;
 }
 
 /** A service kind's name. */
-export type ServiceKind = keyof Services;
+export type ServiceKind = "composer" | "shortcuts" | "session_entries" | "message_injection" | "active_tools" | "terminal_handoff" | "autocomplete" | "session_control_v1" | "session_compaction_v1" | "agent_sessions" | "agent_model_selection_v1" | "agent_session_events_v1" | "agent_session_lifetime_v1" | "provider_auth" | "provider_catalog" | "session_lifecycle" | "policy" | "approvals" | "secrets" | "provider_credentials";
 
 /** One method of a kind: its wire method, the service object's method, the API
  * versions, whether it is a notification, and its marker. */

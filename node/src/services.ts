@@ -55,10 +55,10 @@ export class ServiceDesk {
     private readonly onInput: InputHandler | undefined,
   ) {}
 
-  /** The kinds `services` binds, by name. */
+  /** The names `services` binds: every one set, to an object or to null. */
   static kinds(services: Services): string[] {
     return Object.entries(services)
-      .filter(([, obj]) => obj !== undefined && obj !== null)
+      .filter(([, obj]) => obj !== undefined)
       .map(([kind]) => kind);
   }
 

@@ -198,6 +198,8 @@ test("notifications, autocomplete, lifecycle and the terminal", async (t) => {
       },
       autocomplete: { register: () => ({ accepted: true }) },
       shortcuts: { register: (params) => void journal.push(`shortcut ${params.id}`) },
+      // A frontend feature without a service: bound by name alone.
+      terminal_input: null,
     },
   });
   await ask(host, "peer", [{ id: "reg", method: "ui/autocomplete/register", params: { revision: 1 }, parent: "none" }]);
@@ -216,10 +218,12 @@ test("notifications, autocomplete, lifecycle and the terminal", async (t) => {
   const grant = await ask(host, "peer", [{ id: "t", method: "terminal/acquire", params: {} }]);
   assert.equal(grant.t.result.grant_id, "g-1");
   await host.terminalRevoke({ extension: "peer", reason: "the editor needs it back" });
+  await host.notify({ extension: "peer", method: "ui/terminal-input", params: { data: "ls\n" } });
   await host.lifecycle({ event: "session/started", session_id: host.ready.session_id });
   const seen = JSON.parse(textOf(await host.call("peer", "seen")));
+  assert.ok(seen.offered.includes("terminal_input"), seen.offered.join());
   const methods = seen.notifications.map((n) => n.method);
-  for (const method of ["message/updated", "shortcut/trigger", "terminal/grant-lost", "session/started"]) {
+  for (const method of ["message/updated", "shortcut/trigger", "terminal/grant-lost", "ui/terminal-input", "session/started"]) {
     assert.ok(methods.includes(method), methods.join());
   }
   const text = seen.notifications

@@ -217,11 +217,24 @@ export function generate(schema) {
     );
     table.push(`  ${kind.kind}: {`, `    broker: ${kind.broker},`, "    methods: [", ...rows, "    ],", "  },");
   }
-  body.push("/** The services a `start` binds, by kind: an object per kind. */");
+  // Every name a `start` may bind (the schema's `start.services`): a kind takes its
+  // object, or null to bind it with none; a frontend feature without a service takes null.
+  const start = control.find((c) => c.title === "start");
+  const kindNames = new Set(kinds.map((kind) => kind.kind));
+  body.push(
+    "/** The services a `start` binds, by name: a kind's object (or null to bind the kind",
+    " * with none), or null for a frontend feature without a service (`terminal_input`). */",
+  );
   body.push("export interface Services {");
-  for (const kind of kinds) body.push(`  ${kind.kind}?: ${camel(kind.kind)}Service;`);
+  for (const name of start.properties.services.items.enum) {
+    body.push(`  ${name}?: ${kindNames.has(name) ? `${camel(name)}Service | null` : "null"};`);
+  }
   body.push("}", "");
-  body.push("/** A service kind's name. */", "export type ServiceKind = keyof Services;", "");
+  body.push(
+    "/** A service kind's name. */",
+    `export type ServiceKind = ${kinds.map((kind) => JSON.stringify(kind.kind)).join(" | ")};`,
+    "",
+  );
   body.push(
     "/** One method of a kind: its wire method, the service object's method, the API",
     " * versions, whether it is a notification, and its marker. */",
