@@ -392,8 +392,9 @@ def operation(line: Dict[str, Any], schema: Dict[str, Any], run: str) -> List[st
     return out + [""]
 
 
-def operations(schema: Dict[str, Any]) -> str:
-    """The module of both method surfaces."""
+def operations(schema: Dict[str, Any], types: str) -> str:
+    """The module of both method surfaces; ``types`` is the generated types module,
+    whose classes it imports as it uses them."""
     lines = [c for c in schema["$defs"]["control_line"]["oneOf"] if c["title"] not in HAND_WRITTEN]
     surfaces: List[str] = []
     for name, run, doc in (
@@ -418,7 +419,7 @@ def operations(schema: Dict[str, Any]) -> str:
         for line in lines:
             surfaces += operation(line, schema, run)
     text = "\n".join(surfaces)
-    defined = set(re.findall(r"^class (\w+)", generate(schema), re.M))
+    defined = set(re.findall(r"^class (\w+)", types, re.M))
     used = sorted(n for n in set(re.findall(r"\b[A-Z]\w+\b", text)) if n in defined)
     out = [
         *header("the schema (or the generator's tables)"),
@@ -456,11 +457,12 @@ def main() -> None:
     methods = sys.argv[4] if len(sys.argv) > 4 else (OPERATIONS if output != "-" else "")
     with open(schema_path, encoding="utf-8") as f:
         schema = json.load(f)
-    write(generate(schema), output)
+    types = generate(schema)
+    write(types, output)
     if errors:
         write(error_codes(schema), errors)
     if methods:
-        write(operations(schema), methods)
+        write(operations(schema, types), methods)
 
 
 if __name__ == "__main__":

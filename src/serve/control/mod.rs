@@ -44,16 +44,10 @@ pub(crate) enum ClientId {
 }
 
 impl ClientId {
-    /// The id in `value`, if it is a string or an integer.
+    /// The id in `value`, if it is a string or an integer (read as a member is, by its
+    /// `Deserialize`).
     fn from_value(value: &Value) -> Option<ClientId> {
-        match value {
-            Value::String(s) => Some(ClientId::Text(s.clone())),
-            Value::Number(n) => n
-                .as_i64()
-                .map(ClientId::Int)
-                .or_else(|| n.as_u64().map(ClientId::UInt)),
-            _ => None,
-        }
+        serde::Deserialize::deserialize(value).ok()
     }
 
     /// The id as JSON.
