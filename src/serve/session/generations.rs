@@ -56,8 +56,11 @@ impl Session {
                 }
                 Err(error) => Err(ServeError::from(&error)),
             };
-            out.emit(line(reply_to.as_ref(), &outcome));
+            // The start is over before anyone hears of it: a start or reload the
+            // client sends on reading this reply is a new one, never a waiter that
+            // gets this outcome again.
             let waiting = starting.lock().remove(&extension).unwrap_or_default();
+            out.emit(line(reply_to.as_ref(), &outcome));
             for id in waiting {
                 out.emit(line(id.as_ref(), &outcome));
             }
